@@ -1,0 +1,1 @@
+//! Pure decoders for the NVMe pages the exporter reads.
