@@ -2,7 +2,7 @@
 //!
 //! Decoders check a page's length once ([`Bytes::new`]) and then read fields
 //! through these helpers, which never panic: a read past the end yields zero
-//! bytes for the missing part (it cannot happen after the length check, but a
+//! for the missing bytes (it cannot happen after the length check, but a
 //! helper that can panic would make "no panic on any input" depend on every
 //! caller getting its arithmetic right).
 
@@ -59,7 +59,8 @@ impl<'a> Bytes<'a> {
     pub fn uint(&self, off: usize, len: usize) -> u128 {
         let len = len.min(16);
         let mut le = [0u8; 16];
-        let src = self.slice(off, len);
+        let end = off.saturating_add(len).min(self.buf.len());
+        let src = self.buf.get(off..end).unwrap_or(&[]);
         le[..src.len()].copy_from_slice(src);
         u128::from_le_bytes(le)
     }
