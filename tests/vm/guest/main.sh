@@ -1,0 +1,101 @@
+# The guest scenario (busybox sh), run by /init with the host share at /mnt/host.
+# The host (tests/vm/run.py) evaluates everything written here; this script only
+# collects: raw nvme-cli outputs, /metrics scrapes, a device dump, benchmark numbers.
+. /guest/lib.sh
+
+BENCH=0
+[ -f "$SHARE/config" ] && . "$SHARE/config"
+
+ip link set lo up
+mkdir -p "$SHARE/env"
+uname -a > "$SHARE/env/uname.txt"
+nvme version > "$SHARE/env/nvme-version.txt" 2>&1
+nvme list -o json > "$SHARE/env/nvme-list.json" 2>&1
+ls /dev > "$SHARE/env/dev.txt"
+cat /proc/modules > "$SHARE/env/modules.txt"
+smartctl -j -x /dev/nvme0 > "$SHARE/env/smartctl-nvme0.json" 2>&1
+smartctl -j -x /dev/sda > "$SHARE/env/smartctl-sda.json" 2>&1
+
+sync_stage boot || exit 1
+
+# ---- the exporter --------------------------------------------------------------
+start_exporter() {
+    ssd_exporter --web.listen-address=127.0.0.1:10049 --poll.interval="$1" \
+        --discovery.interval=1s --log.level=debug 2>>"$SHARE/exporter.log" &
+    EXPORTER_PID=$!
+    echo "$EXPORTER_PID" > "$SHARE/exporter.pid"
+}
+
+# wait until /metrics shows ssd_device_up for both controllers (30 s at most)
+wait_exporter() {
+    _n=60
+    while [ "$_n" -gt 0 ]; do
+        scrape /tmp/m
+        if grep -q '^ssd_device_up{.*device="nvme0"' /tmp/m &&
+           grep -q '^ssd_device_up{.*device="nvme1"' /tmp/m; then
+            return 0
+        fi
+        kill -0 "$EXPORTER_PID" 2>/dev/null || { log "exporter exited"; return 1; }
+        usleep 500000
+        _n=$((_n - 1))
+    done
+    return 1
+}
+
+start_exporter 1s
+if wait_exporter; then
+    echo ok > "$SHARE/exporter-ready"
+else
+    log "exporter did not serve both controllers"
+    echo failed > "$SHARE/exporter-ready"
+    cp /tmp/m "$SHARE/exporter-last-scrape.txt" 2>/dev/null
+fi
+
+# ---- a) equality: scrape, nvme-cli, scrape after a later poll ------------------
+# Order: metrics-1 (snapshot polled before nvme-cli) <= nvme-cli <= metrics-2
+# (snapshot polled after nvme-cli): moving counters are checked against both bounds,
+# everything else for equality.
+mkdir -p "$SHARE/a"
+date +%s > "$SHARE/a/t0"
+scrape "$SHARE/a/metrics-1.txt"
+date +%s > "$SHARE/a/t1"
+for c in nvme0 nvme1; do snapshot_nvme "$SHARE/a" "$c"; done
+date +%s > "$SHARE/a/t2"
+sleep 3
+scrape "$SHARE/a/metrics-2.txt"
+date +%s > "$SHARE/a/t3"
+sync_stage a
+
+# ---- b) critical warning injection ---------------------------------------------
+sync_stage b-set && watch_metrics b-set 15
+nvme smart-log /dev/nvme0 -o json > "$SHARE/b-set/nvme0-smart-log.json" 2>&1
+sync_stage b-clear && watch_metrics b-clear 15
+nvme smart-log /dev/nvme0 -o json > "$SHARE/b-clear/nvme0-smart-log.json" 2>&1
+
+# ---- c) hot-unplug, hot-plug -----------------------------------------------------
+sync_stage c-unplug && watch_metrics c-unplug 15
+ls /dev > "$SHARE/c-unplug/dev.txt"
+kill -0 "$EXPORTER_PID" 2>/dev/null && echo alive > "$SHARE/c-unplug/exporter-alive"
+sync_stage c-plug && watch_metrics c-plug 20
+ls /dev > "$SHARE/c-plug/dev.txt"
+nvme list -o json > "$SHARE/c-plug/nvme-list.json" 2>&1
+kill -0 "$EXPORTER_PID" 2>/dev/null && echo alive > "$SHARE/c-plug/exporter-alive"
+
+# ---- d) dump, and the scrape it is compared with ---------------------------------
+mkdir -p "$SHARE/d" "$SHARE/dump"
+scrape "$SHARE/d/metrics-before.txt"
+ssd_exporter dump /dev/nvme0 "$SHARE/dump/nvme0" > "$SHARE/d/dump.out" 2>&1
+echo $? > "$SHARE/d/dump.rc"
+sleep 2
+scrape "$SHARE/d/metrics-after.txt"
+sync_stage d
+
+# ---- e) benchmark (only with run.py --bench) -------------------------------------
+if [ "$BENCH" = 1 ]; then
+    sh /guest/bench.sh
+    sync_stage bench
+fi
+
+kill "$EXPORTER_PID" 2>/dev/null
+sleep 0.2
+sync_stage done 5
