@@ -34,9 +34,10 @@ sync_stage() {
     return 1
 }
 
-# scrape <file>: fetch /metrics into a file (empty file on failure)
+# scrape <file>: fetch /metrics into a file (empty file on failure).
+# Not `wget -T`: busybox 1.35's wget segfaults with it; `timeout` bounds it instead.
 scrape() {
-    wget -q -T 5 -O "$1.tmp" "$METRICS_URL" 2>/dev/null || : > "$1.tmp"
+    timeout 5 wget -q -O "$1.tmp" "$METRICS_URL" 2>/dev/null || : > "$1.tmp"
     mv "$1.tmp" "$1"
 }
 

@@ -49,6 +49,7 @@ else
     log "exporter did not serve both controllers"
     echo failed > "$SHARE/exporter-ready"
     cp /tmp/m "$SHARE/exporter-last-scrape.txt" 2>/dev/null
+    { ps; netstat -ltn; wget -O /dev/null "$METRICS_URL"; } > "$SHARE/exporter-debug.txt" 2>&1
 fi
 
 # ---- a) equality: scrape, nvme-cli, scrape after a later poll ------------------
@@ -92,7 +93,8 @@ sync_stage d
 
 # ---- e) benchmark (only with run.py --bench) -------------------------------------
 if [ "$BENCH" = 1 ]; then
-    sh /guest/bench.sh
+    . /guest/bench.sh
+    run_bench
     sync_stage bench
 fi
 

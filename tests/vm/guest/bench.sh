@@ -1,0 +1,46 @@
+# Stage e (sourced by main.sh with --bench): CPU per poll, exporter vs smartctl.
+# Writes raw /proc/<pid>/stat lines, scrapes and /proc/uptime into $SHARE/bench;
+# tests/vm/bench.py does the arithmetic (clock ticks assumed 100 Hz: busybox has no
+# getconf, and Debian's kernel uses USER_HZ 100).
+BENCH_WINDOW=20
+SMARTCTL_RUNS=50
+
+run_bench() {
+    B=$SHARE/bench
+    mkdir -p "$B"
+    kill "$EXPORTER_PID" 2>/dev/null
+    sleep 0.5
+    start_exporter 100ms
+    _n=60
+    while [ "$_n" -gt 0 ]; do
+        scrape /tmp/m
+        grep -q '^ssd_device_up{.*device="nvme0"' /tmp/m && break
+        usleep 500000
+        _n=$((_n - 1))
+    done
+    sleep 2
+    echo "$BENCH_WINDOW" > "$B/window"
+    cat /proc/uptime > "$B/uptime-0"
+    cat "/proc/$EXPORTER_PID/stat" > "$B/exporter-stat-0"
+    scrape "$B/metrics-0.txt"
+    sleep "$BENCH_WINDOW"
+    scrape "$B/metrics-1.txt"
+    cat "/proc/$EXPORTER_PID/stat" > "$B/exporter-stat-1"
+    cat /proc/uptime > "$B/uptime-1"
+
+    # smartctl with the exporter stopped, so the two do not share the CPUs
+    kill "$EXPORTER_PID" 2>/dev/null
+    sleep 0.5
+    echo "$SMARTCTL_RUNS" > "$B/smartctl-runs"
+    cat /proc/uptime > "$B/smartctl-uptime-0"
+    # the subshell's own stat: cutime/cstime hold its reaped children's CPU
+    sh -c 'i=0
+        while [ $i -lt '"$SMARTCTL_RUNS"' ]; do
+            smartctl -j -x /dev/nvme0 > /dev/null 2>&1
+            i=$((i + 1))
+        done
+        cat /proc/$$/stat' > "$B/smartctl-stat"
+    cat /proc/uptime > "$B/smartctl-uptime-1"
+    smartctl -j -x /dev/nvme0 > "$B/smartctl-sample.json" 2>&1
+    echo $? > "$B/smartctl-rc"
+}

@@ -1,0 +1,111 @@
+"""Stage d: the guest's dump of nvme0, replayed by the host's exporter, must serve
+what the live exporter served for nvme0 (volatile series aside)."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+from prom import Sample, parse_exposition
+
+# Series that legitimately differ between live and replay, or between two scrapes.
+VOLATILE = {"ssd_last_poll_timestamp_seconds", "ssd_poll_duration_seconds",
+            "ssd_poll_errors_total", "ssd_polls_total", "ssd_wearout_estimated_seconds"}
+VOLATILE_PREFIX = ("ssd_exporter_", "ssd_probe_", "ssd_latency_")
+# Counters a live drive advances by itself (and the exporter's own admin commands do
+# not): dump <= replay value, compared as before-scrape <= replay <= after-scrape.
+MOVING = {"ssd_host_read_bytes_total", "ssd_host_written_bytes_total",
+          "ssd_host_read_commands_total", "ssd_host_write_commands_total",
+          "ssd_controller_busy_seconds_total", "ssd_power_on_seconds_total"}
+DUMP_FILES = {"id-ctrl.bin": 4096, "smart-log.bin": 512}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _stable(samples: list[Sample], device: str) -> dict:
+    return {s.key(): s for s in samples if s.label("device") == device
+            and s.name not in VOLATILE and not s.name.startswith(VOLATILE_PREFIX)}
+
+
+def _load(path: Path) -> list[Sample] | None:
+    try:
+        return parse_exposition(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def fetch_replay(exporter: Path, folder: Path, log: Path, timeout: float = 15):
+    """Run `exporter --replay folder` on a free port; return (samples or None, error)."""
+    port = _free_port()
+    cmd = [str(exporter), "--replay", str(folder), f"--web.listen-address=127.0.0.1:{port}",
+           "--poll.interval=1s"]
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    try:
+        end = time.monotonic() + timeout
+        last_err = "no answer"
+        while time.monotonic() < end:
+            if proc.poll() is not None:
+                return None, f"exited with {proc.returncode} (see {log})"
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as resp:
+                    samples = parse_exposition(resp.read().decode())
+                if any(s.name == "ssd_device_up" for s in samples):
+                    return samples, ""
+                last_err = "no ssd_device_up series"
+            except (OSError, ValueError) as e:
+                last_err = str(e)
+            time.sleep(0.2)
+        return None, f"/metrics not ready within {timeout:.0f} s: {last_err}"
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+def dump_and_replay(r, share: Path, exporter: Path) -> None:
+    d, dump = share / "d", share / "dump/nvme0"
+    rc = (d / "dump.rc").read_text().strip() if (d / "dump.rc").exists() else "?"
+    sizes = {f: (dump / f).stat().st_size if (dump / f).exists() else None for f in DUMP_FILES}
+    ok = rc == "0" and all(sizes[f] == n for f, n in DUMP_FILES.items())
+    if not r.check("dump_nvme0", ok, f"exit status {rc}, files {sizes} (see d/dump.out)"):
+        return
+    print(f"  (dump files: {sorted(p.name for p in dump.iterdir())})", flush=True)
+    before, after = _load(d / "metrics-before.txt"), _load(d / "metrics-after.txt")
+    if not before or not after:
+        r.check("replay_equals_live", False, "the guest's scrapes around the dump are empty")
+        return
+    replay, err = fetch_replay(exporter, dump, share / "replay.log")
+    if not r.check("replay_serves_nvme0", replay is not None, err):
+        return
+    rep, lb, la = _stable(replay, "nvme0"), _stable(before, "nvme0"), _stable(after, "nvme0")
+    missing = sorted(str(la[k]) for k in la.keys() - rep.keys())
+    extra = sorted(str(rep[k]) for k in rep.keys() - la.keys())
+    r.check("replay_same_series", not missing and not extra,
+            f"only live: {missing[:6]}; only replay: {extra[:6]}")
+    diffs = []
+    for k in sorted(rep.keys() & la.keys()):
+        v, hi = rep[k].value, la[k].value
+        lo = lb[k].value if k in lb else hi
+        if k[0] in MOVING:
+            good = lo <= v <= hi
+        else:
+            good = math.isclose(v, hi, rel_tol=1e-12, abs_tol=1e-9) or (math.isnan(v) and math.isnan(hi))
+        if not good:
+            diffs.append(f"{rep[k]} (live {lo:g}..{hi:g})")
+    r.check("replay_same_values", not diffs, "; ".join(diffs[:8]))

@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""Boot the test guest under QEMU and check ssd_exporter against nvme-cli.
+
+    run.py --kernel VMLINUZ --initrd INITRD --exporter HOST_BINARY [--bench]
+
+The guest (tests/vm/guest/main.sh) runs the exporter next to nvme-cli and writes
+everything it sees into a 9p share; this script drives the emulated hardware over QMP
+at the points the guest asks for (stage-<name>.ready -> action -> stage-<name>.go),
+then compares the files. Every wait has a deadline; the whole run has one too, and
+QEMU is killed on any failure. Output: one "PASS name" / "FAIL name: detail" line per
+check and a final "N passed, M failed"; exit status 0 only if nothing failed.
+Python 3.11 standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import checks  # noqa: E402
+from prom import parse_exposition  # noqa: E402
+
+IMAGE_SIZE = 64 * 1024 * 1024
+
+
+class Failure(Exception):
+    """The run cannot continue (boot failed, guest hung, deadline passed)."""
+
+
+class Qmp:
+    """A minimal QMP client: one command at a time, events are skipped."""
+
+    def __init__(self, path: Path, deadline: float):
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.sock.connect(str(path))
+                break
+            except OSError:
+                self.sock.close()
+                if time.monotonic() > deadline:
+                    raise Failure(f"QMP socket {path} did not come up")
+                time.sleep(0.05)
+        self.sock.settimeout(10)
+        self.buf = b""
+        self._read()  # greeting
+        self.execute("qmp_capabilities")
+
+    def _read(self) -> dict:
+        while b"\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise Failure("QMP connection closed")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def execute(self, cmd: str, **args) -> object:
+        msg = {"execute": cmd}
+        if args:
+            msg["arguments"] = args
+        self.sock.sendall(json.dumps(msg).encode() + b"\n")
+        while True:
+            reply = self._read()
+            if "event" in reply:
+                continue
+            if "error" in reply:
+                raise Failure(f"QMP {cmd} {args}: {reply['error']}")
+            return reply.get("return")
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class Vm:
+    """QEMU with two NVMe controllers (own root ports + a spare), AHCI disk, 9p share."""
+
+    def __init__(self, work: Path, kernel: Path, initrd: Path):
+        self.work = work
+        self.share = work / "share"
+        self.serial = work / "serial.log"
+        self.qmp_path = work / "qmp.sock"
+        self.share.mkdir(parents=True, exist_ok=True)
+        for name in ("nvme0", "nvme1", "nvme2", "sata0"):
+            with open(work / f"{name}.img", "wb") as f:
+                f.truncate(IMAGE_SIZE)
+        self.cmd = [
+            "qemu-system-x86_64",
+            "-accel", "tcg,thread=multi", "-cpu", "max", "-machine", "q35",
+            "-nodefaults", "-display", "none", "-no-reboot", "-m", "1024", "-smp", "2",
+            "-kernel", str(kernel), "-initrd", str(initrd),
+            "-append", "console=ttyS0 panic=-1 quiet loglevel=4",
+            "-serial", f"file:{self.serial}",
+            "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
+            "-virtfs", f"local,path={self.share},mount_tag=host,security_model=none,id=host0",
+        ]
+        for i in range(3):
+            self.cmd += ["-device", f"pcie-root-port,id=rp{i},bus=pcie.0,chassis={i + 1},slot={i + 1}"]
+            self.cmd += ["-blockdev", f"driver=raw,node-name=n{i},file.driver=file,"
+                         f"file.filename={work / f'nvme{i}.img'}"]
+        # nvme2's drive and port stay unused until the hot-plug stage
+        for i in range(2):
+            self.cmd += ["-device", f"nvme,id=nvme{i},serial=NVME000{i},drive=n{i},bus=rp{i}"]
+        self.cmd += [
+            "-blockdev", f"driver=raw,node-name=s0,file.driver=file,file.filename={work / 'sata0.img'}",
+            "-device", "ide-hd,bus=ide.0,drive=s0,serial=SATA0000,model=QEMU SATA TEST",
+        ]
+        self.proc: subprocess.Popen | None = None
+        self.qmp: Qmp | None = None
+
+    def start(self, deadline: float) -> None:
+        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL,
+                                     stdout=open(self.work / "qemu.out", "wb"),
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        self.qmp = Qmp(self.qmp_path, min(deadline, time.monotonic() + 10))
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def wait_exit(self, timeout: float) -> bool:
+        try:
+            self.proc.wait(timeout=timeout)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+
+    def kill(self) -> None:
+        if self.qmp:
+            self.qmp.close()
+            self.qmp = None
+        if self.alive():
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+    def serial_tail(self, lines: int = 40) -> str:
+        try:
+            text = self.serial.read_text(errors="replace")
+        except OSError:
+            return "(no serial log)"
+        return "\n".join(text.splitlines()[-lines:])
+
+
+class Driver:
+    """Follows the guest through its stages: waits for .ready, acts, writes .go."""
+
+    def __init__(self, vm: Vm, deadline: float):
+        self.vm = vm
+        self.share = vm.share
+        self.deadline = deadline
+
+    def _until(self, timeout: float) -> float:
+        return min(self.deadline, time.monotonic() + timeout)
+
+    def wait_ready(self, name: str, timeout: float) -> None:
+        path = self.share / f"stage-{name}.ready"
+        end = self._until(timeout)
+        while not path.exists():
+            if not self.vm.alive():
+                raise Failure(f"QEMU exited before the guest reached stage {name}")
+            if time.monotonic() > end:
+                raise Failure(f"the guest did not reach stage {name} within {timeout:.0f} s")
+            time.sleep(0.05)
+
+    def go(self, name: str) -> None:
+        (self.share / f"stage-{name}.go").write_text("go\n")
+
+    def watch(self, name: str, condition, timeout: float):
+        """Read the guest's scrapes of stage `name` as they arrive until `condition`
+        (samples -> bool) holds. Returns (seconds after go or None, last samples)."""
+        start = time.monotonic()
+        end = self._until(timeout)
+        folder = self.share / name
+        seen: set[str] = set()
+        last: list = []
+        try:
+            while time.monotonic() < end:
+                if not self.vm.alive():
+                    raise Failure(f"QEMU exited during stage {name}")
+                files = sorted(folder.glob("scrape-*.txt")) if folder.is_dir() else []
+                for f in files:
+                    if f.name in seen:
+                        continue
+                    seen.add(f.name)
+                    text = f.read_text(errors="replace").split("\n", 1)
+                    try:
+                        last = parse_exposition(text[1] if len(text) > 1 else "")
+                    except ValueError:
+                        last = []
+                    if last and condition(last):
+                        return time.monotonic() - start, last
+                time.sleep(0.05)
+            return None, last
+        finally:
+            (self.share / f"stage-{name}.stop").write_text("stop\n")
+
+
+def run_vm(vm: Vm, drv: Driver, bench: bool, report: checks.Report) -> None:
+    """Boot, follow the scenario, act on the hardware. Raises Failure when stuck."""
+    vm.start(drv.deadline)
+    drv.wait_ready("boot", 60)
+    report.nvme_cli_sanity(vm.share)
+    drv.go("boot")
+
+    drv.wait_ready("a", 60)
+    serving = (vm.share / "exporter-ready").read_text().strip() == "ok"
+    report.check("exporter_serves_both_controllers", serving,
+                 "no ssd_device_up for nvme0 and nvme1 within 30 s (see exporter.log)")
+    drv.go("a")
+    wt = 6.0 if serving else 1.0  # a few poll intervals; don't wait for a dead exporter
+
+    drv.wait_ready("b-set", 30)
+    vm.qmp.execute("qom-set", path="/machine/peripheral/nvme0",
+                   property="smart_critical_warning", value=0x4)
+    drv.go("b-set")
+    report.critical_set(*drv.watch("b-set", checks.reliability_is(1), wt))
+    drv.wait_ready("b-clear", 30)
+    vm.qmp.execute("qom-set", path="/machine/peripheral/nvme0",
+                   property="smart_critical_warning", value=0)
+    drv.go("b-clear")
+    report.critical_cleared(*drv.watch("b-clear", checks.reliability_is(0), wt))
+
+    drv.wait_ready("c-unplug", 30)
+    vm.qmp.execute("device_del", id="nvme1")
+    drv.go("c-unplug")
+    report.unplugged(*drv.watch("c-unplug", checks.unplugged, wt), vm.share)
+    drv.wait_ready("c-plug", 30)
+    vm.qmp.execute("device_add", driver="nvme", id="nvme2", serial="NVME0002",
+                   drive="n2", bus="rp2")
+    drv.go("c-plug")
+    report.plugged(*drv.watch("c-plug", checks.plugged, wt + 4), vm.share)
+
+    drv.wait_ready("d", 30)
+    drv.go("d")
+    if bench:
+        drv.wait_ready("bench", 120)
+        drv.go("bench")
+    drv.wait_ready("done", 30)
+    drv.go("done")
+    if not vm.wait_exit(15):
+        raise Failure("the guest did not power off")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--kernel", type=Path)
+    ap.add_argument("--initrd", type=Path)
+    ap.add_argument("--exporter", required=True, type=Path,
+                    help="host build of ssd_exporter, for the replay check")
+    ap.add_argument("--bench", action="store_true", help="also run the benchmark stage")
+    ap.add_argument("--timeout", type=float, default=180,
+                    help="deadline for the whole VM run in seconds (default 180; "
+                         "--bench adds 120)")
+    ap.add_argument("--keep", type=Path, help="keep the work folder here (default: temp)")
+    ap.add_argument("--recheck", type=Path, metavar="WORK",
+                    help="no VM: only re-run the checks on the files of a kept run")
+    args = ap.parse_args()
+
+    if args.recheck:
+        report = checks.Report()
+        report.offline(args.recheck / "share", args.exporter)
+        print(f"{report.passed} passed, {report.failed} failed")
+        return 0 if report.failed == 0 else 1
+    if not args.kernel or not args.initrd:
+        ap.error("--kernel and --initrd are required (except with --recheck)")
+
+    if args.keep:
+        work = args.keep
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+    else:
+        work = Path(tempfile.mkdtemp(prefix="ssd-vm-"))
+    share = work / "share"
+    share.mkdir()
+    (share / "config").write_text(f"BENCH={1 if args.bench else 0}\n")
+
+    report = checks.Report()
+    vm = Vm(work, args.kernel, args.initrd)
+    timeout = args.timeout + (120 if args.bench else 0)
+    drv = Driver(vm, time.monotonic() + timeout)
+    started = time.monotonic()
+    try:
+        run_vm(vm, drv, args.bench, report)
+        report.check("vm_run", True)
+    except (Failure, OSError) as e:
+        report.check("vm_run", False, str(e))
+        print("---- serial console (tail) ----", file=sys.stderr)
+        print(vm.serial_tail(), file=sys.stderr)
+        print("---- guest.log (tail) ----", file=sys.stderr)
+        try:
+            print("\n".join((share / "guest.log").read_text().splitlines()[-30:]), file=sys.stderr)
+        except OSError:
+            pass
+    finally:
+        vm.kill()
+    vm_seconds = time.monotonic() - started
+
+    report.offline(share, args.exporter)
+    if args.bench:
+        print(json.dumps(checks.bench_result(share), indent=2))
+    sys.stdout.flush()
+    print(f"vm: {vm_seconds:.1f} s; files in {work}", file=sys.stderr, flush=True)
+    if not args.keep and report.failed == 0:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{report.passed} passed, {report.failed} failed")
+    return 0 if report.failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
