@@ -16,3 +16,13 @@
 pub mod decode;
 pub mod nvme;
 pub mod sys;
+pub mod device;
+pub mod health;
+pub mod metrics;
+pub mod poll;
+pub mod snapshot;
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod http;
+pub mod logging;
