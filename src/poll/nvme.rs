@@ -79,17 +79,24 @@ impl NvmePoller {
             return Some(index);
         }
         let id = id?;
-        if !id.supports_uuid_list() {
+        let index = if !id.supports_uuid_list() {
             // No UUID list: vendor logs are addressed with index 0, as nvme-cli does.
-            self.ocp_uuid_index = Some(0);
-            return Some(0);
-        }
-        let list = self.page(out, sink, "uuid_list", NvmeRequest::UuidList, uuid_list::ocp_uuid_index)?;
-        match list {
-            Some(index) => self.ocp_uuid_index = Some(index),
-            None => self.mark_unsupported("ocp_log", "the identify uuid list has no OCP entry"),
-        }
-        self.ocp_uuid_index
+            0
+        } else {
+            match self.page(out, sink, "uuid_list", NvmeRequest::UuidList, uuid_list::ocp_uuid_index) {
+                Some(Some(index)) => index,
+                Some(None) => {
+                    self.mark_unsupported("ocp_log", "the identify uuid list has no OCP entry");
+                    return None;
+                }
+                // A list the drive (or dump) cannot give: fall back to index 0.
+                None if self.unsupported.contains("uuid_list") => 0,
+                // Failed this time: try again next poll.
+                None => return None,
+            }
+        };
+        self.ocp_uuid_index = Some(index);
+        Some(index)
     }
 
     /// Fetches and decodes one page, recording what went wrong.
