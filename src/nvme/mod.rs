@@ -9,9 +9,13 @@
 //! field's doc comment. Units are converted at decode time (Kelvin → °C,
 //! minutes → seconds, data units → bytes, percent → ratio).
 
+pub mod identify;
 pub mod status;
 
+#[cfg(test)]
+mod testutil;
 
+pub use identify::IdCtrl;
 pub use status::NvmeStatus;
 
 /// Identify Controller data structure (CNS 01h) transfer size.
