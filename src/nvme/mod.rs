@@ -10,12 +10,14 @@
 //! minutes → seconds, data units → bytes, percent → ratio).
 
 pub mod identify;
+pub mod smart_log;
 pub mod status;
 
 #[cfg(test)]
 mod testutil;
 
 pub use identify::IdCtrl;
+pub use smart_log::{CriticalWarning, SmartLog};
 pub use status::NvmeStatus;
 
 /// Identify Controller data structure (CNS 01h) transfer size.

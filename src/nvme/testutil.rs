@@ -13,6 +13,10 @@ pub fn put_u32(buf: &mut [u8], off: usize, v: u32) {
     put(buf, off, &v.to_le_bytes());
 }
 
+pub fn put_u64(buf: &mut [u8], off: usize, v: u64) {
+    put(buf, off, &v.to_le_bytes());
+}
+
 pub fn put_u128(buf: &mut [u8], off: usize, v: u128) {
     put(buf, off, &v.to_le_bytes());
 }
