@@ -9,6 +9,7 @@
 //! field's doc comment. Units are converted at decode time (Kelvin → °C,
 //! minutes → seconds, data units → bytes, percent → ratio).
 
+pub mod error_log;
 pub mod identify;
 pub mod smart_log;
 pub mod status;
@@ -16,6 +17,7 @@ pub mod status;
 #[cfg(test)]
 mod testutil;
 
+pub use error_log::ErrorLog;
 pub use identify::IdCtrl;
 pub use smart_log::{CriticalWarning, SmartLog};
 pub use status::NvmeStatus;
