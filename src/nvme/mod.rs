@@ -14,6 +14,7 @@ pub mod identify;
 pub mod self_test;
 pub mod smart_log;
 pub mod status;
+pub mod uuid_list;
 
 #[cfg(test)]
 mod testutil;
