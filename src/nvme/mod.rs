@@ -11,6 +11,7 @@
 
 pub mod error_log;
 pub mod identify;
+pub mod ocp;
 pub mod self_test;
 pub mod smart_log;
 pub mod status;
@@ -21,6 +22,7 @@ mod testutil;
 
 pub use error_log::ErrorLog;
 pub use identify::IdCtrl;
+pub use ocp::OcpSmartLog;
 pub use self_test::{SelfTestLog, SelfTestResult};
 pub use smart_log::{CriticalWarning, SmartLog};
 pub use status::NvmeStatus;

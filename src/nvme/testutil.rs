@@ -17,6 +17,11 @@ pub fn put_u64(buf: &mut [u8], off: usize, v: u64) {
     put(buf, off, &v.to_le_bytes());
 }
 
+/// Low `len` bytes of `v`, little-endian (for 3-, 6- and 7-byte fields).
+pub fn put_uint(buf: &mut [u8], off: usize, v: u64, len: usize) {
+    put(buf, off, &v.to_le_bytes()[..len]);
+}
+
 pub fn put_u128(buf: &mut [u8], off: usize, v: u128) {
     put(buf, off, &v.to_le_bytes());
 }
