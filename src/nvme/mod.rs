@@ -18,6 +18,8 @@ pub mod status;
 pub mod uuid_list;
 
 #[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod testutil;
 
 pub use error_log::ErrorLog;
