@@ -11,6 +11,7 @@
 
 pub mod error_log;
 pub mod identify;
+pub mod identify_ns;
 pub mod ocp;
 pub mod self_test;
 pub mod smart_log;
