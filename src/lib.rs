@@ -14,5 +14,6 @@
 #![deny(unsafe_code)]
 
 pub mod decode;
+pub mod http;
 pub mod nvme;
 pub mod sys;
