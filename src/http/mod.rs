@@ -5,6 +5,7 @@
 //! application through [`Exposition`], whose methods read published snapshots
 //! and never touch a drive, so a scrape cannot stall on a slow device.
 
+pub mod landing;
 mod negotiate;
 
 pub use negotiate::{accepts_gzip, negotiate};
