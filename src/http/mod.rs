@@ -7,8 +7,11 @@
 
 pub mod landing;
 mod negotiate;
+mod routes;
+pub mod server;
 
 pub use negotiate::{accepts_gzip, negotiate};
+pub use server::serve;
 
 use std::time::Duration;
 
@@ -54,6 +57,9 @@ pub struct DriveRow {
 
 /// What the server needs from the application; implemented by the app's
 /// shared state.
+///
+/// Both methods are called from tokio's blocking pool (see
+/// `routes::call_app`), so an implementation may take a `std::sync` lock.
 pub trait Exposition: Send + Sync + 'static {
     /// The full metrics body in `format` (encoded from snapshots; never
     /// touches a drive).
