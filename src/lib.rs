@@ -14,6 +14,7 @@
 #![deny(unsafe_code)]
 
 pub mod decode;
+pub mod http;
 pub mod nvme;
 pub mod sys;
 pub mod device;
