@@ -9,6 +9,8 @@ pub mod landing;
 mod negotiate;
 mod routes;
 pub mod server;
+#[cfg(test)]
+mod tests;
 
 pub use negotiate::{accepts_gzip, negotiate};
 pub use server::serve;
