@@ -17,9 +17,9 @@ use crate::device::replay::{self, DumpKind, NvmeReplay};
 use crate::health::Identity;
 use crate::http::{self, DriveRow, Exposition, Format};
 use crate::metrics::{self, BuildInfo, TextFormat};
+use crate::poll::Poller;
 use crate::poll::nvme::NvmePoller;
 use crate::poll::schedule::{self, Schedule};
-use crate::poll::Poller;
 use crate::snapshot::{DriveSnapshot, Store};
 
 /// Interval jitter: ±10 %.
@@ -74,7 +74,9 @@ fn drive_state(d: &DriveSnapshot) -> String {
 pub async fn run(config: Config) -> anyhow::Result<()> {
     let mut listeners = Vec::new();
     for addr in &config.listen {
-        let l = bind(*addr).await.with_context(|| format!("listen on {addr}"))?;
+        let l = bind(*addr)
+            .await
+            .with_context(|| format!("listen on {addr}"))?;
         info!(address = %l.local_addr()?, "listening");
         listeners.push(l);
     }
@@ -146,9 +148,19 @@ pub fn start_replays(config: &Config, store: &Arc<Store>) -> anyhow::Result<Join
             DumpKind::Nvme => Box::new(NvmePoller::new(Box::new(NvmeReplay::new(dir)))),
             DumpKind::Sata => anyhow::bail!("{}: SATA dumps are not supported yet", dir.display()),
         };
-        store.insert(DriveSnapshot::new(&name, &dir.display().to_string(), placeholder(Transport::Nvme, "", "", "")));
+        store.insert(DriveSnapshot::new(
+            &name,
+            &dir.display().to_string(),
+            placeholder(Transport::Nvme, "", "", ""),
+        ));
         info!(device = name, folder = %dir.display(), "replaying dump");
-        tasks.push(tokio::spawn(schedule::run(name, poller, schedule_of(config), store.clone(), gone.clone())));
+        tasks.push(tokio::spawn(schedule::run(
+            name,
+            poller,
+            schedule_of(config),
+            store.clone(),
+            gone.clone(),
+        )));
     }
     Ok(tokio::spawn(async move {
         let _guard = AbortOnDrop(tasks);
@@ -180,13 +192,17 @@ fn placeholder(transport: Transport, model: &str, serial: &str, firmware: &str) 
 /// reports it is gone): new drives get a poll loop, vanished ones lose
 /// their loop and their series.
 pub async fn discover(config: Config, store: Arc<Store>) {
-    let filter = Filter { include: config.include.clone(), exclude: config.exclude.clone() };
+    let filter = Filter {
+        include: config.include.clone(),
+        exclude: config.exclude.clone(),
+    };
     let gone = Arc::new(Notify::new());
     let mut running = Drives(HashMap::new());
     let mut warned_empty = false;
     loop {
         let (sysfs, dev, f) = (config.sysfs.clone(), config.dev.clone(), filter.clone());
-        let scan = tokio::task::spawn_blocking(move || discovery::nvme_controllers(&sysfs, &dev, &f));
+        let scan =
+            tokio::task::spawn_blocking(move || discovery::nvme_controllers(&sysfs, &dev, &f));
         match tokio::time::timeout(Duration::from_secs(10), scan).await {
             Ok(Ok(found)) => {
                 if found.is_empty() && !warned_empty {
@@ -213,7 +229,13 @@ impl Drop for Drives {
     }
 }
 
-fn reconcile(running: &mut Drives, found: Vec<Discovered>, config: &Config, store: &Arc<Store>, gone: &Arc<Notify>) {
+fn reconcile(
+    running: &mut Drives,
+    found: Vec<Discovered>,
+    config: &Config,
+    store: &Arc<Store>,
+    gone: &Arc<Notify>,
+) {
     let started = Instant::now();
     running.0.retain(|name, (path, handle)| {
         let keep = found.iter().any(|d| &d.name == name && &d.dev_path == path);
@@ -228,12 +250,27 @@ fn reconcile(running: &mut Drives, found: Vec<Discovered>, config: &Config, stor
         if running.0.contains_key(&d.name) {
             continue;
         }
-        info!(device = d.name, model = d.model, serial = d.serial, "drive found");
+        info!(
+            device = d.name,
+            model = d.model,
+            serial = d.serial,
+            "drive found"
+        );
         let identity = placeholder(d.transport, &d.model, &d.serial, &d.firmware);
-        store.insert(DriveSnapshot::new(&d.name, &d.dev_path.display().to_string(), identity));
+        store.insert(DriveSnapshot::new(
+            &d.name,
+            &d.dev_path.display().to_string(),
+            identity,
+        ));
         let src = NvmeLive::new(&d.dev_path, config.poll_timeout);
         let poller = Box::new(NvmePoller::new(Box::new(src)));
-        let h = tokio::spawn(schedule::run(d.name.clone(), poller, schedule_of(config), store.clone(), gone.clone()));
+        let h = tokio::spawn(schedule::run(
+            d.name.clone(),
+            poller,
+            schedule_of(config),
+            store.clone(),
+            gone.clone(),
+        ));
         running.0.insert(d.name, (d.dev_path, h));
     }
     tracing::debug!(took = ?started.elapsed(), drives = running.0.len(), "discovery reconciled");

@@ -7,7 +7,11 @@ use clap::{Parser, Subcommand};
 use crate::config::{RawDevice, RawDiscovery, RawFile, RawLog, RawPath, RawPoll, RawWeb};
 
 #[derive(Debug, Parser)]
-#[command(name = "ssd_exporter", version, about = "SSD health and latency as Prometheus metrics, read through the exporter's own NVMe and SATA ioctls.")]
+#[command(
+    name = "ssd_exporter",
+    version,
+    about = "SSD health and latency as Prometheus metrics, read through the exporter's own NVMe and SATA ioctls."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,

@@ -172,7 +172,12 @@ impl TryFrom<RawFile> for Config {
         }
         let telemetry_path = raw.web.telemetry_path.unwrap_or_else(|| "/metrics".into());
         if !telemetry_path.starts_with('/') || telemetry_path == "/" {
-            return Err(invalid("web.telemetry_path", format!("{telemetry_path:?} must be a path starting with / other than / itself, e.g. /metrics")));
+            return Err(invalid(
+                "web.telemetry_path",
+                format!(
+                    "{telemetry_path:?} must be a path starting with / other than / itself, e.g. /metrics"
+                ),
+            ));
         }
         Ok(Config {
             listen,
@@ -186,7 +191,12 @@ impl TryFrom<RawFile> for Config {
             log_format: match raw.log.format.as_deref().unwrap_or("logfmt") {
                 "logfmt" => LogFormat::Logfmt,
                 "json" => LogFormat::Json,
-                other => return Err(invalid("log.format", format!("{other:?} is not accepted; use logfmt or json"))),
+                other => {
+                    return Err(invalid(
+                        "log.format",
+                        format!("{other:?} is not accepted; use logfmt or json"),
+                    ));
+                }
             },
             replay: raw.replay,
             sysfs: raw.path.sysfs.unwrap_or_else(|| "/sys".into()),
@@ -208,8 +218,17 @@ fn regex_key(key: &str, value: Option<String>) -> Result<Option<Regex>, ConfigEr
     match value.filter(|v| !v.is_empty()) {
         None => Ok(None),
         Some(v) => Regex::new(&v).map(Some).map_err(|e| {
-            let first = e.to_string().lines().last().unwrap_or_default().trim().to_string();
-            invalid(key, format!("{v:?} is not a valid regular expression ({first})"))
+            let first = e
+                .to_string()
+                .lines()
+                .last()
+                .unwrap_or_default()
+                .trim()
+                .to_string();
+            invalid(
+                key,
+                format!("{v:?} is not a valid regular expression ({first})"),
+            )
         }),
     }
 }
@@ -221,13 +240,21 @@ fn log_level(text: &str) -> Result<tracing::Level, ConfigError> {
         "info" => Ok(tracing::Level::INFO),
         "debug" => Ok(tracing::Level::DEBUG),
         "trace" => Ok(tracing::Level::TRACE),
-        other => Err(invalid("log.level", format!("{other:?} is not accepted; use error, warn, info, debug or trace"))),
+        other => Err(invalid(
+            "log.level",
+            format!("{other:?} is not accepted; use error, warn, info, debug or trace"),
+        )),
     }
 }
 
 /// `:port` (every interface), `host:port` or `[v6]:port`.
 fn listen_address(text: &str) -> Result<Vec<SocketAddr>, ConfigError> {
-    let err = || invalid("web.listen_address", format!("{text:?} is not accepted; use :port, host:port or [ipv6]:port"));
+    let err = || {
+        invalid(
+            "web.listen_address",
+            format!("{text:?} is not accepted; use :port, host:port or [ipv6]:port"),
+        )
+    };
     if let Some(port) = text.strip_prefix(':') {
         let port: u16 = port.parse().map_err(|_| err())?;
         return Ok(vec![SocketAddr::from(([0u16; 8], port))]);
@@ -236,7 +263,11 @@ fn listen_address(text: &str) -> Result<Vec<SocketAddr>, ConfigError> {
         return Ok(vec![addr]);
     }
     let addrs: Vec<SocketAddr> = text.to_socket_addrs().map_err(|_| err())?.collect();
-    if addrs.is_empty() { Err(err()) } else { Ok(addrs) }
+    if addrs.is_empty() {
+        Err(err())
+    } else {
+        Ok(addrs)
+    }
 }
 
 /// A Prometheus-style duration: one or more `<number><unit>` with units
@@ -251,7 +282,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         ("m", 60_000),
         ("s", 1_000),
     ];
-    let bad = || format!("{text:?} is not a duration; use a number and a unit (ms, s, m, h, d, w, y), e.g. 30s, 5m, 1h30m");
+    let bad = || {
+        format!(
+            "{text:?} is not a duration; use a number and a unit (ms, s, m, h, d, w, y), e.g. 30s, 5m, 1h30m"
+        )
+    };
     let mut rest = text;
     let mut total: u64 = 0;
     let mut last_rank = usize::MAX;
@@ -277,7 +312,10 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         }
         last_rank = order;
         rest = &rest[unit.len()..];
-        total = n.checked_mul(ms).and_then(|v| total.checked_add(v)).ok_or_else(bad)?;
+        total = n
+            .checked_mul(ms)
+            .and_then(|v| total.checked_add(v))
+            .ok_or_else(bad)?;
     }
     Ok(Duration::from_millis(total))
 }

@@ -33,10 +33,20 @@ where
     S: Subscriber + for<'a> LookupSpan<'a>,
     N: for<'a> FormatFields<'a> + 'static,
 {
-    fn format_event(&self, _: &FmtContext<'_, S, N>, mut w: Writer<'_>, event: &Event<'_>) -> fmt::Result {
+    fn format_event(
+        &self,
+        _: &FmtContext<'_, S, N>,
+        mut w: Writer<'_>,
+        event: &Event<'_>,
+    ) -> fmt::Result {
         let meta = event.metadata();
         let level = meta.level().as_str().to_ascii_lowercase();
-        write!(w, "ts={} level={level} target={}", rfc3339(SystemTime::now()), meta.target())?;
+        write!(
+            w,
+            "ts={} level={level} target={}",
+            rfc3339(SystemTime::now()),
+            meta.target()
+        )?;
         let mut fields = Fields::default();
         event.record(&mut fields);
         if let Some(msg) = fields.message {
@@ -74,7 +84,9 @@ impl Fields {
 
 /// A logfmt value: bare when it is safe, else double-quoted with escapes.
 pub fn quote(v: &str) -> String {
-    let bare = !v.is_empty() && v.chars().all(|c| c.is_ascii_graphic() && c != '"' && c != '=' && c != '\\');
+    let bare = !v.is_empty()
+        && v.chars()
+            .all(|c| c.is_ascii_graphic() && c != '"' && c != '=' && c != '\\');
     if bare {
         return v.to_string();
     }
@@ -131,7 +143,10 @@ mod tests {
         let t = UNIX_EPOCH + Duration::from_millis(951_782_400_123);
         assert_eq!(rfc3339(t), "2000-02-29T00:00:00.123Z");
         // `date -u -d @1796000000` = 2026-11-30 00:53:20.
-        assert_eq!(rfc3339(UNIX_EPOCH + Duration::from_secs(1_796_000_000)), "2026-11-30T00:53:20.000Z");
+        assert_eq!(
+            rfc3339(UNIX_EPOCH + Duration::from_secs(1_796_000_000)),
+            "2026-11-30T00:53:20.000Z"
+        );
     }
 
     #[test]

@@ -36,7 +36,11 @@ fn main() -> ExitCode {
     }
     logging::init(config.log_level, config.log_format);
     let result = match cli.command {
-        Some(Command::Dump { device, folder, redact }) => dump(&device, &folder, config.poll_timeout, redact),
+        Some(Command::Dump {
+            device,
+            folder,
+            redact,
+        }) => dump(&device, &folder, config.poll_timeout, redact),
         None => serve(config),
     };
     match result {
@@ -67,11 +71,20 @@ fn serve(config: Config) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn dump(device: &std::path::Path, folder: &std::path::Path, timeout: Duration, redact: bool) -> anyhow::Result<ExitCode> {
+fn dump(
+    device: &std::path::Path,
+    folder: &std::path::Path,
+    timeout: Duration,
+    redact: bool,
+) -> anyhow::Result<ExitCode> {
     let report = device::dump::dump(device, folder, timeout, redact)?;
     println!("{}: wrote {}", folder.display(), report.files.join(", "));
     for e in &report.errors {
         eprintln!("failed: {e}");
     }
-    Ok(if report.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if report.errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

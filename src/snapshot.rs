@@ -27,9 +27,10 @@ pub struct DriveSnapshot {
     pub errors: BTreeMap<&'static str, u64>,
     /// The newest failure message, for the landing page.
     pub last_error: Option<String>,
-    /// The newest good reading. Kept when a later poll fails, so a failing
-    /// drive loses nothing it reported before (`up` and the poll timestamp
-    /// say how fresh it is).
+    /// The reading from each page's newest good decode: a page that fails
+    /// keeps its last values, so a failing drive loses nothing it reported
+    /// before (`up`, the poll timestamp and the error counters say how
+    /// fresh it is).
     pub reading: Option<Reading>,
 }
 
@@ -54,7 +55,7 @@ impl DriveSnapshot {
     pub fn apply(&mut self, outcome: PollOutcome, duration: Duration, now: SystemTime) {
         self.polls += 1;
         self.last_poll_duration = Some(duration);
-        self.up = outcome.up();
+        self.up = outcome.up;
         if let Some(identity) = outcome.identity {
             self.identity = identity;
         }
@@ -66,8 +67,10 @@ impl DriveSnapshot {
         } else if self.up {
             self.last_error = None;
         }
-        if let Some(reading) = outcome.reading {
-            self.reading = Some(reading);
+        if outcome.reading.is_some() {
+            self.reading = outcome.reading;
+        }
+        if self.up {
             self.last_success = Some(now);
         }
     }

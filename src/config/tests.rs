@@ -12,9 +12,23 @@ fn durations_follow_prometheus() {
     assert_eq!(parse_duration("5m"), Ok(Duration::from_secs(300)));
     assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
     assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
-    assert_eq!(parse_duration("1m30s500ms"), Ok(Duration::from_millis(90_500)));
+    assert_eq!(
+        parse_duration("1m30s500ms"),
+        Ok(Duration::from_millis(90_500))
+    );
     assert_eq!(parse_duration("2d"), Ok(Duration::from_secs(172_800)));
-    for bad in ["", "5", "s", "1.5s", "30sec", "5m1h", "1s1s", "-1s", " 1s", "99999999999999999999y"] {
+    for bad in [
+        "",
+        "5",
+        "s",
+        "1.5s",
+        "30sec",
+        "5m1h",
+        "1s1s",
+        "-1s",
+        " 1s",
+        "99999999999999999999y",
+    ] {
         assert!(parse_duration(bad).is_err(), "{bad:?} accepted");
     }
 }
@@ -35,7 +49,10 @@ fn defaults() {
 fn unknown_key_is_named_on_one_line() {
     let e = validate("web:\n  listen_adress: [':1']\n").unwrap_err();
     assert!(!e.contains('\n'), "{e}");
-    assert!(e.contains("listen_adress") && e.contains("listen_address"), "{e}");
+    assert!(
+        e.contains("listen_adress") && e.contains("listen_address"),
+        "{e}"
+    );
     let e = validate("pol:\n  interval: 1s\n").unwrap_err();
     assert!(e.contains("pol") && e.contains("poll"), "{e}");
 }
@@ -44,13 +61,37 @@ fn unknown_key_is_named_on_one_line() {
 fn bad_values_name_the_key_and_what_is_accepted() {
     let cases = [
         ("poll:\n  interval: 5x\n", "poll.interval", "e.g. 30s"),
-        ("poll:\n  interval: 0s\n", "poll.interval", "longer than zero"),
-        ("discovery:\n  interval: soon\n", "discovery.interval", "unit"),
-        ("device:\n  include: '(nvme'\n", "device.include", "regular expression"),
-        ("log:\n  level: loud\n", "log.level", "error, warn, info, debug or trace"),
+        (
+            "poll:\n  interval: 0s\n",
+            "poll.interval",
+            "longer than zero",
+        ),
+        (
+            "discovery:\n  interval: soon\n",
+            "discovery.interval",
+            "unit",
+        ),
+        (
+            "device:\n  include: '(nvme'\n",
+            "device.include",
+            "regular expression",
+        ),
+        (
+            "log:\n  level: loud\n",
+            "log.level",
+            "error, warn, info, debug or trace",
+        ),
         ("log:\n  format: xml\n", "log.format", "logfmt or json"),
-        ("web:\n  listen_address: ['10049']\n", "web.listen_address", ":port"),
-        ("web:\n  telemetry_path: metrics\n", "web.telemetry_path", "starting with /"),
+        (
+            "web:\n  listen_address: ['10049']\n",
+            "web.listen_address",
+            ":port",
+        ),
+        (
+            "web:\n  telemetry_path: metrics\n",
+            "web.telemetry_path",
+            "starting with /",
+        ),
     ];
     for (yaml, key, accepted) in cases {
         let e = validate(yaml).unwrap_err();
@@ -64,7 +105,10 @@ fn bad_values_name_the_key_and_what_is_accepted() {
 fn flags_win_over_the_file() {
     let file = RawFile::parse("poll:\n  interval: 5m\n  timeout: 3s\n").unwrap();
     let flags = RawFile {
-        poll: RawPoll { interval: Some("1s".into()), timeout: None },
+        poll: RawPoll {
+            interval: Some("1s".into()),
+            timeout: None,
+        },
         ..Default::default()
     };
     let c = Config::try_from(file.overlay(flags)).unwrap();

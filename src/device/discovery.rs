@@ -89,7 +89,7 @@ pub fn nvme_controllers(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discov
             })
         })
         .collect();
-    found.sort_by(|a, b| natural_key(&a.name).cmp(&natural_key(&b.name)));
+    found.sort_by_key(|d| natural_key(&d.name));
     found
 }
 

@@ -7,9 +7,9 @@ use std::time::{Duration, SystemTime};
 
 use thiserror::Error;
 
+use super::NvmeRequest;
 use super::nvme_live::NvmeLive;
 use super::replay::nvme_file_name;
-use super::NvmeRequest;
 use crate::poll::nvme::NvmePoller;
 
 #[derive(Debug, Error)]
@@ -48,7 +48,12 @@ pub fn controller_path(device: &Path, dev: &Path) -> Option<PathBuf> {
 /// Dumps `device` into `folder` (created if needed). With `redact`, the
 /// serial number is replaced by a fixed string and namespace identifiers
 /// are zeroed.
-pub fn dump(device: &Path, folder: &Path, timeout: Duration, redact: bool) -> Result<DumpReport, DumpError> {
+pub fn dump(
+    device: &Path,
+    folder: &Path,
+    timeout: Duration,
+    redact: bool,
+) -> Result<DumpReport, DumpError> {
     let ctrl = controller_path(device, Path::new("/dev"))
         .ok_or_else(|| DumpError::Unsupported(device.display().to_string()))?;
     let io = |path: &Path| {
@@ -60,18 +65,33 @@ pub fn dump(device: &Path, folder: &Path, timeout: Duration, redact: bool) -> Re
     let mut report = DumpReport::default();
     let mut write_err = None;
     let outcome = poller.poll_with(&mut |req, bytes| {
-        let Some(name) = nvme_file_name(req) else { return };
-        let bytes = if redact { redacted(req, bytes) } else { bytes.to_vec() };
+        let Some(name) = nvme_file_name(req) else {
+            return;
+        };
+        let bytes = if redact {
+            redacted(req, bytes)
+        } else {
+            bytes.to_vec()
+        };
         let path = folder.join(&name);
         match std::fs::write(&path, bytes) {
             Ok(()) => report.files.push(name),
-            Err(e) => write_err = Some(DumpError::Io { path: path.display().to_string(), source: e }),
+            Err(e) => {
+                write_err = Some(DumpError::Io {
+                    path: path.display().to_string(),
+                    source: e,
+                })
+            }
         }
     });
     if let Some(e) = write_err {
         return Err(e);
     }
-    report.errors = outcome.errors.iter().map(|e| format!("{}: {}", e.source, e.message)).collect();
+    report.errors = outcome
+        .errors
+        .iter()
+        .map(|e| format!("{}: {}", e.source, e.message))
+        .collect();
     let meta = meta_toml(&ctrl, redact);
     let meta_path = folder.join("meta.toml");
     std::fs::write(&meta_path, meta).map_err(io(&meta_path))?;
@@ -115,9 +135,18 @@ mod tests {
     #[test]
     fn namespace_and_bare_names_map_to_the_controller() {
         let dev = Path::new("/dev");
-        assert_eq!(controller_path(Path::new("/dev/nvme0n1"), dev), Some("/dev/nvme0".into()));
-        assert_eq!(controller_path(Path::new("/dev/nvme12"), dev), Some("/dev/nvme12".into()));
-        assert_eq!(controller_path(Path::new("nvme3n2"), dev), Some("/dev/nvme3".into()));
+        assert_eq!(
+            controller_path(Path::new("/dev/nvme0n1"), dev),
+            Some("/dev/nvme0".into())
+        );
+        assert_eq!(
+            controller_path(Path::new("/dev/nvme12"), dev),
+            Some("/dev/nvme12".into())
+        );
+        assert_eq!(
+            controller_path(Path::new("nvme3n2"), dev),
+            Some("/dev/nvme3".into())
+        );
         assert_eq!(controller_path(Path::new("/dev/sda"), dev), None);
         assert_eq!(controller_path(Path::new("/dev/nvme-fabrics"), dev), None);
     }

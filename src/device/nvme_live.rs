@@ -176,7 +176,10 @@ mod tests {
 
     #[test]
     fn a_missing_device_is_gone() {
-        let mut src = NvmeLive::new(Path::new("/dev/nvme-does-not-exist"), Duration::from_secs(1));
+        let mut src = NvmeLive::new(
+            Path::new("/dev/nvme-does-not-exist"),
+            Duration::from_secs(1),
+        );
         assert!(matches!(
             src.fetch(NvmeRequest::IdentifyController),
             Err(FetchError::Gone(_))

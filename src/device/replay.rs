@@ -74,7 +74,9 @@ impl NvmeSource for NvmeReplay {
 
     fn fetch(&mut self, req: NvmeRequest) -> Result<Vec<u8>, FetchError> {
         let Some(name) = nvme_file_name(req) else {
-            return Err(FetchError::Unsupported(format!("{req}: not part of a dump")));
+            return Err(FetchError::Unsupported(format!(
+                "{req}: not part of a dump"
+            )));
         };
         let path = self.dir.join(name);
         match std::fs::read(&path) {
@@ -83,7 +85,10 @@ impl NvmeSource for NvmeReplay {
                 if req == NvmeRequest::IdentifyController {
                     Err(FetchError::Gone(format!("{}: {e}", path.display())))
                 } else {
-                    Err(FetchError::Unsupported(format!("{} absent", path.display())))
+                    Err(FetchError::Unsupported(format!(
+                        "{} absent",
+                        path.display()
+                    )))
                 }
             }
             Err(e) => Err(FetchError::Failed(format!("{}: {e}", path.display()))),

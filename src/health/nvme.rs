@@ -9,7 +9,9 @@ use crate::nvme::{CriticalWarning, ErrorLog, IdCtrl, OcpSmartLog, SelfTestLog, S
 #[derive(Debug, Clone, Default)]
 pub struct NvmePages {
     pub id: Option<IdCtrl>,
-    pub wwn: Option<String>,
+    /// The namespace's world-wide name: outer `None` = not read, inner
+    /// `None` = the namespace reports no identifier.
+    pub wwn: Option<Option<String>>,
     pub smart: Option<SmartLog>,
     pub ocp: Option<OcpSmartLog>,
     pub error_log: Option<ErrorLog>,

@@ -20,19 +20,15 @@ pub struct PollError {
 pub struct PollOutcome {
     /// Identity from the drive's own identify data, when it could be read.
     pub identity: Option<Identity>,
-    /// The reading, when the drive's core health page was read and decoded.
+    /// The reading built from every page's newest good decode; `None` when
+    /// no page has ever been decoded.
     pub reading: Option<Reading>,
+    /// Whether this poll read and decoded the drive's core health page.
+    pub up: bool,
     /// Failures to count, one per page that failed.
     pub errors: Vec<PollError>,
     /// The device no longer exists (unplugged, removed, dump folder gone).
     pub gone: bool,
-}
-
-impl PollOutcome {
-    /// A poll succeeded when the core health page was read and decoded.
-    pub fn up(&self) -> bool {
-        self.reading.is_some()
-    }
 }
 
 /// Something that can poll one drive.

@@ -25,6 +25,9 @@ pub struct NvmePoller {
     last_error: std::collections::HashMap<&'static str, String>,
     /// OCP UUID index, once known (`Some(0)`: the drive has no UUID list).
     ocp_uuid_index: Option<u8>,
+    /// Each page's newest good decode; a page that fails this poll keeps
+    /// its previous value, a page found unsupported is dropped.
+    pages: NvmePages,
 }
 
 impl NvmePoller {
@@ -34,44 +37,89 @@ impl NvmePoller {
             unsupported: HashSet::new(),
             last_error: Default::default(),
             ocp_uuid_index: None,
+            pages: NvmePages::default(),
         }
     }
 
     /// One poll, handing every fetched page's bytes to `sink`.
     pub fn poll_with(&mut self, sink: RawSink<'_>) -> PollOutcome {
         let mut out = PollOutcome::default();
-        let mut pages = NvmePages::default();
-        pages.id = self.page(&mut out, sink, "identify", NvmeRequest::IdentifyController, IdCtrl::parse);
+        let id = self.page(
+            &mut out,
+            sink,
+            "identify",
+            NvmeRequest::IdentifyController,
+            IdCtrl::parse,
+        );
+        keep(&mut self.pages.id, id);
         if out.gone {
             return out;
         }
         let ns = NvmeRequest::IdentifyNamespace { nsid: WWN_NSID };
-        pages.wwn = self
-            .page(&mut out, sink, "identify_ns", ns, IdNs::parse)
-            .and_then(|ns| ns.wwn());
+        let wwn = self.page(&mut out, sink, "identify_ns", ns, IdNs::parse);
+        keep(&mut self.pages.wwn, wwn.map(|ns| ns.wwn()));
         let smart = log(nvme::LID_SMART, nvme::SMART_LOG_LEN, 0);
-        pages.smart = self.page(&mut out, sink, "smart_log", smart, nvme::SmartLog::parse);
-        if let Some(index) = self.ocp_index(&mut out, sink, pages.id.as_ref()) {
+        let smart = self.page(&mut out, sink, "smart_log", smart, nvme::SmartLog::parse);
+        out.up = smart.is_some();
+        keep(&mut self.pages.smart, smart);
+        let id = self.pages.id.clone();
+        if let Some(index) = self.ocp_index(&mut out, sink, id.as_ref()) {
             let req = log(nvme::LID_OCP_SMART, nvme::OCP_SMART_LOG_LEN, index);
-            pages.ocp = self.page(&mut out, sink, "ocp_log", req, nvme::OcpSmartLog::parse);
+            let ocp = self.page(&mut out, sink, "ocp_log", req, nvme::OcpSmartLog::parse);
+            keep(&mut self.pages.ocp, ocp);
         }
-        let entries = pages.id.as_ref().map_or(1, IdCtrl::error_log_entries) as usize;
+        let entries = id.as_ref().map_or(1, IdCtrl::error_log_entries) as usize;
         let req = log(nvme::LID_ERROR, entries * nvme::ERROR_LOG_ENTRY_LEN, 0);
-        pages.error_log = self.page(&mut out, sink, "error_log", req, nvme::ErrorLog::parse);
-        if pages.id.as_ref().is_some_and(IdCtrl::supports_self_test) {
+        let errors = self.page(&mut out, sink, "error_log", req, nvme::ErrorLog::parse);
+        keep(&mut self.pages.error_log, errors);
+        if id.as_ref().is_some_and(IdCtrl::supports_self_test) {
             let req = log(nvme::LID_SELF_TEST, nvme::SELF_TEST_LOG_LEN, 0);
-            pages.self_test = self.page(&mut out, sink, "self_test_log", req, nvme::SelfTestLog::parse);
+            let tests = self.page(
+                &mut out,
+                sink,
+                "self_test_log",
+                req,
+                nvme::SelfTestLog::parse,
+            );
+            keep(&mut self.pages.self_test, tests);
         }
-        out.identity = pages.id.as_ref().map(|id| identity(id, pages.wwn.as_deref()));
-        if pages.smart.is_some() {
-            out.reading = Some(reading(&pages));
+        self.forget_unsupported();
+        let p = &self.pages;
+        out.identity =
+            p.id.as_ref()
+                .map(|id| identity(id, p.wwn.as_ref().and_then(Option::as_deref)));
+        if p.id.is_some() || p.smart.is_some() {
+            out.reading = Some(reading(p));
         }
         out
     }
 
+    /// Drops the cached decode of every page found unsupported.
+    fn forget_unsupported(&mut self) {
+        let u = &self.unsupported;
+        let p = &mut self.pages;
+        if u.contains("ocp_log") {
+            p.ocp = None;
+        }
+        if u.contains("error_log") {
+            p.error_log = None;
+        }
+        if u.contains("self_test_log") {
+            p.self_test = None;
+        }
+        if u.contains("identify_ns") {
+            p.wwn = None;
+        }
+    }
+
     /// The UUID index to read the OCP log with, or `None` when the drive
     /// lists UUIDs but not OCP's (so it has no OCP log).
-    fn ocp_index(&mut self, out: &mut PollOutcome, sink: RawSink<'_>, id: Option<&IdCtrl>) -> Option<u8> {
+    fn ocp_index(
+        &mut self,
+        out: &mut PollOutcome,
+        sink: RawSink<'_>,
+        id: Option<&IdCtrl>,
+    ) -> Option<u8> {
         if self.unsupported.contains("ocp_log") {
             return None;
         }
@@ -83,7 +131,13 @@ impl NvmePoller {
             // No UUID list: vendor logs are addressed with index 0, as nvme-cli does.
             0
         } else {
-            match self.page(out, sink, "uuid_list", NvmeRequest::UuidList, uuid_list::ocp_uuid_index) {
+            match self.page(
+                out,
+                sink,
+                "uuid_list",
+                NvmeRequest::UuidList,
+                uuid_list::ocp_uuid_index,
+            ) {
                 Some(Some(index)) => index,
                 Some(None) => {
                     self.mark_unsupported("ocp_log", "the identify uuid list has no OCP entry");
@@ -156,6 +210,13 @@ impl NvmePoller {
             debug!(device = %self.src.origin(), source, "poll failed again: {message}");
         }
         out.errors.push(PollError { source, message });
+    }
+}
+
+/// Replaces a cached page with a new good decode; keeps it otherwise.
+fn keep<T>(slot: &mut Option<T>, new: Option<T>) {
+    if new.is_some() {
+        *slot = new;
     }
 }
 

@@ -78,7 +78,12 @@ pub async fn run(
                 return;
             }
         }
-        tokio::time::sleep(jittered(schedule.interval, schedule.jitter, fastrand::f64())).await;
+        tokio::time::sleep(jittered(
+            schedule.interval,
+            schedule.jitter,
+            fastrand::f64(),
+        ))
+        .await;
     }
 }
 
@@ -117,9 +122,13 @@ mod tests {
             }
             let mut out = PollOutcome::default();
             if self.fail {
-                out.errors.push(PollError { source: "smart_log", message: "boom".into() });
+                out.errors.push(PollError {
+                    source: "smart_log",
+                    message: "boom".into(),
+                });
             } else {
                 out.reading = Some(Reading::default());
+                out.up = true;
             }
             out
         }
@@ -140,7 +149,10 @@ mod tests {
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        panic!("{device} never reached the expected state: {:?}", store.list());
+        panic!(
+            "{device} never reached the expected state: {:?}",
+            store.list()
+        );
     }
 
     #[test]
@@ -155,14 +167,51 @@ mod tests {
     async fn a_hung_drive_delays_neither_its_deadline_nor_other_drives() {
         let store = store_with(&["hung", "ok", "bad"]);
         let gone = Arc::new(Notify::new());
-        let fast = Schedule { interval: Duration::from_millis(20), deadline: Duration::from_millis(200), jitter: 0.0 };
+        let fast = Schedule {
+            interval: Duration::from_millis(20),
+            deadline: Duration::from_millis(200),
+            jitter: 0.0,
+        };
         let (release, gate) = mpsc::channel();
-        let hung = tokio::spawn(run("hung".into(), Box::new(Fake { gate: Some(gate), fail: false }), fast, store.clone(), gone.clone()));
-        let ok = tokio::spawn(run("ok".into(), Box::new(Fake { gate: None, fail: false }), fast, store.clone(), gone.clone()));
-        let bad = tokio::spawn(run("bad".into(), Box::new(Fake { gate: None, fail: true }), fast, store.clone(), gone.clone()));
+        let hung = tokio::spawn(run(
+            "hung".into(),
+            Box::new(Fake {
+                gate: Some(gate),
+                fail: false,
+            }),
+            fast,
+            store.clone(),
+            gone.clone(),
+        ));
+        let ok = tokio::spawn(run(
+            "ok".into(),
+            Box::new(Fake {
+                gate: None,
+                fail: false,
+            }),
+            fast,
+            store.clone(),
+            gone.clone(),
+        ));
+        let bad = tokio::spawn(run(
+            "bad".into(),
+            Box::new(Fake {
+                gate: None,
+                fail: true,
+            }),
+            fast,
+            store.clone(),
+            gone.clone(),
+        ));
         wait_for(&store, "ok", |s| s.polls >= 3 && s.up).await;
-        wait_for(&store, "bad", |s| s.polls >= 3 && !s.up && s.errors["smart_log"] >= 3).await;
-        wait_for(&store, "hung", |s| s.errors.get("poll") == Some(&1) && !s.up).await;
+        wait_for(&store, "bad", |s| {
+            s.polls >= 3 && !s.up && s.errors["smart_log"] >= 3
+        })
+        .await;
+        wait_for(&store, "hung", |s| {
+            s.errors.get("poll") == Some(&1) && !s.up
+        })
+        .await;
         // Released, the hung drive recovers on its next poll.
         release.send(()).unwrap();
         drop(release);

@@ -53,8 +53,15 @@ impl Exporter {
         let stderr = child.stderr.take().unwrap();
         let mut lines = BufReader::new(stderr).lines();
         let addr = loop {
-            let line = lines.next().expect("exporter exited before listening").unwrap();
-            if let Some(rest) = line.split("address=").nth(1).filter(|_| line.contains("listening")) {
+            let line = lines
+                .next()
+                .expect("exporter exited before listening")
+                .unwrap();
+            if let Some(rest) = line
+                .split("address=")
+                .nth(1)
+                .filter(|_| line.contains("listening"))
+            {
                 break rest.split_whitespace().next().unwrap().to_string();
             }
         };
@@ -74,7 +81,11 @@ impl Exporter {
             let (_, body) = self.get("/metrics", "");
             let series = parse(&body);
             let done = devices.iter().all(|d| {
-                series.iter().any(|(k, v)| k.starts_with("ssd_polls_total{") && k.contains(&format!("device=\"{d}\"")) && *v >= polls)
+                series.iter().any(|(k, v)| {
+                    k.starts_with("ssd_polls_total{")
+                        && k.contains(&format!("device=\"{d}\""))
+                        && *v >= polls
+                })
             });
             if done {
                 return body;
@@ -89,7 +100,11 @@ impl Exporter {
 pub fn http_get(addr: &str, path: &str, headers: &str) -> (String, String) {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    write!(s, "GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n{headers}\r\n").unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n{headers}\r\n"
+    )
+    .unwrap();
     let mut raw = Vec::new();
     s.read_to_end(&mut raw).unwrap();
     let text = String::from_utf8_lossy(&raw).into_owned();
@@ -98,7 +113,10 @@ pub fn http_get(addr: &str, path: &str, headers: &str) -> (String, String) {
 }
 
 fn dechunk(head: &str, body: &str) -> String {
-    if !head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+    if !head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
         return body.to_string();
     }
     let mut out = String::new();
@@ -142,7 +160,11 @@ pub fn split_series(key: &str) -> (String, BTreeMap<String, String>) {
 }
 
 /// The value of the series `name` with exactly `labels` (plus nothing else).
-pub fn find(series: &BTreeMap<String, f64>, name: &str, labels: &BTreeMap<String, String>) -> Option<f64> {
+pub fn find(
+    series: &BTreeMap<String, f64>,
+    name: &str,
+    labels: &BTreeMap<String, String>,
+) -> Option<f64> {
     series.iter().find_map(|(k, v)| {
         let (n, l) = split_series(k);
         (n == name && &l == labels).then_some(*v)

@@ -6,7 +6,10 @@ use crate::common::*;
 
 fn run(args: &[&str]) -> (i32, String) {
     let out = Command::new(BIN).args(args).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]
@@ -32,7 +35,10 @@ fn unknown_config_key_exits_2_naming_it() {
     let (code, err) = run(&["--config.file", path_str(tmp.path()), "--check-config"]);
     assert_eq!(code, 2, "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-    assert!(err.contains("intervall") && err.contains("interval"), "{err}");
+    assert!(
+        err.contains("intervall") && err.contains("interval"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -45,7 +51,11 @@ fn shipped_example_config_checks_ok() {
 #[test]
 fn replay_of_a_folder_that_is_not_a_dump_fails_clearly() {
     let tmp = tempfile::tempdir().unwrap();
-    let (code, err) = run(&["--replay", path_str(tmp.path()), "--web.listen-address=127.0.0.1:0"]);
+    let (code, err) = run(&[
+        "--replay",
+        path_str(tmp.path()),
+        "--web.listen-address=127.0.0.1:0",
+    ]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("not a device dump"), "{err}");
 }
