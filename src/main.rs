@@ -1,1 +1,90 @@
-fn main() {}
+//! `ssd_exporter`: parse the command line, load the configuration, run.
+//! Exit codes: 0 ok, 1 runtime failure, 2 bad command line or configuration.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use ssd_exporter::cli::{Cli, Command};
+use ssd_exporter::config::{Config, ConfigError, RawFile};
+use ssd_exporter::{app, device, logging};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            // One line: clap's first, naming the flag and what it accepts.
+            let text = e.render().to_string();
+            eprintln!("{}", text.lines().next().unwrap_or("invalid command line"));
+            return ExitCode::from(2);
+        }
+    };
+    let config = match load(&cli) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if cli.flags.check_config {
+        println!("configuration ok");
+        return ExitCode::SUCCESS;
+    }
+    logging::init(config.log_level, config.log_format);
+    let result = match cli.command {
+        Some(Command::Dump {
+            device,
+            folder,
+            redact,
+        }) => dump(&device, &folder, config.poll_timeout, redact),
+        None => serve(config),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn load(cli: &Cli) -> Result<Config, ConfigError> {
+    let file = match &cli.flags.config_file {
+        Some(path) => RawFile::load(path)?,
+        None => RawFile::default(),
+    };
+    Config::try_from(file.overlay(cli.flags.to_raw()))
+}
+
+fn serve(config: Config) -> anyhow::Result<ExitCode> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    rt.block_on(app::run(config))?;
+    // Blocking threads stuck in an ioctl must not hold the process open.
+    rt.shutdown_timeout(Duration::from_millis(100));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn dump(
+    device: &std::path::Path,
+    folder: &std::path::Path,
+    timeout: Duration,
+    redact: bool,
+) -> anyhow::Result<ExitCode> {
+    let report = device::dump::dump(device, folder, timeout, redact)?;
+    println!("{}: wrote {}", folder.display(), report.files.join(", "));
+    for e in &report.errors {
+        eprintln!("failed: {e}");
+    }
+    Ok(if report.errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

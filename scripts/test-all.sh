@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The whole test suite, on a fresh Debian machine: installs what it needs
+# (Debian packages, the cached Debian kernel for the VM tests), then runs
+# formatting and lint checks, unit and integration tests, the fixture
+# cross-check and the real-kernel VM tests. Exit status 0 only if all pass.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v promtool >/dev/null || need+=(prometheus)
+command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
+[ -x /bin/busybox ] || need+=(busybox-static)
+command -v depmod >/dev/null || need+=(kmod)
+command -v cpio >/dev/null || need+=(cpio)
+command -v nvme >/dev/null || need+=(nvme-cli)
+command -v smartctl >/dev/null || need+=(smartmontools)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "== installing: ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+echo "== cargo clippy"
+cargo clippy --all-targets --quiet -- -D warnings
+echo "== fixture dumps agree with their meta.toml"
+python3 tests/fixtures/check_fixtures.py
+echo "== real kernel: QEMU with emulated NVMe and SATA under the Debian kernel"
+tests/vm/run.sh
+echo "== cargo test"
+cargo test --all-targets

@@ -1,0 +1,113 @@
+//! Command line: Prometheus-style dotted flags, each mirroring a config key.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::config::{RawDevice, RawDiscovery, RawFile, RawLog, RawPath, RawPoll, RawWeb};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "ssd_exporter",
+    version,
+    about = "SSD health and latency as Prometheus metrics, read through the exporter's own NVMe and SATA ioctls."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub flags: Flags,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Write what a drive answers into a replay folder (see --replay).
+    Dump {
+        /// The drive: /dev/nvme0 (or a namespace such as /dev/nvme0n1).
+        device: PathBuf,
+        /// Folder to write; its base name becomes the `device` label on replay.
+        folder: PathBuf,
+        /// Replace the serial number and namespace identifiers with fixed values.
+        #[arg(long)]
+        redact: bool,
+    },
+}
+
+/// Serving flags; every one has a config-file key of the same dotted name.
+#[derive(Debug, Default, clap::Args)]
+pub struct Flags {
+    /// YAML configuration file (examples/config.yml lists every key).
+    #[arg(long = "config.file", value_name = "PATH", global = true)]
+    pub config_file: Option<PathBuf>,
+    /// Validate the configuration and exit.
+    #[arg(long = "check-config")]
+    pub check_config: bool,
+    /// Address to listen on (repeatable): :port, host:port, [ipv6]:port [default: :10049].
+    #[arg(long = "web.listen-address", value_name = "ADDR")]
+    pub listen_address: Vec<String>,
+    /// Path under which to expose metrics [default: /metrics].
+    #[arg(long = "web.telemetry-path", value_name = "PATH")]
+    pub telemetry_path: Option<String>,
+    /// How often each drive is polled, e.g. 60s, 5m [default: 60s].
+    #[arg(long = "poll.interval", value_name = "DURATION")]
+    pub poll_interval: Option<String>,
+    /// How long a poll may take before the drive is reported down; also each command's kernel timeout [default: 10s].
+    #[arg(long = "poll.timeout", value_name = "DURATION", global = true)]
+    pub poll_timeout: Option<String>,
+    /// How often sysfs is rescanned for drives that came or went [default: 30s].
+    #[arg(long = "discovery.interval", value_name = "DURATION")]
+    pub discovery_interval: Option<String>,
+    /// Only watch drives whose kernel name (nvme0, sda) matches this regex.
+    #[arg(long = "device.include", value_name = "REGEX")]
+    pub include: Option<String>,
+    /// Do not watch drives whose kernel name matches this regex.
+    #[arg(long = "device.exclude", value_name = "REGEX")]
+    pub exclude: Option<String>,
+    /// error, warn, info, debug or trace [default: info].
+    #[arg(long = "log.level", value_name = "LEVEL", global = true)]
+    pub log_level: Option<String>,
+    /// logfmt or json [default: logfmt].
+    #[arg(long = "log.format", value_name = "FORMAT", global = true)]
+    pub log_format: Option<String>,
+    /// Serve a dump folder as a drive instead of live drives (repeatable).
+    #[arg(long = "replay", value_name = "FOLDER")]
+    pub replay: Vec<PathBuf>,
+    /// sysfs mount point [default: /sys].
+    #[arg(long = "path.sysfs", value_name = "PATH")]
+    pub sysfs: Option<PathBuf>,
+    /// Device node folder [default: /dev].
+    #[arg(long = "path.dev", value_name = "PATH")]
+    pub dev: Option<PathBuf>,
+}
+
+impl Flags {
+    /// The flags as a raw config layer, to overlay on the file.
+    pub fn to_raw(&self) -> RawFile {
+        RawFile {
+            web: RawWeb {
+                listen_address: self.listen_address.clone(),
+                telemetry_path: self.telemetry_path.clone(),
+            },
+            poll: RawPoll {
+                interval: self.poll_interval.clone(),
+                timeout: self.poll_timeout.clone(),
+            },
+            discovery: RawDiscovery {
+                interval: self.discovery_interval.clone(),
+            },
+            device: RawDevice {
+                include: self.include.clone(),
+                exclude: self.exclude.clone(),
+            },
+            log: RawLog {
+                level: self.log_level.clone(),
+                format: self.log_format.clone(),
+            },
+            replay: self.replay.clone(),
+            path: RawPath {
+                sysfs: self.sysfs.clone(),
+                dev: self.dev.clone(),
+            },
+        }
+    }
+}

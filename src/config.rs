@@ -1,0 +1,324 @@
+//! Configuration in two stages: raw values (flags, YAML file) with
+//! defaults, then one validated [`Config`]. Every flag has a YAML key of the
+//! same dotted name; a flag wins over the file. Errors are one line naming
+//! the key and what it accepts.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use regex::Regex;
+use serde::Deserialize;
+use thiserror::Error;
+
+/// The default port, free in the Prometheus default-port allocations.
+pub const DEFAULT_PORT: u16 = 10049;
+
+/// A configuration error: exit code 2, one line.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    #[error("{key}: {message}")]
+    Invalid { key: String, message: String },
+    #[error("config file {path}: {message}")]
+    File { path: String, message: String },
+}
+
+fn invalid(key: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid {
+        key: key.to_string(),
+        message: message.into(),
+    }
+}
+
+/// The YAML file, every section optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawFile {
+    pub web: RawWeb,
+    pub poll: RawPoll,
+    pub discovery: RawDiscovery,
+    pub device: RawDevice,
+    pub log: RawLog,
+    pub replay: Vec<PathBuf>,
+    pub path: RawPath,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawWeb {
+    pub listen_address: Vec<String>,
+    pub telemetry_path: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawPoll {
+    pub interval: Option<String>,
+    pub timeout: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawDiscovery {
+    pub interval: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawDevice {
+    pub include: Option<String>,
+    pub exclude: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawLog {
+    pub level: Option<String>,
+    pub format: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawPath {
+    pub sysfs: Option<PathBuf>,
+    pub dev: Option<PathBuf>,
+}
+
+impl RawFile {
+    /// Reads and parses a YAML config file.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let file_err = |message: String| ConfigError::File {
+            path: path.display().to_string(),
+            message,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| file_err(e.to_string()))?;
+        Self::parse(&text).map_err(file_err)
+    }
+
+    /// Parses YAML text; the error is one line (serde's message names the
+    /// unknown or mistyped key and what is accepted).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        if text.trim().is_empty() {
+            return Ok(Self::default());
+        }
+        serde_yaml_ng::from_str(text).map_err(|e| e.to_string().replace('\n', " "))
+    }
+
+    /// Overlays `other` (the flags) on `self` (the file): a value set in
+    /// `other` wins.
+    pub fn overlay(mut self, other: RawFile) -> RawFile {
+        fn pick<T>(a: &mut Option<T>, b: Option<T>) {
+            if b.is_some() {
+                *a = b;
+            }
+        }
+        fn pick_vec<T>(a: &mut Vec<T>, b: Vec<T>) {
+            if !b.is_empty() {
+                *a = b;
+            }
+        }
+        pick_vec(&mut self.web.listen_address, other.web.listen_address);
+        pick(&mut self.web.telemetry_path, other.web.telemetry_path);
+        pick(&mut self.poll.interval, other.poll.interval);
+        pick(&mut self.poll.timeout, other.poll.timeout);
+        pick(&mut self.discovery.interval, other.discovery.interval);
+        pick(&mut self.device.include, other.device.include);
+        pick(&mut self.device.exclude, other.device.exclude);
+        pick(&mut self.log.level, other.log.level);
+        pick(&mut self.log.format, other.log.format);
+        pick_vec(&mut self.replay, other.replay);
+        pick(&mut self.path.sysfs, other.path.sysfs);
+        pick(&mut self.path.dev, other.path.dev);
+        self
+    }
+}
+
+/// Log line format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Logfmt,
+    Json,
+}
+
+/// The validated configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub listen: Vec<SocketAddr>,
+    pub telemetry_path: String,
+    pub poll_interval: Duration,
+    pub poll_timeout: Duration,
+    pub discovery_interval: Duration,
+    pub include: Option<Regex>,
+    pub exclude: Option<Regex>,
+    pub log_level: tracing::Level,
+    pub log_format: LogFormat,
+    pub replay: Vec<PathBuf>,
+    pub sysfs: PathBuf,
+    pub dev: PathBuf,
+}
+
+impl TryFrom<RawFile> for Config {
+    type Error = ConfigError;
+
+    fn try_from(raw: RawFile) -> Result<Self, ConfigError> {
+        let listen_raw = if raw.web.listen_address.is_empty() {
+            vec![format!(":{DEFAULT_PORT}")]
+        } else {
+            raw.web.listen_address
+        };
+        let mut listen = Vec::new();
+        for a in &listen_raw {
+            listen.extend(listen_address(a)?);
+        }
+        let telemetry_path = raw.web.telemetry_path.unwrap_or_else(|| "/metrics".into());
+        if !telemetry_path.starts_with('/') || telemetry_path == "/" {
+            return Err(invalid(
+                "web.telemetry_path",
+                format!(
+                    "{telemetry_path:?} must be a path starting with / other than / itself, e.g. /metrics"
+                ),
+            ));
+        }
+        Ok(Config {
+            listen,
+            telemetry_path,
+            poll_interval: duration_key("poll.interval", raw.poll.interval, "60s")?,
+            poll_timeout: duration_key("poll.timeout", raw.poll.timeout, "10s")?,
+            discovery_interval: duration_key("discovery.interval", raw.discovery.interval, "30s")?,
+            include: regex_key("device.include", raw.device.include)?,
+            exclude: regex_key("device.exclude", raw.device.exclude)?,
+            log_level: log_level(raw.log.level.as_deref().unwrap_or("info"))?,
+            log_format: match raw.log.format.as_deref().unwrap_or("logfmt") {
+                "logfmt" => LogFormat::Logfmt,
+                "json" => LogFormat::Json,
+                other => {
+                    return Err(invalid(
+                        "log.format",
+                        format!("{other:?} is not accepted; use logfmt or json"),
+                    ));
+                }
+            },
+            replay: raw.replay,
+            sysfs: raw.path.sysfs.unwrap_or_else(|| "/sys".into()),
+            dev: raw.path.dev.unwrap_or_else(|| "/dev".into()),
+        })
+    }
+}
+
+fn duration_key(key: &str, value: Option<String>, default: &str) -> Result<Duration, ConfigError> {
+    let text = value.as_deref().unwrap_or(default);
+    match parse_duration(text) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        Ok(_) => Err(invalid(key, format!("{text:?} must be longer than zero"))),
+        Err(e) => Err(invalid(key, e)),
+    }
+}
+
+fn regex_key(key: &str, value: Option<String>) -> Result<Option<Regex>, ConfigError> {
+    match value.filter(|v| !v.is_empty()) {
+        None => Ok(None),
+        Some(v) => Regex::new(&v).map(Some).map_err(|e| {
+            let first = e
+                .to_string()
+                .lines()
+                .last()
+                .unwrap_or_default()
+                .trim()
+                .to_string();
+            invalid(
+                key,
+                format!("{v:?} is not a valid regular expression ({first})"),
+            )
+        }),
+    }
+}
+
+fn log_level(text: &str) -> Result<tracing::Level, ConfigError> {
+    match text {
+        "error" => Ok(tracing::Level::ERROR),
+        "warn" => Ok(tracing::Level::WARN),
+        "info" => Ok(tracing::Level::INFO),
+        "debug" => Ok(tracing::Level::DEBUG),
+        "trace" => Ok(tracing::Level::TRACE),
+        other => Err(invalid(
+            "log.level",
+            format!("{other:?} is not accepted; use error, warn, info, debug or trace"),
+        )),
+    }
+}
+
+/// `:port` (every interface), `host:port` or `[v6]:port`.
+fn listen_address(text: &str) -> Result<Vec<SocketAddr>, ConfigError> {
+    let err = || {
+        invalid(
+            "web.listen_address",
+            format!("{text:?} is not accepted; use :port, host:port or [ipv6]:port"),
+        )
+    };
+    if let Some(port) = text.strip_prefix(':') {
+        let port: u16 = port.parse().map_err(|_| err())?;
+        return Ok(vec![SocketAddr::from(([0u16; 8], port))]);
+    }
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return Ok(vec![addr]);
+    }
+    let addrs: Vec<SocketAddr> = text.to_socket_addrs().map_err(|_| err())?.collect();
+    if addrs.is_empty() {
+        Err(err())
+    } else {
+        Ok(addrs)
+    }
+}
+
+/// A Prometheus-style duration: one or more `<number><unit>` with units
+/// `ms`, `s`, `m`, `h`, `d`, `w`, `y` in decreasing order (`1h30m`, `250ms`).
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    const UNITS: [(&str, u64); 7] = [
+        ("y", 365 * 24 * 3_600_000),
+        ("w", 7 * 24 * 3_600_000),
+        ("d", 24 * 3_600_000),
+        ("h", 3_600_000),
+        ("ms", 1),
+        ("m", 60_000),
+        ("s", 1_000),
+    ];
+    let bad = || {
+        format!(
+            "{text:?} is not a duration; use a number and a unit (ms, s, m, h, d, w, y), e.g. 30s, 5m, 1h30m"
+        )
+    };
+    let mut rest = text;
+    let mut total: u64 = 0;
+    let mut last_rank = usize::MAX;
+    if rest.is_empty() {
+        return Err(bad());
+    }
+    while !rest.is_empty() {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return Err(bad());
+        }
+        let n: u64 = rest[..digits].parse().map_err(|_| bad())?;
+        rest = &rest[digits..];
+        let (rank, &(unit, ms)) = UNITS
+            .iter()
+            .enumerate()
+            .find(|(_, (u, _))| rest.starts_with(u) && !(*u == "m" && rest.starts_with("ms")))
+            .ok_or_else(bad)?;
+        // Order: y w d h m s ms (ms is listed before m only for matching).
+        let order = [0, 1, 2, 3, 6, 4, 5][rank];
+        if last_rank != usize::MAX && order <= last_rank {
+            return Err(bad());
+        }
+        last_rank = order;
+        rest = &rest[unit.len()..];
+        total = n
+            .checked_mul(ms)
+            .and_then(|v| total.checked_add(v))
+            .ok_or_else(bad)?;
+    }
+    Ok(Duration::from_millis(total))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,130 @@
+use super::*;
+
+fn validate(yaml: &str) -> Result<Config, String> {
+    let raw = RawFile::parse(yaml)?;
+    Config::try_from(raw).map_err(|e| e.to_string())
+}
+
+#[test]
+fn durations_follow_prometheus() {
+    assert_eq!(parse_duration("1s"), Ok(Duration::from_secs(1)));
+    assert_eq!(parse_duration("60s"), Ok(Duration::from_secs(60)));
+    assert_eq!(parse_duration("5m"), Ok(Duration::from_secs(300)));
+    assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+    assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
+    assert_eq!(
+        parse_duration("1m30s500ms"),
+        Ok(Duration::from_millis(90_500))
+    );
+    assert_eq!(parse_duration("2d"), Ok(Duration::from_secs(172_800)));
+    for bad in [
+        "",
+        "5",
+        "s",
+        "1.5s",
+        "30sec",
+        "5m1h",
+        "1s1s",
+        "-1s",
+        " 1s",
+        "99999999999999999999y",
+    ] {
+        assert!(parse_duration(bad).is_err(), "{bad:?} accepted");
+    }
+}
+
+#[test]
+fn defaults() {
+    let c = validate("").unwrap();
+    assert_eq!(c.listen, vec!["[::]:10049".parse::<SocketAddr>().unwrap()]);
+    assert_eq!(c.telemetry_path, "/metrics");
+    assert_eq!(c.poll_interval, Duration::from_secs(60));
+    assert_eq!(c.discovery_interval, Duration::from_secs(30));
+    assert_eq!(c.log_format, LogFormat::Logfmt);
+    assert_eq!(c.log_level, tracing::Level::INFO);
+    assert!(c.include.is_none() && c.exclude.is_none());
+}
+
+#[test]
+fn unknown_key_is_named_on_one_line() {
+    let e = validate("web:\n  listen_adress: [':1']\n").unwrap_err();
+    assert!(!e.contains('\n'), "{e}");
+    assert!(
+        e.contains("listen_adress") && e.contains("listen_address"),
+        "{e}"
+    );
+    let e = validate("pol:\n  interval: 1s\n").unwrap_err();
+    assert!(e.contains("pol") && e.contains("poll"), "{e}");
+}
+
+#[test]
+fn bad_values_name_the_key_and_what_is_accepted() {
+    let cases = [
+        ("poll:\n  interval: 5x\n", "poll.interval", "e.g. 30s"),
+        (
+            "poll:\n  interval: 0s\n",
+            "poll.interval",
+            "longer than zero",
+        ),
+        (
+            "discovery:\n  interval: soon\n",
+            "discovery.interval",
+            "unit",
+        ),
+        (
+            "device:\n  include: '(nvme'\n",
+            "device.include",
+            "regular expression",
+        ),
+        (
+            "log:\n  level: loud\n",
+            "log.level",
+            "error, warn, info, debug or trace",
+        ),
+        ("log:\n  format: xml\n", "log.format", "logfmt or json"),
+        (
+            "web:\n  listen_address: ['10049']\n",
+            "web.listen_address",
+            ":port",
+        ),
+        (
+            "web:\n  telemetry_path: metrics\n",
+            "web.telemetry_path",
+            "starting with /",
+        ),
+    ];
+    for (yaml, key, accepted) in cases {
+        let e = validate(yaml).unwrap_err();
+        assert!(e.starts_with(key), "{yaml:?} gave {e}");
+        assert!(e.contains(accepted), "{yaml:?} gave {e}");
+        assert!(!e.contains('\n'));
+    }
+}
+
+#[test]
+fn flags_win_over_the_file() {
+    let file = RawFile::parse("poll:\n  interval: 5m\n  timeout: 3s\n").unwrap();
+    let flags = RawFile {
+        poll: RawPoll {
+            interval: Some("1s".into()),
+            timeout: None,
+        },
+        ..Default::default()
+    };
+    let c = Config::try_from(file.overlay(flags)).unwrap();
+    assert_eq!(c.poll_interval, Duration::from_secs(1));
+    assert_eq!(c.poll_timeout, Duration::from_secs(3));
+}
+
+#[test]
+fn the_shipped_example_config_is_valid_and_sets_every_key() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/config.yml");
+    let raw = RawFile::load(Path::new(path)).unwrap();
+    let c = Config::try_from(raw).unwrap();
+    assert_eq!(c.listen, vec!["[::]:10049".parse::<SocketAddr>().unwrap()]);
+    assert_eq!(c.poll_interval, Duration::from_secs(60));
+    assert_eq!(c.poll_timeout, Duration::from_secs(10));
+    assert_eq!(c.discovery_interval, Duration::from_secs(30));
+    assert!(c.include.as_ref().unwrap().is_match("nvme0"));
+    assert!(c.exclude.is_none());
+}

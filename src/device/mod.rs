@@ -1,0 +1,62 @@
+//! Where page bytes come from: a live controller through the exporter's own
+//! ioctls, or a replay folder. Both answer the same requests with the same
+//! raw bytes, so everything after this layer (decoding, readings, metrics) is
+//! shared by live and replayed drives.
+
+pub mod discovery;
+pub mod dump;
+pub mod nvme_live;
+pub mod replay;
+
+use std::fmt;
+
+use thiserror::Error;
+
+/// A request for one NVMe page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NvmeRequest {
+    /// Identify Controller (CNS 01h), 4096 bytes.
+    IdentifyController,
+    /// Identify UUID List (CNS 17h), 4096 bytes.
+    UuidList,
+    /// Identify Namespace (CNS 00h) for `nsid`, 4096 bytes.
+    IdentifyNamespace { nsid: u32 },
+    /// Get Log Page `lid` for all namespaces (NSID FFFFFFFFh), `len` bytes,
+    /// with a UUID index (0 = none).
+    Log { lid: u8, len: usize, uuid_index: u8 },
+}
+
+impl fmt::Display for NvmeRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::IdentifyController => f.write_str("identify controller"),
+            Self::UuidList => f.write_str("identify uuid list"),
+            Self::IdentifyNamespace { nsid } => write!(f, "identify namespace {nsid}"),
+            Self::Log { lid, .. } => write!(f, "log page {lid:02x}h"),
+        }
+    }
+}
+
+/// Why a page could not be fetched.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum FetchError {
+    /// The drive does not support this page (an NVMe "invalid field / log
+    /// page / opcode" status, or a replay folder without the file). Not a
+    /// failure: remembered, logged once, never counted as an error.
+    #[error("not supported: {0}")]
+    Unsupported(String),
+    /// The device is gone (ENODEV / ENOENT / ENXIO): removed or hot-unplugged.
+    #[error("device gone: {0}")]
+    Gone(String),
+    /// Anything else: an errno, an NVMe error status, a timeout, a short read.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Something that answers NVMe page requests with raw bytes.
+pub trait NvmeSource: Send {
+    /// Human-readable origin, used in log lines (`/dev/nvme0`, a folder).
+    fn origin(&self) -> String;
+    /// The raw bytes of `req`, exactly as the device returned them.
+    fn fetch(&mut self, req: NvmeRequest) -> Result<Vec<u8>, FetchError>;
+}

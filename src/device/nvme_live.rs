@@ -1,0 +1,188 @@
+//! A live NVMe controller, read through the exporter's own admin passthrough.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::{FetchError, NvmeRequest, NvmeSource};
+use crate::nvme::NvmeStatus;
+use crate::sys::nvme::{AdminCommand, AdminError, Controller};
+
+const OPC_GET_LOG_PAGE: u8 = 0x02;
+const OPC_IDENTIFY: u8 = 0x06;
+const CNS_NAMESPACE: u32 = 0x00;
+const CNS_CONTROLLER: u32 = 0x01;
+const CNS_UUID_LIST: u32 = 0x17;
+/// Controller-wide log pages are read for all namespaces.
+const NSID_ALL: u32 = 0xFFFF_FFFF;
+const IDENTIFY_LEN: usize = 4096;
+
+/// The admin command and buffer length for `req`.
+///
+/// Get Log Page (NVMe Base 2.0 §5.16): CDW10 = LID[7:0] | NUMDL[31:16],
+/// CDW11 = NUMDU[15:0], CDW14 = UUID index[6:0]; NUMD = dwords − 1.
+pub fn command_for(req: NvmeRequest) -> (AdminCommand, usize) {
+    let mut cmd = AdminCommand {
+        opcode: OPC_IDENTIFY,
+        nsid: 0,
+        cdw10: 0,
+        cdw11: 0,
+        cdw12: 0,
+        cdw13: 0,
+        cdw14: 0,
+        cdw15: 0,
+    };
+    match req {
+        NvmeRequest::IdentifyController => {
+            cmd.cdw10 = CNS_CONTROLLER;
+            (cmd, IDENTIFY_LEN)
+        }
+        NvmeRequest::UuidList => {
+            cmd.cdw10 = CNS_UUID_LIST;
+            (cmd, IDENTIFY_LEN)
+        }
+        NvmeRequest::IdentifyNamespace { nsid } => {
+            cmd.cdw10 = CNS_NAMESPACE;
+            cmd.nsid = nsid;
+            (cmd, IDENTIFY_LEN)
+        }
+        NvmeRequest::Log {
+            lid,
+            len,
+            uuid_index,
+        } => {
+            let numd = (len / 4).saturating_sub(1) as u32;
+            cmd.opcode = OPC_GET_LOG_PAGE;
+            cmd.nsid = NSID_ALL;
+            cmd.cdw10 = u32::from(lid) | ((numd & 0xFFFF) << 16);
+            cmd.cdw11 = numd >> 16;
+            cmd.cdw14 = u32::from(uuid_index & 0x7F);
+            (cmd, len)
+        }
+    }
+}
+
+/// An NVMe controller character device (`/dev/nvmeN`).
+#[derive(Debug)]
+pub struct NvmeLive {
+    path: PathBuf,
+    ctrl: Option<Controller>,
+    timeout: Duration,
+}
+
+impl NvmeLive {
+    /// A source for `path`; the device is opened on first use and reopened
+    /// after it failed, so a drive that comes back is picked up again.
+    pub fn new(path: &Path, timeout: Duration) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            ctrl: None,
+            timeout,
+        }
+    }
+
+    fn controller(&mut self) -> Result<&Controller, FetchError> {
+        if self.ctrl.is_none() {
+            let ctrl = Controller::open(&self.path).map_err(|e| self.os_error("open", e))?;
+            self.ctrl = Some(ctrl);
+        }
+        Ok(self.ctrl.as_ref().expect("just opened"))
+    }
+
+    fn os_error(&self, what: &str, e: io::Error) -> FetchError {
+        let path = self.path.display();
+        match e.raw_os_error() {
+            Some(libc::ENODEV | libc::ENOENT | libc::ENXIO) => {
+                FetchError::Gone(format!("{what} {path}: {e}"))
+            }
+            Some(libc::EPERM | libc::EACCES) => FetchError::Failed(format!(
+                "{what} {path}: permission denied (needs CAP_SYS_ADMIN; see systemd/ssd_exporter.service)"
+            )),
+            _ => FetchError::Failed(format!("{what} {path}: {e}")),
+        }
+    }
+}
+
+impl NvmeSource for NvmeLive {
+    fn origin(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    fn fetch(&mut self, req: NvmeRequest) -> Result<Vec<u8>, FetchError> {
+        let (cmd, len) = command_for(req);
+        let mut buf = vec![0u8; len];
+        let timeout = self.timeout;
+        let result = self.controller()?.admin_read(&cmd, &mut buf, timeout);
+        match result {
+            Ok(_) => Ok(buf),
+            Err(AdminError::Status(raw)) => {
+                let status = NvmeStatus::from_ioctl_result(raw);
+                let msg = format!("{req} on {}: {status}", self.path.display());
+                if status.is_unsupported() {
+                    Err(FetchError::Unsupported(msg))
+                } else {
+                    Err(FetchError::Failed(msg))
+                }
+            }
+            Err(AdminError::Os(e)) => {
+                // Drop the handle: the next fetch reopens, which also tells a
+                // vanished controller (ENOENT) from a transient error.
+                self.ctrl = None;
+                Err(self.os_error(&req.to_string(), e))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn smart_log_command_matches_nvme_cli() {
+        // nvme-cli `nvme smart-log` sends opcode 02h, nsid ffffffff,
+        // cdw10 = 0x007f0002 (NUMDL 127 = 512/4 − 1, LID 02h).
+        let (cmd, len) = command_for(NvmeRequest::Log {
+            lid: 0x02,
+            len: 512,
+            uuid_index: 0,
+        });
+        assert_eq!(len, 512);
+        assert_eq!(cmd.opcode, 0x02);
+        assert_eq!(cmd.nsid, 0xFFFF_FFFF);
+        assert_eq!(cmd.cdw10, 0x007F_0002);
+        assert_eq!(cmd.cdw11, 0);
+    }
+
+    #[test]
+    fn large_log_splits_numd_and_carries_the_uuid_index() {
+        // 256 KiB = 65536 dwords → NUMD 65535 = NUMDL ffffh, NUMDU 0;
+        // 512 KiB → NUMD 131071 = NUMDL ffffh, NUMDU 1.
+        let (cmd, _) = command_for(NvmeRequest::Log {
+            lid: 0xC0,
+            len: 512 * 1024,
+            uuid_index: 3,
+        });
+        assert_eq!(cmd.cdw10, 0xFFFF_00C0);
+        assert_eq!(cmd.cdw11, 1);
+        assert_eq!(cmd.cdw14, 3);
+    }
+
+    #[test]
+    fn identify_uses_cns() {
+        let (cmd, len) = command_for(NvmeRequest::UuidList);
+        assert_eq!((cmd.opcode, cmd.cdw10, len), (0x06, 0x17, 4096));
+    }
+
+    #[test]
+    fn a_missing_device_is_gone() {
+        let mut src = NvmeLive::new(
+            Path::new("/dev/nvme-does-not-exist"),
+            Duration::from_secs(1),
+        );
+        assert!(matches!(
+            src.fetch(NvmeRequest::IdentifyController),
+            Err(FetchError::Gone(_))
+        ));
+    }
+}

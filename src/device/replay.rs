@@ -1,0 +1,131 @@
+//! Replay folders (`shared/reference/device-dumps.md`): a dump served as a
+//! drive. Files are read again on every fetch, so a test can change a page
+//! between two polls; a missing optional file means "not supported".
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::{FetchError, NvmeRequest, NvmeSource};
+use crate::nvme;
+
+/// The dump file that holds `req`'s answer, or `None` if the format has none.
+pub fn nvme_file_name(req: NvmeRequest) -> Option<String> {
+    let name = match req {
+        NvmeRequest::IdentifyController => "id-ctrl.bin",
+        NvmeRequest::IdentifyNamespace { nsid } => return Some(format!("id-ns-{nsid}.bin")),
+        NvmeRequest::UuidList => return None,
+        NvmeRequest::Log { lid, .. } => match lid {
+            nvme::LID_SMART => "smart-log.bin",
+            nvme::LID_OCP_SMART => "ocp-smart-log.bin",
+            nvme::LID_ERROR => "error-log.bin",
+            nvme::LID_SELF_TEST => "self-test-log.bin",
+            _ => return None,
+        },
+    };
+    Some(name.to_string())
+}
+
+/// The transport a dump folder holds, from the files present.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DumpKind {
+    Nvme,
+    Sata,
+}
+
+/// Which transport `dir` is a dump of, or an error naming what is missing.
+pub fn dump_kind(dir: &Path) -> Result<DumpKind, String> {
+    if dir.join("id-ctrl.bin").is_file() {
+        Ok(DumpKind::Nvme)
+    } else if dir.join("identify.bin").is_file() {
+        Ok(DumpKind::Sata)
+    } else {
+        Err(format!(
+            "{}: not a device dump (needs id-ctrl.bin for NVMe or identify.bin for SATA)",
+            dir.display()
+        ))
+    }
+}
+
+/// The `device` label of a dump: its folder's base name.
+pub fn device_name(dir: &Path) -> String {
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| dir.display().to_string())
+}
+
+/// An NVMe drive replayed from a dump folder.
+#[derive(Debug, Clone)]
+pub struct NvmeReplay {
+    dir: PathBuf,
+}
+
+impl NvmeReplay {
+    pub fn new(dir: &Path) -> Self {
+        Self {
+            dir: dir.to_path_buf(),
+        }
+    }
+}
+
+impl NvmeSource for NvmeReplay {
+    fn origin(&self) -> String {
+        self.dir.display().to_string()
+    }
+
+    fn fetch(&mut self, req: NvmeRequest) -> Result<Vec<u8>, FetchError> {
+        let Some(name) = nvme_file_name(req) else {
+            return Err(FetchError::Unsupported(format!(
+                "{req}: not part of a dump"
+            )));
+        };
+        let path = self.dir.join(name);
+        match std::fs::read(&path) {
+            Ok(bytes) => Ok(bytes),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                if req == NvmeRequest::IdentifyController {
+                    Err(FetchError::Gone(format!("{}: {e}", path.display())))
+                } else {
+                    Err(FetchError::Unsupported(format!(
+                        "{} absent",
+                        path.display()
+                    )))
+                }
+            }
+            Err(e) => Err(FetchError::Failed(format!("{}: {e}", path.display()))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absent_optional_page_is_unsupported_and_files_are_reread() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut src = NvmeReplay::new(dir.path());
+        let ocp = NvmeRequest::Log {
+            lid: 0xC0,
+            len: 512,
+            uuid_index: 0,
+        };
+        assert!(matches!(src.fetch(ocp), Err(FetchError::Unsupported(_))));
+        std::fs::write(dir.path().join("ocp-smart-log.bin"), [7u8; 512]).unwrap();
+        assert_eq!(src.fetch(ocp).unwrap(), vec![7u8; 512]);
+        assert!(matches!(
+            src.fetch(NvmeRequest::IdentifyController),
+            Err(FetchError::Gone(_))
+        ));
+    }
+
+    #[test]
+    fn kind_follows_the_files_present() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(dump_kind(dir.path()).is_err());
+        std::fs::write(dir.path().join("identify.bin"), [0u8; 512]).unwrap();
+        assert_eq!(dump_kind(dir.path()), Ok(DumpKind::Sata));
+        std::fs::write(dir.path().join("id-ctrl.bin"), [0u8; 4096]).unwrap();
+        assert_eq!(dump_kind(dir.path()), Ok(DumpKind::Nvme));
+        assert_eq!(device_name(&dir.path().join("nvme7")), "nvme7");
+    }
+}

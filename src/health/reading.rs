@@ -1,0 +1,79 @@
+//! The unified reading of one drive. Every field is optional: a value the
+//! drive does not report stays `None` and produces no series (never a fake 0).
+//! Values are in base units (bytes, seconds, °C, ratios 0–1).
+
+use crate::device::discovery::Transport;
+
+/// Who the drive says it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Identity {
+    pub transport: Transport,
+    pub model: String,
+    pub serial: String,
+    pub firmware: String,
+    /// World-wide name in the form the kernel shows in sysfs `wwid`
+    /// (`eui.…`, `nvme.…`), empty when unknown.
+    pub wwn: String,
+    pub capacity_bytes: Option<u128>,
+}
+
+/// Monotonic counters, kept at full width (`u128`) until exposition.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Counters {
+    pub host_read_bytes: Option<u128>,
+    pub host_written_bytes: Option<u128>,
+    pub host_read_commands: Option<u128>,
+    pub host_write_commands: Option<u128>,
+    pub controller_busy_seconds: Option<u128>,
+    pub power_cycles: Option<u128>,
+    pub power_on_seconds: Option<u128>,
+    pub unsafe_shutdowns: Option<u128>,
+    pub media_errors: Option<u128>,
+    pub error_log_entries: Option<u128>,
+    pub crc_errors: Option<u128>,
+    pub temperature_above_warning_seconds: Option<u128>,
+    pub temperature_above_critical_seconds: Option<u128>,
+    pub thermal_throttle_events: Option<u128>,
+    pub plp_starts: Option<u128>,
+    pub nand_written_bytes: Option<u128>,
+    pub nand_read_bytes: Option<u128>,
+    pub uncorrectable_read_errors: Option<u128>,
+    pub incomplete_shutdowns: Option<u128>,
+    pub pcie_correctable_errors: Option<u128>,
+    pub soft_ecc_errors: Option<u128>,
+    pub xor_recoveries: Option<u128>,
+    pub end_to_end_detected_errors: Option<u128>,
+    pub end_to_end_corrected_errors: Option<u128>,
+    pub pcie_link_retrainings: Option<u128>,
+}
+
+/// Light (TMT1) and heavy (TMT2) thermal management, in that order.
+pub const THROTTLE_LEVELS: [&str; 2] = ["light", "heavy"];
+
+/// What one poll learned about a drive, in base units.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Reading {
+    /// `(sensor, °C)`: `composite`, then `1`..`8` for the ones implemented.
+    pub temperatures: Vec<(String, f64)>,
+    pub temperature_warning_celsius: Option<f64>,
+    pub temperature_critical_celsius: Option<f64>,
+    /// `(condition, set)` for every critical-warning bit the transport has.
+    pub critical_warning: Vec<(&'static str, bool)>,
+    /// `(condition, set)` for the NVMe endurance-group critical warning summary.
+    pub endurance_group_warning: Vec<(&'static str, bool)>,
+    pub smart_passed: Option<bool>,
+    pub available_spare_ratio: Option<f64>,
+    pub available_spare_threshold_ratio: Option<f64>,
+    pub percentage_used_ratio: Option<f64>,
+    pub counters: Counters,
+    /// Transitions into light/heavy thermal management ([`THROTTLE_LEVELS`]).
+    pub throttle_transitions: Option<[u64; 2]>,
+    /// Seconds spent in light/heavy thermal management.
+    pub throttle_seconds: Option<[u64; 2]>,
+    pub throttle_active: Option<bool>,
+    pub plp_health_ratio: Option<f64>,
+    /// `(area, count)`: `user`, `system`.
+    pub bad_blocks: Vec<(&'static str, u64)>,
+    /// Name of the newest self-test's result (`passed`, `aborted_by_reset`, …).
+    pub self_test_last_result: Option<&'static str>,
+}

@@ -1,0 +1,166 @@
+//! The landing page at `/`: one self-contained HTML document (no scripts, no
+//! external assets) listing the drives. Every interpolated value is escaped:
+//! model, serial and firmware strings come from the drive and are untrusted.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use super::{DriveRow, ServerConfig};
+
+const STYLE: &str = "body{font-family:sans-serif;margin:2em}\
+table{border-collapse:collapse}\
+th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left}\
+.banner{background:#fd0;padding:.5em;font-weight:bold}\
+.down{color:#b00;font-weight:bold}";
+
+/// Renders the landing page for `drives`.
+pub fn render(config: &ServerConfig, drives: &[DriveRow]) -> String {
+    let mut page = String::with_capacity(2048 + 256 * drives.len());
+    page.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    page.push_str("<meta http-equiv=\"refresh\" content=\"30\">\n<title>SSD Exporter</title>\n");
+    let _ = writeln!(page, "<style>{STYLE}</style>\n</head>\n<body>");
+    page.push_str("<h1>SSD Exporter</h1>\n");
+    if let Some(banner) = &config.banner {
+        let _ = writeln!(page, "<p class=\"banner\">{}</p>", escape(banner));
+    }
+    let _ = writeln!(page, "<p>Version {}</p>", escape(&config.version));
+    let path = escape(&config.telemetry_path);
+    let _ = writeln!(
+        page,
+        "<p><a href=\"{path}\">Metrics</a> at <code>{path}</code></p>"
+    );
+    page.push_str("<h2>Drives</h2>\n");
+    if drives.is_empty() {
+        page.push_str("<p>no drives found</p>\n");
+    } else {
+        drive_table(&mut page, drives);
+    }
+    page.push_str("</body>\n</html>\n");
+    page
+}
+
+fn drive_table(page: &mut String, drives: &[DriveRow]) {
+    page.push_str(
+        "<table>\n<tr><th>Device</th><th>Transport</th><th>Model</th><th>Serial</th>\
+         <th>Firmware</th><th>Status</th><th>Last poll</th><th>State</th></tr>\n",
+    );
+    for d in drives {
+        let status = if d.up {
+            "<td>up</td>"
+        } else {
+            "<td class=\"down\">down</td>"
+        };
+        let _ = writeln!(
+            page,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{status}<td>{}</td><td>{}</td></tr>",
+            escape(&d.device),
+            escape(&d.transport),
+            escape(&d.model),
+            escape(&d.serial),
+            escape(&d.firmware),
+            poll_age(d.last_poll_age),
+            escape(&d.state),
+        );
+    }
+    page.push_str("</table>\n");
+}
+
+/// `12.3 s ago`, `4 min ago`, or `never`.
+fn poll_age(age: Option<Duration>) -> String {
+    match age {
+        None => "never".to_owned(),
+        Some(age) if age < Duration::from_secs(120) => format!("{:.1} s ago", age.as_secs_f64()),
+        Some(age) if age < Duration::from_secs(2 * 3600) => {
+            format!("{} min ago", age.as_secs() / 60)
+        }
+        Some(age) => format!("{} h ago", age.as_secs() / 3600),
+    }
+}
+
+/// Escapes text for HTML element content and quoted attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> ServerConfig {
+        ServerConfig {
+            telemetry_path: "/metrics".to_owned(),
+            version: "1.2.3".to_owned(),
+            banner: None,
+        }
+    }
+
+    fn row(model: &str) -> DriveRow {
+        DriveRow {
+            device: "/dev/nvme0".to_owned(),
+            transport: "nvme".to_owned(),
+            model: model.to_owned(),
+            serial: "S123".to_owned(),
+            firmware: "FW1".to_owned(),
+            up: false,
+            last_poll_age: Some(Duration::from_millis(2500)),
+            state: "poll failing: timeout".to_owned(),
+        }
+    }
+
+    #[test]
+    fn escape_covers_html_metacharacters() {
+        assert_eq!(
+            escape(r#"<a href="x">'&'</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+        assert_eq!(escape("Samsung SSD 980 PRO"), "Samsung SSD 980 PRO");
+    }
+
+    #[test]
+    fn page_shows_every_column() {
+        let page = render(&config(), &[row("Model X")]);
+        for want in [
+            "/dev/nvme0",
+            "nvme",
+            "Model X",
+            "S123",
+            "FW1",
+            "down",
+            "2.5 s ago",
+            "poll failing: timeout",
+            "Version 1.2.3",
+            "<a href=\"/metrics\">",
+        ] {
+            assert!(page.contains(want), "missing {want:?} in\n{page}");
+        }
+        assert!(!page.contains("no drives found"));
+        assert!(!page.contains("<script"));
+    }
+
+    #[test]
+    fn banner_is_shown_and_escaped() {
+        let mut config = config();
+        assert!(!render(&config, &[]).contains("class=\"banner\""));
+        config.banner = Some("SIMULATED <DATA>".to_owned());
+        assert!(render(&config, &[]).contains("SIMULATED &lt;DATA&gt;"));
+    }
+
+    #[test]
+    fn poll_age_units() {
+        assert_eq!(poll_age(None), "never");
+        assert_eq!(poll_age(Some(Duration::from_secs(90))), "90.0 s ago");
+        assert_eq!(poll_age(Some(Duration::from_secs(600))), "10 min ago");
+        assert_eq!(poll_age(Some(Duration::from_secs(3 * 3600))), "3 h ago");
+    }
+}

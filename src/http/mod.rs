@@ -1,0 +1,94 @@
+//! The HTTP face of the exporter: `/metrics` (content-negotiated, optionally
+//! gzipped), a plain HTML landing page at `/`, and `/healthz`.
+//!
+//! The server only encodes what the application already holds: it reaches the
+//! application through [`Exposition`], whose methods read published snapshots
+//! and never touch a drive, so a scrape cannot stall on a slow device.
+
+pub mod landing;
+mod negotiate;
+mod routes;
+pub mod server;
+#[cfg(test)]
+mod tests;
+
+pub use negotiate::{accepts_gzip, negotiate};
+pub use server::serve;
+
+use std::time::Duration;
+
+/// Exposition format chosen by content negotiation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// OpenMetrics 1.0.0 text.
+    OpenMetrics,
+    /// The classic Prometheus text format 0.0.4.
+    PrometheusText,
+}
+
+impl Format {
+    /// The `Content-Type` a response in this format carries.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Format::OpenMetrics => "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            Format::PrometheusText => "text/plain; version=0.0.4; charset=utf-8",
+        }
+    }
+}
+
+/// One drive's line on the landing page.
+///
+/// Every string may come from the drive itself (model, serial, firmware) and
+/// is treated as untrusted: the landing page escapes all of them.
+#[derive(Debug, Clone)]
+pub struct DriveRow {
+    /// Device path, e.g. `/dev/nvme0`.
+    pub device: String,
+    /// `nvme`, `sata`, ...
+    pub transport: String,
+    pub model: String,
+    pub serial: String,
+    pub firmware: String,
+    /// Whether the last poll succeeded.
+    pub up: bool,
+    /// Time since the last successful poll; `None` if it never succeeded.
+    pub last_poll_age: Option<Duration>,
+    /// Free text: `ok`, `poll failing: <error>`, ...
+    pub state: String,
+}
+
+/// What the server needs from the application; implemented by the app's
+/// shared state.
+///
+/// Both methods are called from tokio's blocking pool (see
+/// `routes::call_app`), so an implementation may take a `std::sync` lock.
+pub trait Exposition: Send + Sync + 'static {
+    /// The full metrics body in `format` (encoded from snapshots; never
+    /// touches a drive).
+    fn metrics(&self, format: Format) -> String;
+    /// The drives for the landing page.
+    fn drives(&self) -> Vec<DriveRow>;
+}
+
+/// How the server presents itself.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Path that serves metrics, e.g. `/metrics`. Matched exactly; it takes
+    /// precedence over `/` and `/healthz` if it collides with them.
+    pub telemetry_path: String,
+    /// Shown on the landing page.
+    pub version: String,
+    /// An optional line shown prominently on the landing page (e.g.
+    /// "SIMULATED DATA" in demo mode).
+    pub banner: Option<String>,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            telemetry_path: "/metrics".to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            banner: None,
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! Request → response: routing, method checks and the handlers.
+
+use std::convert::Infallible;
+use std::io::Write as _;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use flate2::Compression;
+use flate2::write::GzEncoder;
+use http_body_util::Full;
+use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+
+use super::{Exposition, ServerConfig, accepts_gzip, landing, negotiate};
+
+pub(crate) type Body = Full<Bytes>;
+
+/// What every connection shares.
+pub(crate) struct Shared {
+    pub(crate) app: Arc<dyn Exposition>,
+    pub(crate) config: ServerConfig,
+}
+
+enum Route {
+    Metrics,
+    Landing,
+    Health,
+}
+
+/// Answers one request. Never fails: every problem becomes a status code.
+/// The request body is ignored; hyper discards it.
+pub(crate) async fn handle<B>(
+    shared: Arc<Shared>,
+    req: Request<B>,
+) -> Result<Response<Body>, Infallible> {
+    let path = req.uri().path();
+    let route = if path == shared.config.telemetry_path {
+        Route::Metrics
+    } else if path == "/" {
+        Route::Landing
+    } else if path == "/healthz" {
+        Route::Health
+    } else {
+        return Ok(not_found(path, &shared.config.telemetry_path));
+    };
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        let mut resp = text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed\n");
+        set(&mut resp, header::ALLOW, "GET, HEAD");
+        return Ok(resp);
+    }
+    // HEAD gets the full GET response; hyper sends its headers (including
+    // Content-Length) and drops the body.
+    Ok(match route {
+        Route::Metrics => metrics(&shared, req.headers()).await,
+        Route::Landing => landing_page(&shared).await,
+        Route::Health => text(StatusCode::OK, "ok\n"),
+    })
+}
+
+async fn metrics(shared: &Shared, headers: &HeaderMap) -> Response<Body> {
+    let format = negotiate(joined(headers, &header::ACCEPT).as_deref());
+    let gzip = accepts_gzip(joined(headers, &header::ACCEPT_ENCODING).as_deref());
+    let encoded = call_app(shared, move |app| {
+        let body = app.metrics(format);
+        if gzip {
+            gzip_bytes(body.as_bytes())
+        } else {
+            Ok(body.into_bytes())
+        }
+    })
+    .await;
+    let body = match encoded {
+        Some(Ok(body)) => body,
+        Some(Err(e)) => {
+            tracing::warn!(error = %e, "gzip of the metrics body failed");
+            return text(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "compressing metrics failed\n",
+            );
+        }
+        None => {
+            return text(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "encoding metrics failed\n",
+            );
+        }
+    };
+    let mut resp = Response::new(Full::new(Bytes::from(body)));
+    set(&mut resp, header::CONTENT_TYPE, format.content_type());
+    // The body depends on both negotiated headers; caches must key on them.
+    set(&mut resp, header::VARY, "Accept, Accept-Encoding");
+    if gzip {
+        set(&mut resp, header::CONTENT_ENCODING, "gzip");
+    }
+    resp
+}
+
+async fn landing_page(shared: &Shared) -> Response<Body> {
+    let config = shared.config.clone();
+    match call_app(shared, move |app| landing::render(&config, &app.drives())).await {
+        Some(page) => {
+            let mut resp = Response::new(Full::new(Bytes::from(page)));
+            set(&mut resp, header::CONTENT_TYPE, "text/html; charset=utf-8");
+            resp
+        }
+        None => text(StatusCode::INTERNAL_SERVER_ERROR, "listing drives failed\n"),
+    }
+}
+
+/// Runs `f` against the application on tokio's blocking pool.
+///
+/// `Exposition` promises not to touch a drive, so this is not about I/O: the
+/// encode (and gzip) is CPU work that grows with the number of drives and
+/// series, and an implementation may take a `std::sync` lock that a poller
+/// briefly holds. Scrapes come every few seconds at most, so the thread hop
+/// costs nothing measurable, while the async workers stay free to accept and
+/// answer `/healthz`. It also turns a panic in the application into a 500
+/// instead of a dropped connection. `None` means `f` panicked.
+async fn call_app<T, F>(shared: &Shared, f: F) -> Option<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&dyn Exposition) -> T + Send + 'static,
+{
+    let app = Arc::clone(&shared.app);
+    match tokio::task::spawn_blocking(move || f(app.as_ref())).await {
+        Ok(value) => Some(value),
+        Err(e) => {
+            tracing::error!(error = %e, "the application panicked while serving a request");
+            None
+        }
+    }
+}
+
+fn gzip_bytes(data: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut encoder = GzEncoder::new(Vec::with_capacity(data.len() / 4), Compression::default());
+    encoder.write_all(data)?;
+    encoder.finish()
+}
+
+fn not_found(path: &str, telemetry_path: &str) -> Response<Body> {
+    let body = format!(
+        "404 not found: {path}\nsee / for the landing page and {telemetry_path} for metrics\n"
+    );
+    text(StatusCode::NOT_FOUND, body)
+}
+
+fn text(status: StatusCode, body: impl Into<Bytes>) -> Response<Body> {
+    let mut resp = Response::new(Full::new(body.into()));
+    *resp.status_mut() = status;
+    set(&mut resp, header::CONTENT_TYPE, "text/plain; charset=utf-8");
+    resp
+}
+
+fn set(resp: &mut Response<Body>, name: HeaderName, value: &'static str) {
+    resp.headers_mut()
+        .insert(name, HeaderValue::from_static(value));
+}
+
+/// All values of a header joined with `,` (how HTTP defines repeated
+/// list-valued headers); `None` if absent or not visible ASCII.
+fn joined(headers: &HeaderMap, name: &HeaderName) -> Option<String> {
+    let mut values = headers.get_all(name).iter().peekable();
+    values.peek()?;
+    let parts: Option<Vec<&str>> = values.map(|v| v.to_str().ok()).collect();
+    Some(parts?.join(","))
+}

@@ -1,0 +1,209 @@
+//! Device Self-test log page (LID 06h, 564 bytes): the operation in progress
+//! and up to 20 results, newest first.
+
+use serde::Serialize;
+
+use super::SELF_TEST_LOG_LEN;
+use crate::decode::{Bytes, ParseError};
+
+const PAGE: &str = "self-test log";
+const RESULTS_OFFSET: usize = 4;
+const RESULT_LEN: usize = 28;
+const RESULT_COUNT: usize = 20;
+/// Result code Fh: the entry is not used.
+const NOT_USED: u8 = 0x0F;
+
+/// One Self-test Result Data Structure (28 bytes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SelfTestResult {
+    /// Byte 0 bits 3:0: result (0 passed … 9 aborted by sanitize; see
+    /// [`SelfTestResult::result_name`]).
+    pub result: u8,
+    /// Byte 0 bits 7:4: self-test code (1 short, 2 extended, Eh vendor).
+    pub code: u8,
+    /// Byte 1: number of the segment that failed (result 7).
+    pub segment: u8,
+    /// Byte 2: valid diagnostic information (b0 NSID, b1 failing LBA, b2 SCT,
+    /// b3 SC); the matching fields below mean nothing when their bit is clear.
+    pub valid_flags: u8,
+    /// Bytes 11:4: power-on hours when the test completed or aborted.
+    pub power_on_hours: u64,
+    /// Bytes 15:12: namespace of the failing LBA (valid if b0 of `valid_flags`).
+    pub nsid: u32,
+    /// Bytes 23:16: first failing LBA (valid if b1 of `valid_flags`).
+    pub failing_lba: u64,
+    /// Byte 24: status code type of the failure, raw as nvme-cli prints it
+    /// (bits 2:0 carry the SCT; valid if b2 of `valid_flags`).
+    pub sct: u8,
+    /// Byte 25: status code of the failure (valid if b3 of `valid_flags`).
+    pub sc: u8,
+}
+
+impl SelfTestResult {
+    /// The result code as a snake_case label.
+    pub fn result_name(&self) -> &'static str {
+        match self.result {
+            0x0 => "passed",
+            0x1 => "aborted_by_command",
+            0x2 => "aborted_by_reset",
+            0x3 => "aborted_by_namespace_removal",
+            0x4 => "aborted_by_format",
+            0x5 => "fatal_error",
+            0x6 => "unknown_segment_failed",
+            0x7 => "segments_failed",
+            0x8 => "aborted_unknown",
+            0x9 => "aborted_by_sanitize",
+            _ => "reserved",
+        }
+    }
+}
+
+/// The Device Self-test log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SelfTestLog {
+    /// Byte 0 bits 3:0: test in progress (0 none, 1 short, 2 extended, Eh vendor).
+    pub current_operation: u8,
+    /// Byte 1 bits 6:0: percent complete of the test in progress.
+    pub current_completion_percent: u8,
+    /// Bytes 563:4: the used results (code Fh "entry not used" skipped),
+    /// newest first.
+    pub results: Vec<SelfTestResult>,
+}
+
+impl SelfTestLog {
+    /// Decodes a 564-byte Device Self-test log page.
+    pub fn parse(buf: &[u8]) -> Result<Self, ParseError> {
+        let b = Bytes::new(PAGE, buf, SELF_TEST_LOG_LEN)?;
+        let results = (0..RESULT_COUNT)
+            .map(|i| parse_result(&b, RESULTS_OFFSET + i * RESULT_LEN))
+            .filter(|r| r.result != NOT_USED)
+            .collect();
+        Ok(Self {
+            current_operation: b.u8(0) & 0x0F,
+            current_completion_percent: b.u8(1) & 0x7F,
+            results,
+        })
+    }
+
+    /// The newest result (the first used entry).
+    pub fn last(&self) -> Option<&SelfTestResult> {
+        self.results.first()
+    }
+}
+
+fn parse_result(b: &Bytes<'_>, base: usize) -> SelfTestResult {
+    let status = b.u8(base);
+    SelfTestResult {
+        result: status & 0x0F,
+        code: status >> 4,
+        segment: b.u8(base + 1),
+        valid_flags: b.u8(base + 2),
+        power_on_hours: b.u64(base + 4),
+        nsid: b.u32(base + 12),
+        failing_lba: b.u64(base + 16),
+        sct: b.u8(base + 24),
+        sc: b.u8(base + 25),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nvme::testutil::*;
+
+    /// A page with every result slot marked "not used" (byte 0 = Fh).
+    fn empty_page() -> Vec<u8> {
+        let mut buf = vec![0u8; 564];
+        for i in 0..20 {
+            buf[4 + 28 * i] = 0x0F;
+        }
+        buf
+    }
+
+    #[test]
+    fn decodes_results_newest_first() {
+        let mut buf = empty_page();
+        buf[0] = 0xF2; // upper bits reserved; extended test running
+        buf[1] = 0x80 | 37; // bit 7 reserved
+        // Entry 0 (offset 4): extended test, segments failed at segment 3.
+        buf[4] = 0x27;
+        buf[5] = 3;
+        buf[6] = 0x0F;
+        put_u64(&mut buf, 8, 0x1_0000_0010);
+        put_u32(&mut buf, 16, 1);
+        put_u64(&mut buf, 20, 0xABCD_EF01_2345);
+        buf[28] = 0x02;
+        buf[29] = 0x81;
+        // Entry 1 (offset 32): short test passed.
+        buf[32] = 0x10;
+        put_u64(&mut buf, 36, 5000);
+        // Entry 19 (offset 4 + 19 × 28 = 536): extended, aborted by sanitize.
+        buf[536] = 0x29;
+
+        let log = SelfTestLog::parse(&buf).unwrap();
+        assert_eq!(log.current_operation, 2);
+        assert_eq!(log.current_completion_percent, 37);
+        assert_eq!(log.results.len(), 3);
+        let r = log.last().unwrap();
+        assert_eq!(
+            (r.result, r.code, r.segment, r.valid_flags),
+            (7, 2, 3, 0x0F)
+        );
+        assert_eq!(r.result_name(), "segments_failed");
+        assert_eq!(r.power_on_hours, 4_294_967_312);
+        assert_eq!(r.nsid, 1);
+        assert_eq!(r.failing_lba, 0xABCD_EF01_2345);
+        assert_eq!((r.sct, r.sc), (2, 0x81));
+        assert_eq!(log.results[1].result_name(), "passed");
+        assert_eq!(log.results[1].code, 1);
+        assert_eq!(log.results[1].power_on_hours, 5000);
+        assert_eq!(log.results[2].result_name(), "aborted_by_sanitize");
+    }
+
+    #[test]
+    fn all_unused_means_no_results() {
+        let log = SelfTestLog::parse(&empty_page()).unwrap();
+        assert!(log.results.is_empty());
+        assert_eq!(log.last(), None);
+        assert_eq!(log.current_operation, 0);
+    }
+
+    #[test]
+    fn result_names() {
+        let mut r = SelfTestLog::parse(&{
+            let mut b = empty_page();
+            b[4] = 0x00;
+            b
+        })
+        .unwrap()
+        .results
+        .remove(0);
+        let names = [
+            "passed",
+            "aborted_by_command",
+            "aborted_by_reset",
+            "aborted_by_namespace_removal",
+            "aborted_by_format",
+            "fatal_error",
+            "unknown_segment_failed",
+            "segments_failed",
+            "aborted_unknown",
+            "aborted_by_sanitize",
+            "reserved",
+        ];
+        for (code, want) in names.iter().enumerate() {
+            r.result = code as u8;
+            assert_eq!(r.result_name(), *want);
+        }
+        r.result = 0x0E;
+        assert_eq!(r.result_name(), "reserved");
+    }
+
+    #[test]
+    fn short_page_is_rejected() {
+        assert!(matches!(
+            SelfTestLog::parse(&[0u8; 563]),
+            Err(ParseError::Length { expected: 564, .. })
+        ));
+    }
+}

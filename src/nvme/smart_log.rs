@@ -1,0 +1,286 @@
+//! SMART / Health Information log page (LID 02h, 512 bytes), with units
+//! converted: Kelvin → °C, percent → ratio, data units → bytes, minutes and
+//! hours → seconds. Raw counters are kept where nvme-cli prints them, so
+//! values can be compared one to one.
+
+use serde::Serialize;
+
+use super::{SMART_LOG_LEN, kelvin_to_celsius};
+use crate::decode::{Bytes, ParseError};
+
+const PAGE: &str = "smart log";
+
+/// One data unit is 1000 × 512 bytes (NVMe Base, Data Units Read).
+const DATA_UNIT_BYTES: u128 = 512_000;
+
+/// Critical Warning, byte 0 of the SMART log (`NVME_SMART_CW_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct CriticalWarning(pub u8);
+
+impl CriticalWarning {
+    /// Each condition's label and bit: b0 available spare below threshold,
+    /// b1 temperature over/under threshold, b2 reliability degraded, b3
+    /// media read-only, b4 volatile memory backup device failed (on PLP
+    /// drives, inferred to be the capacitor bank), b5 PMR read-only.
+    pub const CONDITIONS: [(&'static str, u8); 6] = [
+        ("available_spare", 0),
+        ("temperature", 1),
+        ("reliability", 2),
+        ("read_only", 3),
+        ("volatile_memory_backup", 4),
+        ("pmr_read_only", 5),
+    ];
+
+    /// Whether `bit` (0..=7) is set; false for bits beyond 7.
+    pub fn is_set(&self, bit: u8) -> bool {
+        bit < 8 && self.0 & (1 << bit) != 0
+    }
+}
+
+/// The SMART / Health Information log.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SmartLog {
+    /// Byte 0: critical warning bits.
+    pub critical_warning: CriticalWarning,
+    /// Bytes 2:1: composite temperature (K → °C; 0 K = not reported).
+    pub temperature_celsius: Option<f64>,
+    /// Byte 3: available spare, percent / 100.
+    pub available_spare_ratio: f64,
+    /// Byte 4: available spare threshold, percent / 100.
+    pub available_spare_threshold_ratio: f64,
+    /// Byte 5: percentage used / 100; may exceed 1 (255 means > 254 %).
+    pub percentage_used_ratio: f64,
+    /// Byte 6: endurance group critical warning summary (b0 spare, b2
+    /// degraded, b3 read-only).
+    pub endurance_group_warning: u8,
+    /// Bytes 47:32 × 512 000: bytes read by the host; `u128::MAX` if the
+    /// product overflows.
+    pub data_read_bytes: u128,
+    /// Bytes 63:48 × 512 000: bytes written by the host; `u128::MAX` if the
+    /// product overflows.
+    pub data_written_bytes: u128,
+    /// Bytes 47:32: data units read (thousands of 512-byte units, rounded up).
+    pub data_units_read: u128,
+    /// Bytes 63:48: data units written.
+    pub data_units_written: u128,
+    /// Bytes 79:64: host read commands completed.
+    pub host_read_commands: u128,
+    /// Bytes 95:80: host write commands completed.
+    pub host_write_commands: u128,
+    /// Bytes 111:96: controller busy time, minutes × 60 (saturating).
+    pub controller_busy_seconds: u128,
+    /// Bytes 127:112: power cycles.
+    pub power_cycles: u128,
+    /// Bytes 143:128: power-on hours × 3600 (saturating).
+    pub power_on_seconds: u128,
+    /// Bytes 143:128: power-on hours as reported.
+    pub power_on_hours: u128,
+    /// Bytes 159:144: unsafe shutdowns (power lost before CC.SHN).
+    pub unsafe_shutdowns: u128,
+    /// Bytes 175:160: media and data integrity errors.
+    pub media_errors: u128,
+    /// Bytes 191:176: number of error information log entries over life.
+    pub error_log_entries: u128,
+    /// Bytes 195:192: minutes at or above WCTEMP and below CCTEMP, × 60.
+    pub warning_temp_seconds: u64,
+    /// Bytes 199:196: minutes at or above CCTEMP, × 60.
+    pub critical_temp_seconds: u64,
+    /// Bytes 215:200: temperature sensors 1–8 (K → °C; 0 = not implemented).
+    pub sensors_celsius: [Option<f64>; 8],
+    /// Bytes 219:216 and 223:220: transitions into TMT1 (light) and TMT2
+    /// (heavy) throttling; saturate at FFFFFFFFh.
+    pub thermal_transitions: [u32; 2],
+    /// Bytes 227:224 and 231:228: total seconds in TMT1 and TMT2 throttling.
+    pub thermal_seconds: [u32; 2],
+    /// Bytes 239:232: operational lifetime energy consumed, Wh (NVMe 2.1;
+    /// 0 = not reported).
+    pub lifetime_energy_wh: Option<u64>,
+    /// Bytes 243:240: interval power measurement, raw (bits 15:0 value,
+    /// 17:16 scale; 0 = not reported).
+    pub interval_power_raw: u32,
+}
+
+impl SmartLog {
+    /// Decodes a 512-byte SMART / Health Information log page.
+    pub fn parse(buf: &[u8]) -> Result<Self, ParseError> {
+        let b = Bytes::new(PAGE, buf, SMART_LOG_LEN)?;
+        let data_units_read = b.u128(32);
+        let data_units_written = b.u128(48);
+        let power_on_hours = b.u128(128);
+        let mut sensors_celsius = [None; 8];
+        for (i, s) in sensors_celsius.iter_mut().enumerate() {
+            *s = kelvin_to_celsius(b.u16(200 + 2 * i));
+        }
+        let energy = b.u64(232);
+        Ok(Self {
+            critical_warning: CriticalWarning(b.u8(0)),
+            temperature_celsius: kelvin_to_celsius(b.u16(1)),
+            available_spare_ratio: percent(b.u8(3)),
+            available_spare_threshold_ratio: percent(b.u8(4)),
+            percentage_used_ratio: percent(b.u8(5)),
+            endurance_group_warning: b.u8(6),
+            data_read_bytes: units_to_bytes(data_units_read),
+            data_written_bytes: units_to_bytes(data_units_written),
+            data_units_read,
+            data_units_written,
+            host_read_commands: b.u128(64),
+            host_write_commands: b.u128(80),
+            controller_busy_seconds: b.u128(96).saturating_mul(60),
+            power_cycles: b.u128(112),
+            power_on_seconds: power_on_hours.saturating_mul(3600),
+            power_on_hours,
+            unsafe_shutdowns: b.u128(144),
+            media_errors: b.u128(160),
+            error_log_entries: b.u128(176),
+            warning_temp_seconds: u64::from(b.u32(192)) * 60,
+            critical_temp_seconds: u64::from(b.u32(196)) * 60,
+            sensors_celsius,
+            thermal_transitions: [b.u32(216), b.u32(220)],
+            thermal_seconds: [b.u32(224), b.u32(228)],
+            lifetime_energy_wh: (energy != 0).then_some(energy),
+            interval_power_raw: b.u32(240),
+        })
+    }
+}
+
+fn percent(p: u8) -> f64 {
+    f64::from(p) / 100.0
+}
+
+fn units_to_bytes(units: u128) -> u128 {
+    units.saturating_mul(DATA_UNIT_BYTES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nvme::testutil::*;
+
+    #[test]
+    fn decodes_every_field_at_its_offset() {
+        let mut buf = vec![0u8; 512];
+        buf[0] = 0b0001_0001;
+        put_u16(&mut buf, 1, 323);
+        buf[3] = 97;
+        buf[4] = 10;
+        buf[5] = 105;
+        buf[6] = 0b0000_0100;
+        put_u128(&mut buf, 32, 0x1_0000_0000_0000_0001);
+        put_u128(&mut buf, 48, 3);
+        put_u128(&mut buf, 64, (7u128 << 64) | 5);
+        put_u128(&mut buf, 80, (1u128 << 100) + 9);
+        put_u128(&mut buf, 96, 2);
+        put_u128(&mut buf, 112, (1u128 << 64) + 12);
+        put_u128(&mut buf, 128, 10);
+        put_u128(&mut buf, 144, (2u128 << 64) + 33);
+        put_u128(&mut buf, 160, (3u128 << 64) + 4);
+        put_u128(&mut buf, 176, (4u128 << 64) + 1000);
+        put_u32(&mut buf, 192, 2);
+        put_u32(&mut buf, 196, 0xFFFF_FFFF);
+        put_u16(&mut buf, 200, 300);
+        put_u16(&mut buf, 202, 0);
+        put_u16(&mut buf, 214, 260);
+        put_u32(&mut buf, 216, 11);
+        put_u32(&mut buf, 220, 0xFFFF_FFFF);
+        put_u32(&mut buf, 224, 3600);
+        put_u32(&mut buf, 228, 42);
+        put_u64(&mut buf, 232, 123_456);
+        put_u32(&mut buf, 240, 0x0002_0019);
+
+        let s = SmartLog::parse(&buf).unwrap();
+        assert!(s.critical_warning.is_set(0));
+        assert!(!s.critical_warning.is_set(1));
+        assert!(s.critical_warning.is_set(4));
+        assert_eq!(s.temperature_celsius, Some(50.0));
+        assert_eq!(s.available_spare_ratio, 0.97);
+        assert_eq!(s.available_spare_threshold_ratio, 0.10);
+        assert_eq!(s.percentage_used_ratio, 1.05);
+        assert_eq!(s.endurance_group_warning, 4);
+        assert_eq!(s.data_units_read, 18_446_744_073_709_551_617);
+        // (2^64 + 1) × 512 000 = 18_446_744_073_709_551_616 × 512 000 + 512 000
+        assert_eq!(s.data_read_bytes, 9_444_732_965_739_290_427_904_000);
+        assert_eq!(s.data_units_written, 3);
+        assert_eq!(s.data_written_bytes, 1_536_000);
+        assert_eq!(s.host_read_commands, 129_127_208_515_966_861_317);
+        assert_eq!(
+            s.host_write_commands,
+            1_267_650_600_228_229_401_496_703_205_385
+        );
+        assert_eq!(s.controller_busy_seconds, 120);
+        assert_eq!(s.power_cycles, 18_446_744_073_709_551_628);
+        assert_eq!(s.power_on_hours, 10);
+        assert_eq!(s.power_on_seconds, 36_000);
+        assert_eq!(s.unsafe_shutdowns, 36_893_488_147_419_103_265);
+        assert_eq!(s.media_errors, 55_340_232_221_128_654_852);
+        assert_eq!(s.error_log_entries, 73_786_976_294_838_207_464);
+        assert_eq!(s.warning_temp_seconds, 120);
+        assert_eq!(s.critical_temp_seconds, 257_698_037_700);
+        assert_eq!(s.sensors_celsius[0], Some(27.0));
+        assert_eq!(s.sensors_celsius[1], None);
+        assert_eq!(s.sensors_celsius[7], Some(-13.0));
+        assert_eq!(s.thermal_transitions, [11, 0xFFFF_FFFF]);
+        assert_eq!(s.thermal_seconds, [3600, 42]);
+        assert_eq!(s.lifetime_energy_wh, Some(123_456));
+        assert_eq!(s.interval_power_raw, 0x0002_0019);
+    }
+
+    #[test]
+    fn huge_counters_saturate_instead_of_wrapping() {
+        let mut buf = vec![0u8; 512];
+        put_u128(&mut buf, 32, u128::MAX);
+        // Smallest value whose product with 512 000 overflows u128.
+        put_u128(&mut buf, 48, u128::MAX / 512_000 + 1);
+        put_u128(&mut buf, 96, u128::MAX / 60 + 1);
+        put_u128(&mut buf, 128, u128::MAX);
+        let s = SmartLog::parse(&buf).unwrap();
+        assert_eq!(s.data_read_bytes, u128::MAX);
+        assert_eq!(s.data_written_bytes, u128::MAX);
+        assert_eq!(s.controller_busy_seconds, u128::MAX);
+        assert_eq!(s.power_on_seconds, u128::MAX);
+        assert_eq!(s.power_on_hours, u128::MAX);
+    }
+
+    #[test]
+    fn largest_non_overflowing_data_units() {
+        let mut buf = vec![0u8; 512];
+        let units = u128::MAX / 512_000;
+        put_u128(&mut buf, 32, units);
+        let s = SmartLog::parse(&buf).unwrap();
+        assert_eq!(s.data_read_bytes, units * 512_000);
+        assert!(s.data_read_bytes < u128::MAX);
+    }
+
+    #[test]
+    fn zeros_mean_not_reported() {
+        let s = SmartLog::parse(&[0u8; 512]).unwrap();
+        assert_eq!(s.temperature_celsius, None);
+        assert_eq!(s.sensors_celsius, [None; 8]);
+        assert_eq!(s.lifetime_energy_wh, None);
+        assert_eq!(s.critical_warning, CriticalWarning(0));
+    }
+
+    #[test]
+    fn critical_warning_conditions() {
+        let cw = CriticalWarning(0b0010_1000);
+        let set: Vec<&str> = CriticalWarning::CONDITIONS
+            .iter()
+            .filter(|(_, bit)| cw.is_set(*bit))
+            .map(|(name, _)| *name)
+            .collect();
+        assert_eq!(set, ["read_only", "pmr_read_only"]);
+        assert!(!CriticalWarning(0xFF).is_set(8));
+        assert!(CriticalWarning(0x80).is_set(7));
+    }
+
+    #[test]
+    fn short_page_is_rejected() {
+        assert!(matches!(
+            SmartLog::parse(&[0u8; 511]),
+            Err(ParseError::Length {
+                expected: 512,
+                got: 511,
+                ..
+            })
+        ));
+    }
+}

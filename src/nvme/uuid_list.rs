@@ -1,0 +1,112 @@
+//! Identify UUID List (CNS 17h): finds the index of the OCP UUID, which
+//! Get Log Page needs in `CDW14[6:0]` to reach the OCP pages (C0h ...).
+//!
+//! Layout: 32 reserved bytes, then up to 127 entries of 32 bytes
+//! `{ u8 header; u8 rsvd[15]; u8 uuid[16] }` (32 + 127 × 32 = 4096;
+//! libnvme `NVME_ID_UUID_LIST_MAX = 127`). The list ends at the first entry
+//! whose UUID is all zero, as nvme-cli's printer treats it.
+
+use super::UUID_LIST_LEN;
+use crate::decode::{Bytes, ParseError};
+
+const PAGE: &str = "uuid list";
+const HEADER_LEN: usize = 32;
+const ENTRY_LEN: usize = 32;
+const UUID_OFFSET_IN_ENTRY: usize = 16;
+const MAX_ENTRIES: usize = 127;
+
+/// The OCP Datacenter NVMe SSD UUID `c194d55b-e094-4794-a21d-29998f56be6f`,
+/// in the byte order it appears in the list (RFC 4122 order, as nvme-cli
+/// `plugins/ocp/ocp-utils.c` compares it).
+pub const OCP_UUID: [u8; 16] = [
+    0xc1, 0x94, 0xd5, 0x5b, 0xe0, 0x94, 0x47, 0x94, 0xa2, 0x1d, 0x29, 0x99, 0x8f, 0x56, 0xbe, 0x6f,
+];
+
+/// The UUIDs in list order, up to the first all-zero UUID.
+/// Requires the full 4096-byte Identify transfer.
+pub fn parse(buf: &[u8]) -> Result<Vec<[u8; 16]>, ParseError> {
+    let b = Bytes::new(PAGE, buf, UUID_LIST_LEN)?;
+    let uuids = (0..MAX_ENTRIES)
+        .map(|i| {
+            b.u128(HEADER_LEN + i * ENTRY_LEN + UUID_OFFSET_IN_ENTRY)
+                .to_le_bytes()
+        })
+        .take_while(|uuid| *uuid != [0u8; 16])
+        .collect();
+    Ok(uuids)
+}
+
+/// The UUID index of the OCP UUID (entry position + 1), or `None` if the
+/// drive does not list it (then the OCP pages are not reachable by UUID).
+///
+/// Also matches the UUID with its 16 bytes reversed: nvme-cli's Solidigm
+/// plugin notes some drives report it that way.
+pub fn ocp_uuid_index(buf: &[u8]) -> Result<Option<u8>, ParseError> {
+    let mut reversed = OCP_UUID;
+    reversed.reverse();
+    let pos = parse(buf)?
+        .iter()
+        .position(|u| *u == OCP_UUID || *u == reversed);
+    Ok(pos.and_then(|p| u8::try_from(p + 1).ok()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nvme::testutil::*;
+
+    const OCP: [u8; 16] = [
+        0xc1, 0x94, 0xd5, 0x5b, 0xe0, 0x94, 0x47, 0x94, 0xa2, 0x1d, 0x29, 0x99, 0x8f, 0x56, 0xbe,
+        0x6f,
+    ];
+
+    /// Puts `uuid` into entry `i`: 32-byte header, 32 bytes per entry, UUID
+    /// at byte 16 of the entry.
+    fn set_entry(buf: &mut [u8], i: usize, uuid: &[u8; 16]) {
+        buf[32 + 32 * i] = 0x01; // header: association
+        put(buf, 32 + 32 * i + 16, uuid);
+    }
+
+    #[test]
+    fn finds_ocp_uuid_as_position_plus_one() {
+        let mut buf = vec![0u8; 4096];
+        set_entry(&mut buf, 0, &[0x11; 16]);
+        set_entry(&mut buf, 1, &[0x22; 16]);
+        set_entry(&mut buf, 2, &OCP);
+        assert_eq!(parse(&buf).unwrap(), vec![[0x11; 16], [0x22; 16], OCP]);
+        assert_eq!(ocp_uuid_index(&buf), Ok(Some(3)));
+        assert_eq!(OCP_UUID, OCP);
+    }
+
+    #[test]
+    fn stops_at_the_first_zero_uuid() {
+        let mut buf = vec![0u8; 4096];
+        set_entry(&mut buf, 0, &[0x11; 16]);
+        // entry 1 is empty, so an OCP UUID after it is not part of the list
+        set_entry(&mut buf, 2, &OCP);
+        assert_eq!(parse(&buf).unwrap(), vec![[0x11; 16]]);
+        assert_eq!(ocp_uuid_index(&buf), Ok(None));
+    }
+
+    #[test]
+    fn byte_reversed_uuid_matches_and_last_entry_is_127() {
+        let mut buf = vec![0u8; 4096];
+        for i in 0..126 {
+            set_entry(&mut buf, i, &[0x33; 16]);
+        }
+        let mut rev = OCP;
+        rev.reverse();
+        set_entry(&mut buf, 126, &rev); // bytes 4064..4095
+        assert_eq!(parse(&buf).unwrap().len(), 127);
+        assert_eq!(ocp_uuid_index(&buf), Ok(Some(127)));
+    }
+
+    #[test]
+    fn absent_and_short() {
+        assert_eq!(ocp_uuid_index(&[0u8; 4096]), Ok(None));
+        assert!(matches!(
+            parse(&[0u8; 4095]),
+            Err(ParseError::Length { expected: 4096, .. })
+        ));
+    }
+}

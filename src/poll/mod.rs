@@ -1,0 +1,40 @@
+//! One poll of one drive: fetch its pages, decode them, map them onto the
+//! unified reading, and say what failed. Pollers are synchronous (they run
+//! on a blocking thread under a deadline, see [`schedule`]).
+
+pub mod nvme;
+pub mod schedule;
+
+use crate::health::{Identity, Reading};
+
+/// A counted failure: the `source` label of `ssd_poll_errors_total` and a
+/// message naming the device and the page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PollError {
+    pub source: &'static str,
+    pub message: String,
+}
+
+/// What one poll produced.
+#[derive(Debug, Clone, Default)]
+pub struct PollOutcome {
+    /// Identity from the drive's own identify data, when it could be read.
+    pub identity: Option<Identity>,
+    /// The reading built from every page's newest good decode; `None` when
+    /// no page has ever been decoded.
+    pub reading: Option<Reading>,
+    /// Whether this poll read and decoded the drive's core health page.
+    pub up: bool,
+    /// Failures to count, one per page that failed.
+    pub errors: Vec<PollError>,
+    /// The device no longer exists (unplugged, removed, dump folder gone).
+    pub gone: bool,
+}
+
+/// Something that can poll one drive.
+pub trait Poller: Send {
+    /// Where the pages come from (device node or dump folder), for logs.
+    fn origin(&self) -> String;
+    /// Reads and decodes every page once.
+    fn poll(&mut self) -> PollOutcome;
+}

@@ -1,0 +1,223 @@
+//! Each drive's poll loop: poll on a blocking thread under a deadline,
+//! publish the outcome to the [`Store`], sleep a jittered interval, repeat.
+//!
+//! A poll that overruns its deadline is recorded at once (the drive shows
+//! `up 0` and a `poll` error) so the scrape never waits for it; the loop then
+//! waits for the stuck thread before polling again, so a hung drive holds at
+//! most one blocking thread and delays no other drive.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use tokio::sync::Notify;
+use tracing::{error, warn};
+
+use super::Poller;
+use crate::snapshot::Store;
+
+/// How often and how long a drive is polled.
+#[derive(Debug, Clone, Copy)]
+pub struct Schedule {
+    pub interval: Duration,
+    pub deadline: Duration,
+    /// Spread of each interval, ± this fraction, so drives on many hosts do
+    /// not poll in lockstep.
+    pub jitter: f64,
+}
+
+/// The next sleep: `interval` scaled by a uniform factor in `1 ± jitter`.
+pub fn jittered(interval: Duration, jitter: f64, unit: f64) -> Duration {
+    let factor = 1.0 + jitter * (2.0 * unit.clamp(0.0, 1.0) - 1.0);
+    interval.mul_f64(factor.max(0.0))
+}
+
+/// Polls `device` forever (until the task is aborted). `gone` is notified
+/// when the device reports it no longer exists, so discovery can rescan
+/// at once instead of waiting for its next round.
+pub async fn run(
+    device: String,
+    mut poller: Box<dyn Poller>,
+    schedule: Schedule,
+    store: Arc<Store>,
+    gone: Arc<Notify>,
+) {
+    loop {
+        let started = Instant::now();
+        let mut task = tokio::task::spawn_blocking(move || {
+            let outcome = poller.poll();
+            (poller, outcome)
+        });
+        let result = match tokio::time::timeout(schedule.deadline, &mut task).await {
+            Ok(joined) => joined,
+            Err(_) => {
+                warn!(device, deadline = ?schedule.deadline, "poll overran its deadline; waiting for it before polling again");
+                store.update(&device, |s| s.apply_deadline(schedule.deadline));
+                task.await
+            }
+        };
+        match result {
+            Ok((p, outcome)) => {
+                poller = p;
+                if outcome.gone {
+                    gone.notify_one();
+                }
+                let elapsed = started.elapsed();
+                if elapsed <= schedule.deadline {
+                    store.update(&device, |s| s.apply(outcome, elapsed, SystemTime::now()));
+                }
+            }
+            Err(e) => {
+                // A panic in a poller is a bug; the drive is dropped from
+                // polling but the exporter and every other drive go on.
+                error!(device, "poller stopped: {e}");
+                store.update(&device, |s| {
+                    s.up = false;
+                    *s.errors.entry("poll").or_default() += 1;
+                    s.last_error = Some(format!("poller stopped: {e}"));
+                });
+                return;
+            }
+        }
+        tokio::time::sleep(jittered(
+            schedule.interval,
+            schedule.jitter,
+            fastrand::f64(),
+        ))
+        .await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::discovery::Transport;
+    use crate::health::{Identity, Reading};
+    use crate::poll::{PollError, PollOutcome};
+    use crate::snapshot::DriveSnapshot;
+    use std::sync::mpsc;
+
+    fn identity() -> Identity {
+        Identity {
+            transport: Transport::Nvme,
+            model: "M".into(),
+            serial: "S".into(),
+            firmware: "F".into(),
+            wwn: String::new(),
+            capacity_bytes: None,
+        }
+    }
+
+    struct Fake {
+        gate: Option<mpsc::Receiver<()>>,
+        fail: bool,
+    }
+
+    impl Poller for Fake {
+        fn origin(&self) -> String {
+            "fake".into()
+        }
+        fn poll(&mut self) -> PollOutcome {
+            if let Some(gate) = &self.gate {
+                let _ = gate.recv();
+            }
+            let mut out = PollOutcome::default();
+            if self.fail {
+                out.errors.push(PollError {
+                    source: "smart_log",
+                    message: "boom".into(),
+                });
+            } else {
+                out.reading = Some(Reading::default());
+                out.up = true;
+            }
+            out
+        }
+    }
+
+    fn store_with(names: &[&str]) -> Arc<Store> {
+        let store = Arc::new(Store::default());
+        for n in names {
+            store.insert(DriveSnapshot::new(n, "fake", identity()));
+        }
+        store
+    }
+
+    async fn wait_for(store: &Store, device: &str, f: impl Fn(&DriveSnapshot) -> bool) {
+        for _ in 0..500 {
+            if store.list().iter().any(|s| s.device == device && f(s)) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!(
+            "{device} never reached the expected state: {:?}",
+            store.list()
+        );
+    }
+
+    #[test]
+    fn jitter_stays_within_its_band() {
+        let i = Duration::from_secs(60);
+        assert_eq!(jittered(i, 0.1, 0.0), Duration::from_secs(54));
+        assert_eq!(jittered(i, 0.1, 1.0), Duration::from_secs(66));
+        assert_eq!(jittered(i, 0.1, 0.5), i);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_hung_drive_delays_neither_its_deadline_nor_other_drives() {
+        let store = store_with(&["hung", "ok", "bad"]);
+        let gone = Arc::new(Notify::new());
+        let fast = Schedule {
+            interval: Duration::from_millis(20),
+            deadline: Duration::from_millis(200),
+            jitter: 0.0,
+        };
+        let (release, gate) = mpsc::channel();
+        let hung = tokio::spawn(run(
+            "hung".into(),
+            Box::new(Fake {
+                gate: Some(gate),
+                fail: false,
+            }),
+            fast,
+            store.clone(),
+            gone.clone(),
+        ));
+        let ok = tokio::spawn(run(
+            "ok".into(),
+            Box::new(Fake {
+                gate: None,
+                fail: false,
+            }),
+            fast,
+            store.clone(),
+            gone.clone(),
+        ));
+        let bad = tokio::spawn(run(
+            "bad".into(),
+            Box::new(Fake {
+                gate: None,
+                fail: true,
+            }),
+            fast,
+            store.clone(),
+            gone.clone(),
+        ));
+        wait_for(&store, "ok", |s| s.polls >= 3 && s.up).await;
+        wait_for(&store, "bad", |s| {
+            s.polls >= 3 && !s.up && s.errors["smart_log"] >= 3
+        })
+        .await;
+        wait_for(&store, "hung", |s| {
+            s.errors.get("poll") == Some(&1) && !s.up
+        })
+        .await;
+        // Released, the hung drive recovers on its next poll.
+        release.send(()).unwrap();
+        drop(release);
+        wait_for(&store, "hung", |s| s.up).await;
+        for t in [hung, ok, bad] {
+            t.abort();
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! The latest state of every drive, shared between pollers (writers) and
+//! the HTTP server (reader). `/metrics` only ever encodes what is here.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, SystemTime};
+
+use crate::health::{Identity, Reading};
+use crate::poll::PollOutcome;
+
+/// Everything the exporter knows about one drive.
+#[derive(Debug, Clone)]
+pub struct DriveSnapshot {
+    /// Kernel name, the `device` label.
+    pub device: String,
+    /// Device node or dump folder the pages come from.
+    pub origin: String,
+    /// From the drive's identify data; from sysfs until the first poll.
+    pub identity: Identity,
+    /// Whether the last poll read and decoded the core health page.
+    pub up: bool,
+    /// Completed (or abandoned) polls, successful or not.
+    pub polls: u64,
+    pub last_success: Option<SystemTime>,
+    pub last_poll_duration: Option<Duration>,
+    /// Failures per source since the exporter started.
+    pub errors: BTreeMap<&'static str, u64>,
+    /// The newest failure message, for the landing page.
+    pub last_error: Option<String>,
+    /// The reading from each page's newest good decode: a page that fails
+    /// keeps its last values, so a failing drive loses nothing it reported
+    /// before (`up`, the poll timestamp and the error counters say how
+    /// fresh it is).
+    pub reading: Option<Reading>,
+}
+
+impl DriveSnapshot {
+    /// A drive that has been found but not polled yet.
+    pub fn new(device: &str, origin: &str, identity: Identity) -> Self {
+        Self {
+            device: device.to_string(),
+            origin: origin.to_string(),
+            identity,
+            up: false,
+            polls: 0,
+            last_success: None,
+            last_poll_duration: None,
+            errors: BTreeMap::new(),
+            last_error: None,
+            reading: None,
+        }
+    }
+
+    /// Folds one poll's outcome in.
+    pub fn apply(&mut self, outcome: PollOutcome, duration: Duration, now: SystemTime) {
+        self.polls += 1;
+        self.last_poll_duration = Some(duration);
+        self.up = outcome.up;
+        if let Some(identity) = outcome.identity {
+            self.identity = identity;
+        }
+        for e in &outcome.errors {
+            *self.errors.entry(e.source).or_default() += 1;
+        }
+        if let Some(e) = outcome.errors.last() {
+            self.last_error = Some(e.message.clone());
+        } else if self.up {
+            self.last_error = None;
+        }
+        if outcome.reading.is_some() {
+            self.reading = outcome.reading;
+        }
+        if self.up {
+            self.last_success = Some(now);
+        }
+    }
+
+    /// Records a poll that did not finish within its deadline.
+    pub fn apply_deadline(&mut self, deadline: Duration) {
+        self.polls += 1;
+        self.up = false;
+        self.last_poll_duration = Some(deadline);
+        *self.errors.entry("poll").or_default() += 1;
+        self.last_error = Some(format!(
+            "{}: poll did not finish within {deadline:?}",
+            self.origin
+        ));
+    }
+}
+
+/// All drives, keyed by kernel name.
+#[derive(Debug, Default)]
+pub struct Store {
+    drives: RwLock<BTreeMap<String, Arc<DriveSnapshot>>>,
+}
+
+impl Store {
+    pub fn insert(&self, snap: DriveSnapshot) {
+        let mut drives = self.drives.write().unwrap_or_else(|e| e.into_inner());
+        drives.insert(snap.device.clone(), Arc::new(snap));
+    }
+
+    /// Applies `f` to a copy of `device`'s snapshot and publishes it; a
+    /// drive removed meanwhile stays removed.
+    pub fn update(&self, device: &str, f: impl FnOnce(&mut DriveSnapshot)) {
+        let mut drives = self.drives.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(snap) = drives.get_mut(device) {
+            f(Arc::make_mut(snap));
+        }
+    }
+
+    pub fn remove(&self, device: &str) {
+        let mut drives = self.drives.write().unwrap_or_else(|e| e.into_inner());
+        drives.remove(device);
+    }
+
+    /// The current snapshots, cheaply cloned, sorted by device name.
+    pub fn list(&self) -> Vec<Arc<DriveSnapshot>> {
+        let drives = self.drives.read().unwrap_or_else(|e| e.into_inner());
+        drives.values().cloned().collect()
+    }
+}

@@ -1,0 +1,176 @@
+//! Running the real binary and reading its exposition.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_ssd_exporter");
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The NVMe fixture device folders, sorted.
+pub fn nvme_fixtures() -> Vec<PathBuf> {
+    let root = repo().join("tests/fixtures/nvme");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .flat_map(|fixture| std::fs::read_dir(fixture.path()).unwrap().flatten())
+        .map(|dev| dev.path())
+        .filter(|p| p.join("meta.toml").is_file())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// A running exporter, killed on drop.
+pub struct Exporter {
+    child: Child,
+    pub addr: String,
+}
+
+impl Drop for Exporter {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Exporter {
+    /// Starts the binary on an ephemeral loopback port with `args`.
+    pub fn start(args: &[&str]) -> Exporter {
+        let mut child = Command::new(BIN)
+            .args(["--web.listen-address=127.0.0.1:0", "--log.level=info"])
+            .args(args)
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("start ssd_exporter");
+        let stderr = child.stderr.take().unwrap();
+        let mut lines = BufReader::new(stderr).lines();
+        let addr = loop {
+            let line = lines
+                .next()
+                .expect("exporter exited before listening")
+                .unwrap();
+            if let Some(rest) = line
+                .split("address=")
+                .nth(1)
+                .filter(|_| line.contains("listening"))
+            {
+                break rest.split_whitespace().next().unwrap().to_string();
+            }
+        };
+        // Keep draining stderr so the child never blocks on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        Exporter { child, addr }
+    }
+
+    pub fn get(&self, path: &str, headers: &str) -> (String, String) {
+        http_get(&self.addr, path, headers)
+    }
+
+    /// Scrapes until every device in `devices` has completed `polls` polls.
+    pub fn scrape_after_polls(&self, devices: &[String], polls: f64) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let (_, body) = self.get("/metrics", "");
+            let series = parse(&body);
+            let done = devices.iter().all(|d| {
+                series.iter().any(|(k, v)| {
+                    k.starts_with("ssd_polls_total{")
+                        && k.contains(&format!("device=\"{d}\""))
+                        && *v >= polls
+                })
+            });
+            if done {
+                return body;
+            }
+            assert!(Instant::now() < deadline, "devices never polled: {body}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// A minimal HTTP/1.1 GET: (head, body).
+pub fn http_get(addr: &str, path: &str, headers: &str) -> (String, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n{headers}\r\n"
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    (head.to_string(), dechunk(head, body))
+}
+
+fn dechunk(head: &str, body: &str) -> String {
+    if !head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        return body.to_string();
+    }
+    let mut out = String::new();
+    let mut rest = body;
+    while let Some((size, tail)) = rest.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&tail[..n]);
+        rest = &tail[n + 2..];
+    }
+    out
+}
+
+/// `name{labels}` → value for every sample line of a text exposition; label
+/// order is kept as exposed.
+pub fn parse(text: &str) -> BTreeMap<String, f64> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| {
+            let (key, value) = l.rsplit_once(' ')?;
+            Some((key.to_string(), value.parse().ok()?))
+        })
+        .collect()
+}
+
+/// Splits `name{a="1",b="2"}` into the name and its labels.
+pub fn split_series(key: &str) -> (String, BTreeMap<String, String>) {
+    let Some((name, rest)) = key.split_once('{') else {
+        return (key.to_string(), BTreeMap::new());
+    };
+    let mut labels = BTreeMap::new();
+    let mut rest = rest.trim_end_matches('}');
+    while let Some((k, v)) = rest.split_once("=\"") {
+        let end = v.find('"').unwrap();
+        labels.insert(k.trim_start_matches(',').to_string(), v[..end].to_string());
+        rest = &v[end + 1..];
+    }
+    (name.to_string(), labels)
+}
+
+/// The value of the series `name` with exactly `labels` (plus nothing else).
+pub fn find(
+    series: &BTreeMap<String, f64>,
+    name: &str,
+    labels: &BTreeMap<String, String>,
+) -> Option<f64> {
+    series.iter().find_map(|(k, v)| {
+        let (n, l) = split_series(k);
+        (n == name && &l == labels).then_some(*v)
+    })
+}
+
+pub fn path_str(p: &Path) -> &str {
+    p.to_str().unwrap()
+}

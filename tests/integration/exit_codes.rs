@@ -1,0 +1,61 @@
+//! Bad configuration exits 2 with one line naming the key.
+
+use std::process::Command;
+
+use crate::common::*;
+
+fn run(args: &[&str]) -> (i32, String) {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn bad_flag_values_exit_2_with_one_line_naming_the_key() {
+    let cases: [(&[&str], &str); 4] = [
+        (&["--poll.interval=5x", "--check-config"], "poll.interval"),
+        (&["--log.format=xml", "--check-config"], "log.format"),
+        (&["--device.include=(", "--check-config"], "device.include"),
+        (&["--no-such-flag"], "--no-such-flag"),
+    ];
+    for (args, key) in cases {
+        let (code, err) = run(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(key), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn unknown_config_key_exits_2_naming_it() {
+    let tmp = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(tmp.path(), "poll:\n  intervall: 5s\n").unwrap();
+    let (code, err) = run(&["--config.file", path_str(tmp.path()), "--check-config"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("intervall") && err.contains("interval"),
+        "{err}"
+    );
+}
+
+#[test]
+fn shipped_example_config_checks_ok() {
+    let example = repo().join("examples/config.yml");
+    let (code, err) = run(&["--config.file", path_str(&example), "--check-config"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn replay_of_a_folder_that_is_not_a_dump_fails_clearly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, err) = run(&[
+        "--replay",
+        path_str(tmp.path()),
+        "--web.listen-address=127.0.0.1:0",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("not a device dump"), "{err}");
+}

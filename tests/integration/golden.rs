@@ -1,0 +1,243 @@
+//! The binary serving every dump fixture: the exposition equals the
+//! checked-in golden file, every value equals the hand calculation in the
+//! fixture's `meta.toml`, and promtool accepts it.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use crate::common::*;
+
+/// Series whose value changes from run to run.
+const VOLATILE: [&str; 3] = [
+    "ssd_last_poll_timestamp_seconds",
+    "ssd_poll_duration_seconds",
+    "ssd_exporter_build_info",
+];
+
+fn serve_fixtures(accept: &str) -> String {
+    let dirs = nvme_fixtures();
+    let mut args: Vec<String> = dirs
+        .iter()
+        .map(|d| format!("--replay={}", path_str(d)))
+        .collect();
+    args.push("--poll.interval=1h".into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let exporter = Exporter::start(&args);
+    let devices: Vec<String> = dirs
+        .iter()
+        .map(|d| d.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    exporter.scrape_after_polls(&devices, 1.0);
+    exporter.get("/metrics", accept).1
+}
+
+fn stable(text: &str) -> String {
+    text.lines()
+        .filter(|l| {
+            !VOLATILE
+                .iter()
+                .any(|v| l.starts_with(v) || l.contains(&format!(" {v} ")))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn fixtures_exposition_equals_the_golden_file() {
+    let got = stable(&serve_fixtures(""));
+    let path = repo().join("tests/golden/nvme-fixtures.prom");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &got).unwrap();
+    }
+    let want = std::fs::read_to_string(&path).expect("golden file (UPDATE_GOLDEN=1 writes it)");
+    if got != want {
+        let diff: Vec<String> = want
+            .lines()
+            .filter(|l| !got.lines().any(|g| g == *l))
+            .map(|l| format!("- {l}"))
+            .chain(
+                got.lines()
+                    .filter(|g| !want.lines().any(|l| l == *g))
+                    .map(|l| format!("+ {l}")),
+            )
+            .collect();
+        panic!(
+            "exposition differs from {}:\n{}",
+            path.display(),
+            diff.join("\n")
+        );
+    }
+}
+
+#[test]
+fn fixtures_values_equal_the_hand_calculations_in_meta_toml() {
+    let series = parse(&serve_fixtures(""));
+    let mut checked = 0;
+    for dir in nvme_fixtures() {
+        let meta: toml::Table = std::fs::read_to_string(dir.join("meta.toml"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let base = BTreeMap::from([
+            (
+                "device".to_string(),
+                meta["device"].as_str().unwrap().to_string(),
+            ),
+            (
+                "serial".to_string(),
+                meta["serial"].as_str().unwrap().to_string(),
+            ),
+        ]);
+        for (key, want) in meta["expected"].as_table().unwrap() {
+            let want = want
+                .as_float()
+                .or_else(|| want.as_integer().map(|i| i as f64))
+                .unwrap();
+            let (name, mut labels) = split_series(key);
+            labels.extend(base.clone());
+            if name == "ssd_device_info" {
+                let info = meta["expected_info"].as_table().unwrap();
+                for (k, v) in info {
+                    labels.insert(k.clone(), v.as_str().unwrap().to_string());
+                }
+                let got = series.iter().find(|(k, _)| {
+                    let (n, l) = split_series(k);
+                    n == name && labels.iter().all(|(lk, lv)| l.get(lk) == Some(lv))
+                });
+                assert_eq!(
+                    got.map(|g| *g.1),
+                    Some(want),
+                    "{}: {key} with {labels:?}",
+                    dir.display()
+                );
+            } else {
+                let got = find(&series, &name, &labels);
+                let ok = got.is_some_and(|g| (g - want).abs() <= want.abs() * 1e-15);
+                assert!(ok, "{}: {key}: got {got:?}, want {want}", dir.display());
+            }
+            checked += 1;
+        }
+        for absent in meta["absent"]["series"].as_array().unwrap() {
+            let (name, mut labels) = split_series(absent.as_str().unwrap());
+            labels.extend(base.clone());
+            assert_eq!(
+                find(&series, &name, &labels),
+                None,
+                "{}: {absent} must be absent",
+                dir.display()
+            );
+        }
+    }
+    assert!(checked > 100, "only {checked} expectations checked");
+}
+
+#[test]
+fn every_series_carries_device_and_serial() {
+    let series = parse(&serve_fixtures(""));
+    for key in series.keys() {
+        if key.starts_with("ssd_exporter_") {
+            continue;
+        }
+        let (_, labels) = split_series(key);
+        assert!(
+            labels.contains_key("device") && labels.contains_key("serial"),
+            "{key}"
+        );
+    }
+}
+
+#[test]
+fn promtool_accepts_the_exposition() {
+    let text = serve_fixtures("");
+    let mut child = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("promtool (Debian package prometheus) must be installed; the README test command installs it");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let msg = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success(),
+        "promtool check metrics failed:\n{msg}"
+    );
+}
+
+#[test]
+fn openmetrics_exposition_has_the_same_samples() {
+    let om = serve_fixtures("Accept: application/openmetrics-text;version=1.0.0\r\n");
+    assert!(
+        om.ends_with("# EOF\n"),
+        "not OpenMetrics: {}",
+        &om[om.len().saturating_sub(200)..]
+    );
+    let plain = parse(&stable(&serve_fixtures("")));
+    let om = parse(&stable(&om));
+    assert_eq!(
+        om.keys().collect::<Vec<_>>(),
+        plain.keys().collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn replay_rereads_files_so_counters_follow_a_changed_page() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("nvme9");
+    std::fs::create_dir(&dir).unwrap();
+    let src = repo().join("tests/fixtures/nvme/kingston-dc2000b/nvme0");
+    for f in ["id-ctrl.bin", "smart-log.bin"] {
+        std::fs::copy(src.join(f), dir.join(f)).unwrap();
+    }
+    let exporter = Exporter::start(&[
+        &format!("--replay={}", path_str(&dir)),
+        "--poll.interval=200ms",
+    ]);
+    let devices = ["nvme9".to_string()];
+    let before = parse(&exporter.scrape_after_polls(&devices, 1.0));
+    let media = |s: &BTreeMap<String, f64>| {
+        s.iter()
+            .find(|(k, _)| k.starts_with("ssd_media_errors_total{"))
+            .map(|(_, v)| *v)
+    };
+    assert_eq!(media(&before), Some(0.0));
+    // Media errors: SMART log bytes 160..176 (u128, little endian). 0x0102 = 258.
+    let mut smart = std::fs::read(dir.join("smart-log.bin")).unwrap();
+    smart[160] = 0x02;
+    smart[161] = 0x01;
+    std::fs::write(dir.join("smart-log.bin"), &smart).unwrap();
+    let polls = before
+        .iter()
+        .find(|(k, _)| k.starts_with("ssd_polls_total{"))
+        .map(|(_, v)| *v)
+        .unwrap();
+    let after = parse(&exporter.scrape_after_polls(&devices, polls + 2.0));
+    assert_eq!(media(&after), Some(258.0));
+    // A page that turns bad is counted and the last good values are kept.
+    std::fs::write(dir.join("smart-log.bin"), [0u8; 10]).unwrap();
+    let after_bad = parse(&exporter.scrape_after_polls(&devices, polls + 4.0));
+    let errors = after_bad
+        .iter()
+        .find(|(k, _)| {
+            k.starts_with("ssd_poll_errors_total{") && k.contains("source=\"smart_log\"")
+        })
+        .map(|(_, v)| *v);
+    assert!(errors.is_some_and(|e| e >= 1.0), "{errors:?}");
+    assert_eq!(media(&after_bad), Some(258.0));
+    let up = after_bad
+        .iter()
+        .find(|(k, _)| k.starts_with("ssd_device_up{"))
+        .map(|(_, v)| *v);
+    assert_eq!(up, Some(0.0));
+}
