@@ -69,6 +69,11 @@ def smart_expectations(smart: dict) -> list[tuple[str, dict, float, bool]]:
     ]
     for bit, cond in enumerate(CRITICAL_BITS[:5]):
         e.append(("ssd_critical_warning", {"condition": cond}, (cw >> bit) & 1, False))
+    # not in metrics.md, but the exporter serves it: Endurance Group Critical Warning
+    # Summary (log 02h byte 6) bits 0, 2, 3
+    eg = _int(smart.get("endurance_grp_critical_warning_summary", 0))
+    for bit, cond in ((0, "available_spare"), (2, "reliability"), (3, "read_only")):
+        e.append(("ssd_endurance_group_critical_warning", {"condition": cond}, (eg >> bit) & 1, False))
     for n in range(1, 9):
         t = _int(smart.get(f"temperature_sensor_{n}", 0))
         if t:
@@ -76,9 +81,18 @@ def smart_expectations(smart: dict) -> list[tuple[str, dict, float, bool]]:
     return e
 
 
-def identity_expectations(idc: dict) -> list[tuple[str, dict, float, bool]]:
+def _wwn(idns: dict) -> str:
+    """eui.<hex> of the NGUID, else of the EUI64, else "" (the exporter's wwn label)."""
+    for key in ("nguid", "eui64"):
+        v = str(idns.get(key, "")).replace("-", "").lower()
+        if v.strip("0"):
+            return f"eui.{v}"
+    return ""
+
+
+def identity_expectations(idc: dict, idns: dict) -> list[tuple[str, dict, float, bool]]:
     e = [("ssd_device_info", {"transport": "nvme", "model": idc["mn"].strip(),
-                              "firmware": idc["fr"].strip()}, 1, False)]
+                              "firmware": idc["fr"].strip(), "wwn": _wwn(idns)}, 1, False)]
     if _int(idc["wctemp"]):
         e.append(("ssd_temperature_threshold_celsius", {"level": "warning"}, _int(idc["wctemp"]) - KELVIN, False))
     if _int(idc["cctemp"]):
@@ -237,17 +251,18 @@ def equality(r: Report, share: Path) -> None:
     for dev, serial in CONTROLLERS.items():
         smart = _load_json(a / f"{dev}-smart-log.json")
         idc = _load_json(a / f"{dev}-id-ctrl.json")
-        if not smart or not idc:
+        idns = _load_json(a / f"{dev}-id-ns.json")
+        if not smart or not idc or not idns:
             r.check(f"{dev}.nvme_cli_json", False, f"nvme-cli gave no JSON (see a/{dev}-*.err)")
             continue
         ts = one(m2, "ssd_last_poll_timestamp_seconds", device=dev)
         fresh = ts is not None and ts.value >= t2 + 1
         r.check(f"{dev}.polled_after_nvme_cli", fresh,
                 f"ssd_last_poll_timestamp_seconds in metrics-2 {ts} is not after nvme-cli ({t2})")
-        for name, labels, want, moves in identity_expectations(idc) + smart_expectations(smart):
+        for name, labels, want, moves in identity_expectations(idc, idns) + smart_expectations(smart):
             full = {"device": dev, "serial": serial, **labels}
-            checked.add((name, tuple(sorted(full.items()))))
             s1, s2 = one(m1, name, **full), one(m2, name, **full)
+            checked.update(s.key() for s in (s1, s2) if s is not None)
             cname = f"{dev}.{name}" + (f"{{{','.join(labels.values())}}}" if labels and name != "ssd_device_info" else "")
             if s1 is None or s2 is None:
                 similar = [str(s) for s in select(m1, name, device=dev)]
@@ -265,6 +280,8 @@ def equality(r: Report, share: Path) -> None:
         r.check(f"{dev}.temperature_sensors", sensors == want_sensors,
                 f"exporter sensors {sorted(sensors)}, nvme-cli non-zero {sorted(want_sensors)}")
         pmr = one(m1, "ssd_critical_warning", device=dev, condition="pmr_read_only")
+        if pmr is not None:
+            checked.add(pmr.key())
         r.check(f"{dev}.ssd_critical_warning{{pmr_read_only}}",
                 pmr is None or pmr.value == (_int(smart["critical_warning"]) >> 5) & 1,
                 f"{pmr}")
@@ -286,7 +303,7 @@ def _capacity(r: Report, m: list[Sample], dev: str, serial: str, idc: dict, shar
     either leave the series out or report the namespaces' size (never a fake 0)."""
     s = one(m, "ssd_capacity_bytes", device=dev, serial=serial)
     if s is not None:
-        checked.add((s.name, s.labels))
+        checked.add(s.key())
     tnvmcap = _int(idc["tnvmcap"])
     if tnvmcap:
         r.check(f"{dev}.ssd_capacity_bytes", s is not None and _same(s.value, tnvmcap),

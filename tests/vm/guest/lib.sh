@@ -66,4 +66,5 @@ watch_metrics() {
 snapshot_nvme() {
     nvme smart-log "/dev/$2" -o json > "$1/$2-smart-log.json" 2> "$1/$2-smart-log.err"
     nvme id-ctrl "/dev/$2" -o json > "$1/$2-id-ctrl.json" 2> "$1/$2-id-ctrl.err"
+    nvme id-ns "/dev/${2}n1" -o json > "$1/$2-id-ns.json" 2> "$1/$2-id-ns.err"
 }
