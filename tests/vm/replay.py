@@ -109,3 +109,5 @@ def dump_and_replay(r, share: Path, exporter: Path) -> None:
         if not good:
             diffs.append(f"{rep[k]} (live {lo:g}..{hi:g})")
     r.check("replay_same_values", not diffs, "; ".join(diffs[:8]))
+    print(f"  (replay: {len(rep.keys() & la.keys())} nvme0 series compared, "
+          f"{sum(1 for k in rep if k[0] in MOVING)} of them as moving counters)", flush=True)

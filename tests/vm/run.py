@@ -168,6 +168,8 @@ class Driver:
             if not self.vm.alive():
                 raise Failure(f"QEMU exited before the guest reached stage {name}")
             if time.monotonic() > end:
+                if end >= self.deadline:
+                    raise Failure(f"run deadline passed while waiting for stage {name}")
                 raise Failure(f"the guest did not reach stage {name} within {timeout:.0f} s")
             time.sleep(0.05)
 
@@ -176,12 +178,14 @@ class Driver:
 
     def watch(self, name: str, condition, timeout: float):
         """Read the guest's scrapes of stage `name` as they arrive until `condition`
-        (samples -> bool) holds. Returns (seconds after go or None, last samples)."""
+        (samples -> bool) holds. Returns (seconds after go or None, last samples,
+        every scrape seen)."""
         start = time.monotonic()
         end = self._until(timeout)
         folder = self.share / name
         seen: set[str] = set()
         last: list = []
+        history: list[list] = []
         try:
             while time.monotonic() < end:
                 if not self.vm.alive():
@@ -196,10 +200,11 @@ class Driver:
                         last = parse_exposition(text[1] if len(text) > 1 else "")
                     except ValueError:
                         last = []
+                    history.append(last)
                     if last and condition(last):
-                        return time.monotonic() - start, last
+                        return time.monotonic() - start, last, history
                 time.sleep(0.05)
-            return None, last
+            return None, last, history
         finally:
             (self.share / f"stage-{name}.stop").write_text("stop\n")
 
@@ -232,12 +237,12 @@ def run_vm(vm: Vm, drv: Driver, bench: bool, report: checks.Report) -> None:
     drv.wait_ready("c-unplug", 30)
     vm.qmp.execute("device_del", id="nvme1")
     drv.go("c-unplug")
-    report.unplugged(*drv.watch("c-unplug", checks.unplugged, wt), vm.share)
+    report.unplugged(*drv.watch("c-unplug", checks.unplugged, wt))
     drv.wait_ready("c-plug", 30)
     vm.qmp.execute("device_add", driver="nvme", id="nvme2", serial="NVME0002",
                    drive="n2", bus="rp2")
     drv.go("c-plug")
-    report.plugged(*drv.watch("c-plug", checks.plugged, wt + 4), vm.share)
+    report.plugged(*drv.watch("c-plug", checks.plugged, wt + 4))
 
     drv.wait_ready("d", 30)
     drv.go("d")
