@@ -151,10 +151,17 @@ class Report:
         bad = [str(s) for s in bad if s is None or s.value != 0]
         self.check("critical_warning_other_drive_unaffected", bool(history) and not bad,
                    f"nvme1 reliability series in {len(bad)} of {len(history)} scrapes: {bad[:2]}")
+        self._smart_passed("critical_warning_injected_smart_passed_0", last, 0)
+
+    def _smart_passed(self, name: str, last, want: int) -> None:
+        s = one(last, "ssd_smart_passed", device="nvme0")
+        self.check(name, s is not None and s.value == want,
+                   f"ssd_smart_passed nvme0 {s} in the last scrape, want {want}")
 
     def critical_cleared(self, elapsed, last, history) -> None:
         self._timed("critical_warning_cleared_reported", elapsed, CRITICAL_LIMIT, last,
                     'ssd_critical_warning{device="nvme0",condition="reliability"} 0')
+        self._smart_passed("critical_warning_cleared_smart_passed_1", last, 1)
 
     def unplugged(self, elapsed, last, history) -> None:
         self._timed("hot_unplug_series_removed", elapsed, UNPLUG_LIMIT, last,
