@@ -55,15 +55,22 @@ def fetch_replay(exporter: Path, folder: Path, log: Path, timeout: float = 15):
     try:
         end = time.monotonic() + timeout
         last_err = "no answer"
+        placeholder: list[str] = []
         while time.monotonic() < end:
             if proc.poll() is not None:
                 return None, f"exited with {proc.returncode} (see {log})"
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as resp:
                     samples = parse_exposition(resp.read().decode())
-                if any(s.name == "ssd_device_up" for s in samples):
+                # before its first poll the exporter serves a placeholder drive
+                # (ssd_device_up 0, empty identity labels): wait for the real one
+                if any(s.name == "ssd_device_up" and s.value == 1 for s in samples):
                     return samples, ""
-                last_err = "no ssd_device_up series"
+                ups = [str(s) for s in samples if s.name == "ssd_device_up"]
+                if ups and not placeholder:
+                    placeholder = ups
+                    print(f"  (replay before its first poll served: {ups})", flush=True)
+                last_err = f"no ssd_device_up 1 series; saw {ups}"
             except (OSError, ValueError) as e:
                 last_err = str(e)
             time.sleep(0.2)

@@ -312,10 +312,12 @@ def main() -> int:
     report.offline(share, args.exporter)
     if args.bench:
         print(json.dumps(checks.bench_result(share), indent=2))
-    sys.stdout.flush()
-    print(f"vm: {vm_seconds:.1f} s; files in {work}", file=sys.stderr, flush=True)
-    if not args.keep and report.failed == 0:
+    keep = args.keep or report.failed
+    if not keep:
         shutil.rmtree(work, ignore_errors=True)
+    sys.stdout.flush()
+    print(f"vm: {vm_seconds:.1f} s" + (f"; files kept in {work}" if keep else ""),
+          file=sys.stderr, flush=True)
     print(f"{report.passed} passed, {report.failed} failed")
     return 0 if report.failed == 0 else 1
 

@@ -14,7 +14,7 @@ run_bench() {
     _n=60
     while [ "$_n" -gt 0 ]; do
         scrape /tmp/m
-        grep -q '^ssd_device_up{.*device="nvme0"' /tmp/m && break
+        up nvme0 && break
         usleep 500000
         _n=$((_n - 1))
     done

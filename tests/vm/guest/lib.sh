@@ -68,3 +68,9 @@ snapshot_nvme() {
     nvme id-ctrl "/dev/$2" -o json > "$1/$2-id-ctrl.json" 2> "$1/$2-id-ctrl.err"
     nvme id-ns "/dev/${2}n1" -o json > "$1/$2-id-ns.json" 2> "$1/$2-id-ns.err"
 }
+
+# up <device>: /tmp/m (the last scrape) has ssd_device_up 1 for the device. The value
+# matters: before its first poll the exporter serves a placeholder with up 0.
+up() {
+    grep -Eq '^ssd_device_up\{([^}]*,)?device="'"$1"'"[,}].* 1(\.0)?$' /tmp/m
+}

@@ -31,8 +31,8 @@ wait_exporter() {
     _n=60
     while [ "$_n" -gt 0 ]; do
         scrape /tmp/m
-        if grep -q '^ssd_device_up{.*device="nvme0"' /tmp/m &&
-           grep -q '^ssd_device_up{.*device="nvme1"' /tmp/m; then
+        if up nvme0 &&
+           up nvme1; then
             return 0
         fi
         kill -0 "$EXPORTER_PID" 2>/dev/null || { log "exporter exited"; return 1; }
