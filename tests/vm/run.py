@@ -311,7 +311,10 @@ def main() -> int:
 
     report.offline(share, args.exporter)
     if args.bench:
-        print(json.dumps(checks.bench_result(share), indent=2))
+        result = checks.bench_result(share)
+        print(json.dumps(result, indent=2))
+        report.check("bench_measured", bool(result.get("ratio_smartctl_per_exporter_poll")),
+                     f"incomplete: {json.dumps(result)}")
     keep = args.keep or report.failed
     if not keep:
         shutil.rmtree(work, ignore_errors=True)

@@ -46,8 +46,16 @@ find_cached() {
 
 found=$(find_cached)
 if [ -z "$found" ]; then
-    pkg=$(apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64$' \
-          | awk '{print $1}' | sort -V | tail -n 1)
+    newest() {
+        apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64$' \
+            | awk '{print $1}' | sort -V | tail -n 1
+    }
+    pkg=$(newest)
+    if [ -z "$pkg" ]; then
+        # a fresh CI image may have empty package lists
+        $SUDO apt-get update
+        pkg=$(newest)
+    fi
     if [ -z "$pkg" ]; then
         echo "setup: no linux-image-6.1.0-N-amd64 in apt's lists (run apt-get update?)" >&2
         exit 1
