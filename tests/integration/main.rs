@@ -3,4 +3,5 @@
 
 mod common;
 mod exit_codes;
+mod docs;
 mod golden;
