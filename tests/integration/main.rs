@@ -2,6 +2,6 @@
 //! dump fixtures, the command line, and the exposition.
 
 mod common;
-mod exit_codes;
 mod docs;
+mod exit_codes;
 mod golden;
