@@ -78,7 +78,8 @@ impl EncodeCounterValue for Wide {
     }
 }
 
-type Labels = Vec<(&'static str, String)>;
+/// Label pairs borrowed from the snapshots: no per-series string copies.
+type Labels<'a> = Vec<(&'static str, &'a str)>;
 
 #[derive(Debug)]
 struct Exposition {
@@ -249,8 +250,8 @@ const GAUGES: &[GaugeDef] = &[
 impl Collector for Exposition {
     fn encode(&self, mut enc: DescriptorEncoder) -> Result<(), fmt::Error> {
         let labels = vec![
-            ("version", self.build.version.clone()),
-            ("revision", self.build.revision.clone()),
+            ("version", self.build.version.as_str()),
+            ("revision", self.build.revision.as_str()),
         ];
         let info = "Version of the exporter; always 1.";
         family(
@@ -275,16 +276,17 @@ impl Collector for Exposition {
 
 impl Exposition {
     /// `device` and `serial`, the labels every per-drive series carries.
-    fn base(d: &DriveSnapshot) -> Labels {
-        vec![
-            ("device", d.device.clone()),
-            ("serial", d.identity.serial.clone()),
-        ]
+    fn base(d: &DriveSnapshot) -> Labels<'_> {
+        vec![("device", &d.device), ("serial", &d.identity.serial)]
     }
 
-    fn with(d: &DriveSnapshot, extra: &[(&'static str, &str)]) -> Labels {
-        let mut l = Self::base(d);
-        l.extend(extra.iter().map(|&(k, v)| (k, v.to_string())));
+    fn with<'a>(d: &'a DriveSnapshot, extra: &[(&'static str, &'a str)]) -> Labels<'a> {
+        let mut l = Vec::with_capacity(2 + extra.len());
+        l.extend([
+            ("device", d.device.as_str()),
+            ("serial", &d.identity.serial),
+        ]);
+        l.extend_from_slice(extra);
         l
     }
 
@@ -515,12 +517,12 @@ fn poll_sources(d: &DriveSnapshot) -> Vec<(&'static str, u64)> {
 }
 
 /// Writes one gauge family; a family without rows writes nothing.
-fn family(
+fn family<'a>(
     enc: &mut DescriptorEncoder,
     name: &str,
     help: &str,
     kind: MetricType,
-    rows: impl IntoIterator<Item = (Labels, f64)>,
+    rows: impl IntoIterator<Item = (Labels<'a>, f64)>,
 ) -> fmt::Result {
     let mut rows = rows.into_iter().peekable();
     if rows.peek().is_none() {
@@ -534,11 +536,11 @@ fn family(
 }
 
 /// Writes one counter family (`name` without `_total`).
-fn counter(
+fn counter<'a>(
     enc: &mut DescriptorEncoder,
     name: &str,
     help: &str,
-    rows: impl IntoIterator<Item = (Labels, Wide)>,
+    rows: impl IntoIterator<Item = (Labels<'a>, Wide)>,
 ) -> fmt::Result {
     let mut rows = rows.into_iter().peekable();
     if rows.peek().is_none() {

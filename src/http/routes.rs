@@ -19,6 +19,44 @@ pub(crate) type Body = Full<Bytes>;
 pub(crate) struct Shared {
     pub(crate) app: Arc<dyn Exposition>,
     pub(crate) config: ServerConfig,
+    worker: Worker,
+}
+
+impl Shared {
+    pub(crate) fn new(app: Arc<dyn Exposition>, config: ServerConfig) -> Self {
+        Self {
+            app,
+            config,
+            worker: Worker::spawn(),
+        }
+    }
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// One thread that runs every call into the application (encode, gzip,
+/// landing page), in arrival order.
+///
+/// Not the async workers: an `Exposition` is CPU work that grows with the
+/// drives and series and may take a `std::sync` lock a poller briefly
+/// holds, so it must not stall `/healthz` or accepting. Not tokio's
+/// blocking pool either: each of its many threads gets its own glibc malloc
+/// arena, which kept the large short-lived encode and gzip buffers and grew
+/// RSS from 14 to 23 MiB over 1000 scrapes of 64 drives (BENCHMARKS.md);
+/// one thread means one arena. The thread ends when the server is dropped.
+struct Worker {
+    tx: std::sync::mpsc::Sender<Job>,
+}
+
+impl Worker {
+    fn spawn() -> Self {
+        let (tx, rx) = std::sync::mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name("http-encode".into())
+            .spawn(move || rx.into_iter().for_each(|job| job()))
+            .expect("spawn the http encode thread");
+        Self { tx }
+    }
 }
 
 enum Route {
@@ -107,32 +145,32 @@ async fn landing_page(shared: &Shared) -> Response<Body> {
     }
 }
 
-/// Runs `f` against the application on tokio's blocking pool.
-///
-/// `Exposition` promises not to touch a drive, so this is not about I/O: the
-/// encode (and gzip) is CPU work that grows with the number of drives and
-/// series, and an implementation may take a `std::sync` lock that a poller
-/// briefly holds. Scrapes come every few seconds at most, so the thread hop
-/// costs nothing measurable, while the async workers stay free to accept and
-/// answer `/healthz`. It also turns a panic in the application into a 500
-/// instead of a dropped connection. `None` means `f` panicked.
+/// Runs `f` against the application on the [`Worker`] thread. `None`
+/// means `f` panicked (logged) or the worker is gone.
 async fn call_app<T, F>(shared: &Shared, f: F) -> Option<T>
 where
     T: Send + 'static,
     F: FnOnce(&dyn Exposition) -> T + Send + 'static,
 {
     let app = Arc::clone(&shared.app);
-    match tokio::task::spawn_blocking(move || f(app.as_ref())).await {
-        Ok(value) => Some(value),
-        Err(e) => {
-            tracing::error!(error = %e, "the application panicked while serving a request");
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let job: Job = Box::new(move || {
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(app.as_ref())));
+        let _ = tx.send(result);
+    });
+    shared.worker.tx.send(job).ok()?;
+    match rx.await {
+        Ok(Ok(value)) => Some(value),
+        Ok(Err(_)) => {
+            tracing::error!("the application panicked while serving a request");
             None
         }
+        Err(_) => None,
     }
 }
 
 fn gzip_bytes(data: &[u8]) -> std::io::Result<Vec<u8>> {
-    let mut encoder = GzEncoder::new(Vec::with_capacity(data.len() / 4), Compression::default());
+    let mut encoder = GzEncoder::new(Vec::with_capacity(data.len() / 4), Compression::fast());
     encoder.write_all(data)?;
     encoder.finish()
 }

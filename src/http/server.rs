@@ -44,7 +44,7 @@ pub async fn serve(
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
-    let shared = Arc::new(Shared { app, config });
+    let shared = Arc::new(Shared::new(app, config));
     let graceful = GracefulShutdown::new();
     let mut connections = JoinSet::new();
     tokio::pin!(shutdown);

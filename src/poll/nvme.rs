@@ -237,3 +237,162 @@ impl Poller for NvmePoller {
         self.poll_with(&mut |_, _| {})
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::replay::NvmeReplay;
+    use std::collections::HashMap;
+    use std::path::Path;
+    use std::sync::{Arc, Mutex};
+
+    /// Replays a fixture, answers chosen requests differently, and counts
+    /// what was asked.
+    struct Scripted {
+        inner: NvmeReplay,
+        answers: HashMap<NvmeRequest, FetchError>,
+        asked: Arc<Mutex<Vec<NvmeRequest>>>,
+    }
+
+    impl NvmeSource for Scripted {
+        fn origin(&self) -> String {
+            "/dev/nvme9".into()
+        }
+        fn fetch(&mut self, req: NvmeRequest) -> Result<Vec<u8>, FetchError> {
+            self.asked.lock().unwrap().push(req);
+            match self.answers.get(&req) {
+                Some(e) => Err(e.clone()),
+                None => self.inner.fetch(req),
+            }
+        }
+    }
+
+    fn dc2000b() -> NvmeReplay {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/nvme/kingston-dc2000b/nvme0"
+        );
+        NvmeReplay::new(Path::new(dir))
+    }
+
+    fn smart() -> NvmeRequest {
+        log(nvme::LID_SMART, nvme::SMART_LOG_LEN, 0)
+    }
+
+    type Asked = Arc<Mutex<Vec<NvmeRequest>>>;
+
+    fn poller(answers: Vec<(NvmeRequest, FetchError)>) -> (NvmePoller, Asked) {
+        let asked = Asked::default();
+        let src = Scripted {
+            inner: dc2000b(),
+            answers: answers.into_iter().collect(),
+            asked: asked.clone(),
+        };
+        (NvmePoller::new(Box::new(src)), asked)
+    }
+
+    fn count(asked: &Asked, req: NvmeRequest) -> usize {
+        asked.lock().unwrap().iter().filter(|&&r| r == req).count()
+    }
+
+    #[test]
+    fn an_unsupported_page_is_asked_once_and_not_counted() {
+        let selftest = log(nvme::LID_SELF_TEST, nvme::SELF_TEST_LOG_LEN, 0);
+        let (mut p, asked) = poller(vec![(
+            selftest,
+            FetchError::Unsupported("Invalid Log Page".into()),
+        )]);
+        let first = p.poll();
+        assert!(first.up && first.errors.is_empty(), "{:?}", first.errors);
+        assert!(first.reading.unwrap().self_test_last_result.is_none());
+        for _ in 0..3 {
+            assert!(p.poll().errors.is_empty());
+        }
+        assert_eq!(count(&asked, selftest), 1);
+        assert_eq!(count(&asked, smart()), 4);
+    }
+
+    #[test]
+    fn a_failing_page_is_counted_every_poll_and_keeps_its_last_values() {
+        let (mut p, _) = poller(vec![]);
+        let good = p.poll().reading.unwrap();
+        assert_eq!(good.counters.media_errors, Some(0));
+        // Now the SMART log fails: counted, device down, values kept.
+        let err =
+            FetchError::Failed("log page 02h on /dev/nvme9: Internal Error (sct 0h, sc 6h)".into());
+        p.src = Box::new(Scripted {
+            inner: dc2000b(),
+            answers: [(smart(), err)].into(),
+            asked: Asked::default(),
+        });
+        for _ in 0..2 {
+            let out = p.poll();
+            assert!(!out.up);
+            assert_eq!(out.errors.len(), 1);
+            assert_eq!(out.errors[0].source, "smart_log");
+            assert!(out.errors[0].message.contains("/dev/nvme9"));
+            assert_eq!(out.reading.unwrap().counters, good.counters);
+        }
+    }
+
+    #[test]
+    fn a_vanished_device_stops_the_poll_at_once() {
+        let gone = FetchError::Gone("open /dev/nvme9: No such device".into());
+        let (mut p, _) = poller(vec![(NvmeRequest::IdentifyController, gone)]);
+        let out = p.poll();
+        assert!(out.gone && !out.up);
+        assert_eq!(out.errors.len(), 1);
+        assert_eq!(out.errors[0].source, "identify");
+    }
+
+    #[test]
+    fn a_corrupt_ocp_page_is_rejected_and_counted_but_the_rest_is_served() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/nvme/failing-critical/nvme2"
+        );
+        let mut p = NvmePoller::new(Box::new(NvmeReplay::new(Path::new(dir))));
+        let out = p.poll();
+        assert!(out.up);
+        let sources: Vec<_> = out.errors.iter().map(|e| e.source).collect();
+        assert_eq!(sources, ["ocp_log"]);
+        assert!(
+            out.errors[0].message.contains("guid"),
+            "{}",
+            out.errors[0].message
+        );
+        let r = out.reading.unwrap();
+        assert!(r.plp_health_ratio.is_none() && r.counters.plp_starts.is_none());
+        assert_eq!(r.counters.media_errors, Some(23));
+    }
+
+    #[test]
+    fn uuid_list_without_ocp_means_no_ocp_log() {
+        // A list with one non-OCP UUID: the OCP log is not asked for.
+        let mut list = vec![0u8; 4096];
+        list[32 + 16..32 + 32].copy_from_slice(&[0x11; 16]);
+        struct WithList(NvmeReplay, Vec<u8>, usize);
+        impl NvmeSource for WithList {
+            fn origin(&self) -> String {
+                "t".into()
+            }
+            fn fetch(&mut self, req: NvmeRequest) -> Result<Vec<u8>, FetchError> {
+                match req {
+                    NvmeRequest::UuidList => Ok(self.1.clone()),
+                    NvmeRequest::Log { lid: 0xC0, .. } => {
+                        self.2 += 1;
+                        self.0.fetch(req)
+                    }
+                    _ => self.0.fetch(req),
+                }
+            }
+        }
+        let mut p = NvmePoller::new(Box::new(WithList(dc2000b(), list, 0)));
+        for _ in 0..2 {
+            let out = p.poll();
+            assert!(out.errors.is_empty(), "{:?}", out.errors);
+            assert!(out.reading.unwrap().counters.plp_starts.is_none());
+        }
+        assert!(p.unsupported.contains("ocp_log"));
+    }
+}

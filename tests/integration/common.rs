@@ -70,6 +70,13 @@ impl Exporter {
         Exporter { child, addr }
     }
 
+    /// Sends SIGTERM and waits for the exit status.
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+        self.child.wait().unwrap()
+    }
+
     pub fn get(&self, path: &str, headers: &str) -> (String, String) {
         http_get(&self.addr, path, headers)
     }

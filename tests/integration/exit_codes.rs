@@ -59,3 +59,18 @@ fn replay_of_a_folder_that_is_not_a_dump_fails_clearly() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("not a device dump"), "{err}");
 }
+
+#[test]
+fn sigterm_stops_the_exporter_within_a_second() {
+    let dir = repo().join("tests/fixtures/nvme/kingston-dc2000b/nvme0");
+    let exporter = Exporter::start(&[&format!("--replay={}", path_str(&dir))]);
+    exporter.scrape_after_polls(&["nvme0".to_string()], 1.0);
+    let started = std::time::Instant::now();
+    let status = exporter.terminate();
+    let took = started.elapsed();
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    assert!(
+        took < std::time::Duration::from_millis(1500),
+        "took {took:?}"
+    );
+}

@@ -2,5 +2,6 @@
 //! dump fixtures, the command line, and the exposition.
 
 mod common;
+mod docs;
 mod exit_codes;
 mod golden;
