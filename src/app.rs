@@ -18,7 +18,7 @@ use crate::health::Identity;
 use crate::http::{self, DriveRow, Exposition, Format};
 use crate::metrics::{self, BuildInfo, TextFormat};
 use crate::poll::Poller;
-use crate::poll::nvme::NvmePoller;
+use crate::poll::nvme::{NvmePoller, PollPolicy};
 use crate::poll::schedule::{self, Schedule};
 use crate::snapshot::{DriveSnapshot, Store};
 
@@ -145,7 +145,10 @@ pub fn start_replays(config: &Config, store: &Arc<Store>) -> anyhow::Result<Join
         let kind = replay::dump_kind(dir).map_err(anyhow::Error::msg)?;
         let name = replay::device_name(dir);
         let poller: Box<dyn Poller> = match kind {
-            DumpKind::Nvme => Box::new(NvmePoller::new(Box::new(NvmeReplay::new(dir)))),
+            DumpKind::Nvme => Box::new(NvmePoller::new(
+                Box::new(NvmeReplay::new(dir)),
+                PollPolicy::EVERY_PAGE,
+            )),
             DumpKind::Sata => anyhow::bail!("{}: SATA dumps are not supported yet", dir.display()),
         };
         store.insert(DriveSnapshot::new(
@@ -263,7 +266,7 @@ fn reconcile(
             identity,
         ));
         let src = NvmeLive::new(&d.dev_path, config.poll_timeout);
-        let poller = Box::new(NvmePoller::new(Box::new(src)));
+        let poller = Box::new(NvmePoller::new(Box::new(src), PollPolicy::LIVE));
         let h = tokio::spawn(schedule::run(
             d.name.clone(),
             poller,

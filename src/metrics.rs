@@ -42,11 +42,15 @@ impl Default for BuildInfo {
     }
 }
 
-/// Encodes `drives` in `format`.
+/// Encodes `drives` in `format`. A drive appears once its first poll has
+/// finished (or overrun its deadline), so its series never show a
+/// half-known identity; `ssd_exporter_devices` counts it from discovery on.
 pub fn encode(drives: Vec<Arc<DriveSnapshot>>, build: &BuildInfo, format: TextFormat) -> String {
+    let monitored = drives.len();
     let mut registry = Registry::default();
     registry.register_collector(Box::new(Exposition {
-        drives,
+        drives: drives.into_iter().filter(|d| d.polls > 0).collect(),
+        monitored,
         build: build.clone(),
     }));
     let mut out = String::with_capacity(64 * 1024);
@@ -84,6 +88,7 @@ type Labels<'a> = Vec<(&'static str, &'a str)>;
 #[derive(Debug)]
 struct Exposition {
     drives: Vec<Arc<DriveSnapshot>>,
+    monitored: usize,
     build: BuildInfo,
 }
 
@@ -261,7 +266,7 @@ impl Collector for Exposition {
             MetricType::Gauge,
             [(labels, 1.0)],
         )?;
-        let n = [(Vec::new(), self.drives.len() as f64)];
+        let n = [(Vec::new(), self.monitored as f64)];
         family(
             &mut enc,
             "ssd_exporter_devices",
@@ -360,6 +365,16 @@ impl Exposition {
             "ssd_polls",
             "Polls of this drive, successful or not.",
             polls,
+        )?;
+        let cpu = self
+            .drives
+            .iter()
+            .map(|d| (Self::base(d), d.poll_cpu.as_secs_f64()));
+        counter(
+            enc,
+            "ssd_poll_cpu_seconds",
+            "CPU time the exporter spent polling this drive.",
+            cpu,
         )?;
         let errors = self.drives.iter().flat_map(|d| {
             let sources = poll_sources(d);
@@ -536,11 +551,11 @@ fn family<'a>(
 }
 
 /// Writes one counter family (`name` without `_total`).
-fn counter<'a>(
+fn counter<'a, V: EncodeCounterValue>(
     enc: &mut DescriptorEncoder,
     name: &str,
     help: &str,
-    rows: impl IntoIterator<Item = (Labels<'a>, Wide)>,
+    rows: impl IntoIterator<Item = (Labels<'a>, V)>,
 ) -> fmt::Result {
     let mut rows = rows.into_iter().peekable();
     if rows.peek().is_none() {

@@ -23,6 +23,8 @@ pub struct DriveSnapshot {
     pub polls: u64,
     pub last_success: Option<SystemTime>,
     pub last_poll_duration: Option<Duration>,
+    /// CPU time spent in this drive's polls (the polling thread's own).
+    pub poll_cpu: Duration,
     /// Failures per source since the exporter started.
     pub errors: BTreeMap<&'static str, u64>,
     /// The newest failure message, for the landing page.
@@ -45,6 +47,7 @@ impl DriveSnapshot {
             polls: 0,
             last_success: None,
             last_poll_duration: None,
+            poll_cpu: Duration::ZERO,
             errors: BTreeMap::new(),
             last_error: None,
             reading: None,

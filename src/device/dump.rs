@@ -10,7 +10,7 @@ use thiserror::Error;
 use super::NvmeRequest;
 use super::nvme_live::NvmeLive;
 use super::replay::nvme_file_name;
-use crate::poll::nvme::NvmePoller;
+use crate::poll::nvme::{NvmePoller, PollPolicy};
 
 #[derive(Debug, Error)]
 pub enum DumpError {
@@ -61,7 +61,10 @@ pub fn dump(
         move |source| DumpError::Io { path, source }
     };
     std::fs::create_dir_all(folder).map_err(io(folder))?;
-    let mut poller = NvmePoller::new(Box::new(NvmeLive::new(&ctrl, timeout)));
+    let mut poller = NvmePoller::new(
+        Box::new(NvmeLive::new(&ctrl, timeout)),
+        PollPolicy::EVERY_PAGE,
+    );
     let mut report = DumpReport::default();
     let mut write_err = None;
     let outcome = poller.poll_with(&mut |req, bytes| {

@@ -16,9 +16,38 @@ const WWN_NSID: u32 = 1;
 /// Called with every page's raw bytes as it is fetched (used by `dump`).
 pub type RawSink<'a> = &'a mut dyn FnMut(NvmeRequest, &[u8]);
 
+/// Which pages a poll re-reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PollPolicy {
+    /// Re-read Identify Controller and Namespace every this many polls
+    /// (identity changes only with a firmware update); 1 = every poll.
+    pub identity_every: u64,
+    /// Re-read the error log only when the SMART log's error count moved.
+    pub error_log_on_change: bool,
+}
+
+impl PollPolicy {
+    /// Every page on every poll: replay folders (whose files a test may
+    /// change between polls) and `dump`.
+    pub const EVERY_PAGE: Self = Self {
+        identity_every: 1,
+        error_log_on_change: false,
+    };
+    /// Live drives: the SMART log (and OCP, self-test logs) every poll,
+    /// identity every 10th poll, the error log when its count moved. A
+    /// steady-state poll of a plain NVMe drive is then one admin command.
+    pub const LIVE: Self = Self {
+        identity_every: 10,
+        error_log_on_change: true,
+    };
+}
+
 /// Polls one NVMe controller through any [`NvmeSource`].
 pub struct NvmePoller {
     src: Box<dyn NvmeSource>,
+    policy: PollPolicy,
+    /// Polls so far, for [`PollPolicy::identity_every`].
+    polls: u64,
     /// Sources this drive does not support: not asked again, logged once.
     unsupported: HashSet<&'static str>,
     /// Last message logged per source, so a persistent failure logs once.
@@ -28,61 +57,41 @@ pub struct NvmePoller {
     /// Each page's newest good decode; a page that fails this poll keeps
     /// its previous value, a page found unsupported is dropped.
     pages: NvmePages,
+    /// The SMART error count the cached error log belongs to.
+    error_log_count: Option<u128>,
 }
 
 impl NvmePoller {
-    pub fn new(src: Box<dyn NvmeSource>) -> Self {
+    pub fn new(src: Box<dyn NvmeSource>, policy: PollPolicy) -> Self {
         Self {
             src,
+            policy,
+            polls: 0,
             unsupported: HashSet::new(),
             last_error: Default::default(),
             ocp_uuid_index: None,
             pages: NvmePages::default(),
+            error_log_count: None,
         }
     }
 
     /// One poll, handing every fetched page's bytes to `sink`.
     pub fn poll_with(&mut self, sink: RawSink<'_>) -> PollOutcome {
         let mut out = PollOutcome::default();
-        let id = self.page(
-            &mut out,
-            sink,
-            "identify",
-            NvmeRequest::IdentifyController,
-            IdCtrl::parse,
-        );
-        keep(&mut self.pages.id, id);
-        if out.gone {
-            return out;
+        let refresh =
+            self.pages.id.is_none() || self.polls % self.policy.identity_every.max(1) == 0;
+        self.polls += 1;
+        if refresh {
+            self.identity_pages(&mut out, sink);
+            if out.gone {
+                return out;
+            }
         }
-        let ns = NvmeRequest::IdentifyNamespace { nsid: WWN_NSID };
-        let wwn = self.page(&mut out, sink, "identify_ns", ns, IdNs::parse);
-        keep(&mut self.pages.wwn, wwn.map(|ns| ns.wwn()));
         let smart = log(nvme::LID_SMART, nvme::SMART_LOG_LEN, 0);
         let smart = self.page(&mut out, sink, "smart_log", smart, nvme::SmartLog::parse);
         out.up = smart.is_some();
         keep(&mut self.pages.smart, smart);
-        let id = self.pages.id.clone();
-        if let Some(index) = self.ocp_index(&mut out, sink, id.as_ref()) {
-            let req = log(nvme::LID_OCP_SMART, nvme::OCP_SMART_LOG_LEN, index);
-            let ocp = self.page(&mut out, sink, "ocp_log", req, nvme::OcpSmartLog::parse);
-            keep(&mut self.pages.ocp, ocp);
-        }
-        let entries = id.as_ref().map_or(1, IdCtrl::error_log_entries) as usize;
-        let req = log(nvme::LID_ERROR, entries * nvme::ERROR_LOG_ENTRY_LEN, 0);
-        let errors = self.page(&mut out, sink, "error_log", req, nvme::ErrorLog::parse);
-        keep(&mut self.pages.error_log, errors);
-        if id.as_ref().is_some_and(IdCtrl::supports_self_test) {
-            let req = log(nvme::LID_SELF_TEST, nvme::SELF_TEST_LOG_LEN, 0);
-            let tests = self.page(
-                &mut out,
-                sink,
-                "self_test_log",
-                req,
-                nvme::SelfTestLog::parse,
-            );
-            keep(&mut self.pages.self_test, tests);
-        }
+        self.log_pages(&mut out, sink);
         self.forget_unsupported();
         let p = &self.pages;
         out.identity =
@@ -92,6 +101,42 @@ impl NvmePoller {
             out.reading = Some(reading(p));
         }
         out
+    }
+
+    fn identity_pages(&mut self, out: &mut PollOutcome, sink: RawSink<'_>) {
+        let req = NvmeRequest::IdentifyController;
+        let id = self.page(out, sink, "identify", req, IdCtrl::parse);
+        keep(&mut self.pages.id, id);
+        if out.gone {
+            return;
+        }
+        let ns = NvmeRequest::IdentifyNamespace { nsid: WWN_NSID };
+        let wwn = self.page(out, sink, "identify_ns", ns, IdNs::parse);
+        keep(&mut self.pages.wwn, wwn.map(|ns| ns.wwn()));
+    }
+
+    /// OCP, error and self-test logs.
+    fn log_pages(&mut self, out: &mut PollOutcome, sink: RawSink<'_>) {
+        let id = self.pages.id.clone();
+        if let Some(index) = self.ocp_index(out, sink, id.as_ref()) {
+            let req = log(nvme::LID_OCP_SMART, nvme::OCP_SMART_LOG_LEN, index);
+            let ocp = self.page(out, sink, "ocp_log", req, nvme::OcpSmartLog::parse);
+            keep(&mut self.pages.ocp, ocp);
+        }
+        let count = self.pages.smart.as_ref().map(|s| s.error_log_entries);
+        let unchanged = self.error_log_count.is_some() && self.error_log_count == count;
+        if !(self.policy.error_log_on_change && unchanged) {
+            let entries = id.as_ref().map_or(1, IdCtrl::error_log_entries) as usize;
+            let req = log(nvme::LID_ERROR, entries * nvme::ERROR_LOG_ENTRY_LEN, 0);
+            let errors = self.page(out, sink, "error_log", req, nvme::ErrorLog::parse);
+            self.error_log_count = errors.as_ref().and(count);
+            keep(&mut self.pages.error_log, errors);
+        }
+        if id.as_ref().is_some_and(IdCtrl::supports_self_test) {
+            let req = log(nvme::LID_SELF_TEST, nvme::SELF_TEST_LOG_LEN, 0);
+            let tests = self.page(out, sink, "self_test_log", req, nvme::SelfTestLog::parse);
+            keep(&mut self.pages.self_test, tests);
+        }
     }
 
     /// Drops the cached decode of every page found unsupported.
@@ -288,7 +333,10 @@ mod tests {
             answers: answers.into_iter().collect(),
             asked: asked.clone(),
         };
-        (NvmePoller::new(Box::new(src)), asked)
+        (
+            NvmePoller::new(Box::new(src), PollPolicy::EVERY_PAGE),
+            asked,
+        )
     }
 
     fn count(asked: &Asked, req: NvmeRequest) -> usize {
@@ -351,7 +399,10 @@ mod tests {
             env!("CARGO_MANIFEST_DIR"),
             "/tests/fixtures/nvme/failing-critical/nvme2"
         );
-        let mut p = NvmePoller::new(Box::new(NvmeReplay::new(Path::new(dir))));
+        let mut p = NvmePoller::new(
+            Box::new(NvmeReplay::new(Path::new(dir))),
+            PollPolicy::EVERY_PAGE,
+        );
         let out = p.poll();
         assert!(out.up);
         let sources: Vec<_> = out.errors.iter().map(|e| e.source).collect();
@@ -387,12 +438,48 @@ mod tests {
                 }
             }
         }
-        let mut p = NvmePoller::new(Box::new(WithList(dc2000b(), list, 0)));
+        let mut p = NvmePoller::new(
+            Box::new(WithList(dc2000b(), list, 0)),
+            PollPolicy::EVERY_PAGE,
+        );
         for _ in 0..2 {
             let out = p.poll();
             assert!(out.errors.is_empty(), "{:?}", out.errors);
             assert!(out.reading.unwrap().counters.plp_starts.is_none());
         }
         assert!(p.unsupported.contains("ocp_log"));
+    }
+
+    #[test]
+    fn live_policy_rereads_identity_every_tenth_poll_and_the_error_log_on_change() {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/nvme/kingston-dc2000b/nvme0"
+        ));
+        for f in ["id-ctrl.bin", "smart-log.bin", "error-log.bin"] {
+            std::fs::copy(src.join(f), tmp.path().join(f)).unwrap();
+        }
+        let asked = Asked::default();
+        let scripted = Scripted {
+            inner: NvmeReplay::new(tmp.path()),
+            answers: HashMap::new(),
+            asked: asked.clone(),
+        };
+        let mut p = NvmePoller::new(Box::new(scripted), PollPolicy::LIVE);
+        let error_log = log(nvme::LID_ERROR, 64 * nvme::ERROR_LOG_ENTRY_LEN, 0);
+        for _ in 0..12 {
+            assert!(p.poll().up);
+        }
+        // Polls 1 and 11 read identity; the error count (SMART bytes 176..192) never moved.
+        assert_eq!(count(&asked, NvmeRequest::IdentifyController), 2);
+        assert_eq!(count(&asked, smart()), 12);
+        assert_eq!(count(&asked, error_log), 1);
+        let mut page = std::fs::read(tmp.path().join("smart-log.bin")).unwrap();
+        page[176] += 1;
+        std::fs::write(tmp.path().join("smart-log.bin"), &page).unwrap();
+        p.poll();
+        p.poll();
+        assert_eq!(count(&asked, error_log), 2);
     }
 }

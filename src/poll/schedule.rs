@@ -25,6 +25,13 @@ pub struct Schedule {
     pub jitter: f64,
 }
 
+/// CPU time of the calling thread (user + system), for
+/// `ssd_poll_cpu_seconds_total`; zero if the clock is unavailable.
+fn thread_cpu() -> Duration {
+    use nix::time::{ClockId, clock_gettime};
+    clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID).map_or(Duration::ZERO, Duration::from)
+}
+
 /// The next sleep: `interval` scaled by a uniform factor in `1 ± jitter`.
 pub fn jittered(interval: Duration, jitter: f64, unit: f64) -> Duration {
     let factor = 1.0 + jitter * (2.0 * unit.clamp(0.0, 1.0) - 1.0);
@@ -44,8 +51,10 @@ pub async fn run(
     loop {
         let started = Instant::now();
         let mut task = tokio::task::spawn_blocking(move || {
+            let cpu = thread_cpu();
             let outcome = poller.poll();
-            (poller, outcome)
+            let cpu = thread_cpu().saturating_sub(cpu);
+            (poller, outcome, cpu)
         });
         let result = match tokio::time::timeout(schedule.deadline, &mut task).await {
             Ok(joined) => joined,
@@ -56,8 +65,9 @@ pub async fn run(
             }
         };
         match result {
-            Ok((p, outcome)) => {
+            Ok((p, outcome, cpu)) => {
                 poller = p;
+                store.update(&device, |s| s.poll_cpu += cpu);
                 if outcome.gone {
                     gone.notify_one();
                 }

@@ -9,7 +9,8 @@ use std::process::{Command, Stdio};
 use crate::common::*;
 
 /// Series whose value changes from run to run.
-const VOLATILE: [&str; 3] = [
+const VOLATILE: [&str; 4] = [
+    "ssd_poll_cpu_seconds_total",
     "ssd_last_poll_timestamp_seconds",
     "ssd_poll_duration_seconds",
     "ssd_exporter_build_info",

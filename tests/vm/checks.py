@@ -32,7 +32,8 @@ OCP_ONLY = ["ssd_thermal_throttle_events_total", "ssd_thermal_throttle_active",
             "ssd_incomplete_shutdowns_total", "ssd_pcie_correctable_errors_total"]
 # Bookkeeping series, not values nvme-cli can confirm.
 NOT_COMPARED = ("ssd_last_poll_timestamp_seconds", "ssd_poll_duration_seconds",
-                "ssd_poll_errors_total", "ssd_polls_total", "ssd_exporter_", "ssd_probe_")
+                "ssd_poll_errors_total", "ssd_polls_total", "ssd_poll_cpu_seconds_total",
+                "ssd_exporter_", "ssd_probe_")
 
 
 def _int(v) -> int:

@@ -16,7 +16,8 @@ from prom import Sample, parse_exposition
 
 # Series that legitimately differ between live and replay, or between two scrapes.
 VOLATILE = {"ssd_last_poll_timestamp_seconds", "ssd_poll_duration_seconds",
-            "ssd_poll_errors_total", "ssd_polls_total", "ssd_wearout_estimated_seconds"}
+            "ssd_poll_errors_total", "ssd_polls_total", "ssd_poll_cpu_seconds_total",
+            "ssd_wearout_estimated_seconds"}
 VOLATILE_PREFIX = ("ssd_exporter_", "ssd_probe_", "ssd_latency_")
 # Counters a live drive advances by itself (and the exporter's own admin commands do
 # not): dump <= replay value, compared as before-scrape <= replay <= after-scrape.

@@ -313,7 +313,7 @@ def main() -> int:
     if args.bench:
         result = checks.bench_result(share)
         print(json.dumps(result, indent=2))
-        report.check("bench_measured", bool(result.get("ratio_smartctl_per_exporter_poll")),
+        report.check("bench_measured", bool(result.get("ratio_smartctl_per_poll")),
                      f"incomplete: {json.dumps(result)}")
     keep = args.keep or report.failed
     if not keep:
