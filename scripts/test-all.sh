@@ -5,6 +5,9 @@
 # cross-check and the real-kernel VM tests. Exit status 0 only if all pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The Debian kernel for the VM tests is downloaded once and kept outside the
+# checkout, so fresh clones on the same machine (CI) reuse it.
+export SSD_VM_CACHE=${SSD_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ssd_exporter-vm}
 
 need=()
 command -v promtool >/dev/null || need+=(prometheus)
