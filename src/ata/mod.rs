@@ -17,10 +17,14 @@
 //! [`crate::sys::sg::sg_io`] and classifies the result with
 //! [`passthrough::outcome`].
 
+pub mod identify;
 pub mod passthrough;
+pub mod power;
 pub mod sense;
 
+pub use identify::Identify;
 pub use passthrough::{Command, Protocol, Taskfile, cdb16};
+pub use power::PowerMode;
 pub use sense::{AtaError, AtaRegisters, Sense, outcome, parse_sense};
 
 /// Every ATA data transfer here is in 512-byte sectors (also on drives with
