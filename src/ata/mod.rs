@@ -21,11 +21,13 @@ pub mod identify;
 pub mod passthrough;
 pub mod power;
 pub mod sense;
+pub mod smart;
 
 pub use identify::Identify;
 pub use passthrough::{Command, Protocol, Taskfile, cdb16};
 pub use power::PowerMode;
 pub use sense::{AtaError, AtaRegisters, Sense, outcome, parse_sense};
+pub use smart::{RawAttribute, SmartData, SmartStatus, SmartThresholds};
 
 /// Every ATA data transfer here is in 512-byte sectors (also on drives with
 /// 4096-byte logical sectors: logs and IDENTIFY data are always 512 bytes).
