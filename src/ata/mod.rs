@@ -17,12 +17,14 @@
 //! [`crate::sys::sg::sg_io`] and classifies the result with
 //! [`passthrough::outcome`].
 
+pub mod devstat;
 pub mod identify;
 pub mod passthrough;
 pub mod power;
 pub mod sense;
 pub mod smart;
 
+pub use devstat::{DeviceStatistics, DevstatPage, Statistic};
 pub use identify::Identify;
 pub use passthrough::{Command, Protocol, Taskfile, cdb16};
 pub use power::PowerMode;
