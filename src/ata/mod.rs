@@ -21,13 +21,18 @@ pub mod devstat;
 pub mod identify;
 pub mod passthrough;
 pub mod power;
+pub mod self_test;
 pub mod sense;
 pub mod smart;
+
+#[cfg(test)]
+mod proptests;
 
 pub use devstat::{DeviceStatistics, DevstatPage, Statistic};
 pub use identify::Identify;
 pub use passthrough::{Command, Protocol, Taskfile, cdb16};
 pub use power::PowerMode;
+pub use self_test::{Entry as SelfTestEntry, SelfTestLog};
 pub use sense::{AtaError, AtaRegisters, Sense, outcome, parse_sense};
 pub use smart::{RawAttribute, SmartData, SmartStatus, SmartThresholds};
 
