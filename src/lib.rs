@@ -15,6 +15,8 @@
 //! - [`decode`]: bounds-checked little-endian field helpers and [`decode::ParseError`].
 //! - [`nvme`]: pure decoders for NVMe pages (Identify, SMART/Health, OCP C0h,
 //!   error and self-test logs, UUID list) and NVMe status codes.
+//! - [`ata`]: SATA over SG_IO: pass-through CDBs and sense, and pure decoders
+//!   for IDENTIFY, SMART data/thresholds/status, Device Statistics, self-tests.
 //! - [`device`]: where page bytes come from — a live controller or a replay
 //!   folder, behind one trait — plus sysfs discovery and `dump`.
 //! - [`poll`]: one poll of one drive (which pages, what a failure means) and
@@ -28,6 +30,7 @@
 #![deny(unsafe_code)]
 
 pub mod app;
+pub mod ata;
 pub mod cli;
 pub mod config;
 pub mod decode;

@@ -4,3 +4,4 @@
 #![allow(unsafe_code)]
 
 pub mod nvme;
+pub mod sg;

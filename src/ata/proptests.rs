@@ -1,0 +1,100 @@
+//! Property tests: no decoder panics on arbitrary input of any length, and
+//! every decoder accepts every buffer of its exact length.
+
+use proptest::prelude::*;
+
+use super::*;
+
+fn sector() -> impl Strategy<Value = Vec<u8>> {
+    proptest::collection::vec(any::<u8>(), 512)
+}
+
+proptest! {
+    #[test]
+    fn no_decoder_panics_on_arbitrary_bytes(
+        buf in proptest::collection::vec(any::<u8>(), 0..2000),
+        page in any::<u8>(),
+    ) {
+        let _ = Identify::parse(&buf).map(|id| (id.wwn_string(), id.ata_version_name()));
+        let _ = SmartData::parse(&buf);
+        let _ = SmartThresholds::parse(&buf);
+        let _ = SelfTestLog::parse(&buf);
+        let _ = devstat::supported_pages(&buf);
+        if let Ok(p) = DevstatPage::parse(page, &buf) {
+            let mut d = DeviceStatistics::default();
+            d.add_page(&p);
+        }
+        let _ = DevstatPage::parse_smart_log(page, &buf);
+        let s = parse_sense(&buf);
+        for status in [0x00, 0x02, 0x08] {
+            for expect in [false, true] {
+                if let Err(e) = outcome(status, &s, expect) {
+                    let _ = (e.to_string(), e.is_unsupported());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sense_shaped_input_never_panics(
+        code in prop_oneof![Just(0x70u8), Just(0x71), Just(0x72), Just(0x73), Just(0xF0)],
+        rest in proptest::collection::vec(any::<u8>(), 0..64),
+    ) {
+        let mut buf = vec![code];
+        buf.extend(rest);
+        let s = parse_sense(&buf);
+        prop_assert_eq!(s.response_code, code & 0x7F);
+        prop_assert!(s.key <= 0x0F);
+    }
+
+    #[test]
+    fn identify_accepts_any_sector(buf in sector()) {
+        let id = Identify::parse(&buf).unwrap();
+        prop_assert!(id.logical_sector_size >= 2);
+        prop_assert!(id.physical_sector_size >= id.logical_sector_size
+            || id.physical_sector_size == u32::MAX);
+        let _ = (id.is_ssd(), id.wwn_string());
+    }
+
+    #[test]
+    fn smart_pages_accept_any_sector(buf in sector()) {
+        let d = SmartData::parse(&buf).unwrap();
+        prop_assert!(d.attributes.len() <= 30);
+        for a in &d.attributes {
+            prop_assert!(a.raw48() < 1 << 48);
+        }
+        prop_assert!(SmartThresholds::parse(&buf).unwrap().thresholds.len() <= 30);
+    }
+
+    #[test]
+    fn self_test_log_accepts_any_sector_with_a_sane_index(mut buf in sector(), idx in 0u8..=21) {
+        buf[508] = idx;
+        let l = SelfTestLog::parse(&buf).unwrap();
+        prop_assert!(l.entries.len() <= 21);
+        for e in &l.entries {
+            let _ = (e.result_name(), e.test_name());
+            prop_assert!(e.slot < 21);
+        }
+    }
+
+    #[test]
+    fn devstat_accepts_any_page_with_its_number(mut buf in sector(), page in any::<u8>()) {
+        buf[2] = page;
+        let p = DevstatPage::parse(page, &buf).unwrap();
+        for off in (0..520).step_by(4) {
+            let _ = (p.get(off), p.get_i8(off), p.get_sized(off, 9));
+        }
+    }
+
+    #[test]
+    fn cdb_always_starts_with_85h(
+        command in any::<u8>(), features in any::<u16>(), count in any::<u16>(),
+        lba in any::<u64>(), ck in any::<bool>(), ext in any::<bool>(),
+    ) {
+        let tf = Taskfile { command, features, count, lba, device: 0 };
+        let cdb = cdb16(&tf, Protocol::PioIn, ck, ext);
+        prop_assert_eq!(cdb[0], 0x85);
+        prop_assert_eq!(cdb[14], command);
+        prop_assert_eq!(cdb[15], 0);
+    }
+}

@@ -1,0 +1,130 @@
+//! SMART data and threshold sectors built slot by slot (slot n at
+//! 2 + 12·n); expectations computed by hand.
+
+use super::*;
+
+/// Sets byte 511 so that all 512 bytes sum to 0 modulo 256.
+fn seal(buf: &mut [u8]) {
+    let sum = buf[..511].iter().fold(0u8, |a, &b| a.wrapping_add(b));
+    buf[511] = 0u8.wrapping_sub(sum);
+}
+
+fn smart_page() -> Vec<u8> {
+    let mut buf = vec![0u8; 512];
+    buf[0] = 0x10; // revision 0010h
+    // Slot 0 (offset 2): ID 1, flags 000Fh, 100/99, raw 01..06.
+    buf[2..14].copy_from_slice(&[1, 0x0F, 0x00, 100, 99, 1, 2, 3, 4, 5, 6, 0]);
+    // Slot 1 (offset 14): unused (ID 0) but with junk that must be ignored.
+    buf[15] = 0xFF;
+    // Slot 2 (offset 26): ID 9, flags 0032h, 98/98, raw 1234 = 04D2h.
+    buf[26..38].copy_from_slice(&[9, 0x32, 0x00, 98, 98, 0xD2, 0x04, 0, 0, 0, 0, 0]);
+    // Slot 29 (offset 350): ID 194, flags 0022h, raw 28h 00 14h 00 3Ch 00,
+    // reserved byte 7.
+    buf[350..362].copy_from_slice(&[194, 0x22, 0x00, 40, 20, 0x28, 0, 0x14, 0, 0x3C, 0, 7]);
+    buf[362] = 0x82;
+    buf[363] = 0xF3; // self-test in progress, 30 % remaining
+    seal(&mut buf);
+    buf
+}
+
+#[test]
+fn attributes_in_table_order_skipping_unused_slots() {
+    let s = SmartData::parse(&smart_page()).unwrap();
+    assert_eq!(s.revision, 0x10);
+    let ids: Vec<u8> = s.attributes.iter().map(|a| a.id).collect();
+    assert_eq!(ids, [1, 9, 194]);
+
+    let a = s.attribute(1).unwrap();
+    assert_eq!((a.flags, a.value, a.worst), (0x000F, 100, 99));
+    assert_eq!(a.raw, [1, 2, 3, 4, 5, 6]);
+    assert_eq!(a.raw48(), 0x0605_0403_0201);
+    assert!(a.prefailure() && a.online());
+
+    let poh = s.attribute(9).unwrap();
+    assert_eq!(poh.raw48(), 1234);
+    assert!(!poh.prefailure() && poh.online());
+
+    let t = s.attribute(194).unwrap();
+    assert_eq!(t.raw48(), 257_699_348_520); // 3C_0014_0028h
+    assert_eq!((t.value, t.worst, t.reserved), (40, 20, 7));
+    assert!(!t.prefailure());
+
+    assert_eq!(s.offline_collection_status, 0x82);
+    assert_eq!(s.self_test_execution_status, 0xF3);
+    assert!(s.checksum_valid);
+    assert_eq!(s.attribute(5), None);
+}
+
+#[test]
+fn smart_data_checksum_wrong() {
+    let mut buf = smart_page();
+    buf[100] ^= 0x01;
+    assert!(!SmartData::parse(&buf).unwrap().checksum_valid);
+}
+
+#[test]
+fn thresholds() {
+    let mut buf = vec![0u8; 512];
+    buf[0] = 0x10;
+    buf[2] = 1; // slot 0: ID 1, threshold 6
+    buf[3] = 6;
+    buf[26] = 9; // slot 2: ID 9, threshold 0
+    buf[62] = 5; // slot 5 (offset 62): ID 5, threshold 10
+    buf[63] = 10;
+    buf[39] = 99; // slot 3 unused: threshold byte ignored
+    seal(&mut buf);
+    let t = SmartThresholds::parse(&buf).unwrap();
+    assert_eq!(t.thresholds, [(1, 6), (9, 0), (5, 10)]);
+    assert_eq!((t.get(5), t.get(9), t.get(200)), (Some(10), Some(0), None));
+    assert!(t.checksum_valid);
+    assert_eq!(t.revision, 0x10);
+}
+
+#[test]
+fn return_status_registers() {
+    let regs = |lba| AtaRegisters {
+        lba,
+        status: 0x50,
+        ..Default::default()
+    };
+    assert_eq!(
+        SmartStatus::from_registers(&regs(0x00C2_4F00)),
+        SmartStatus::Passed
+    );
+    assert_eq!(
+        SmartStatus::from_registers(&regs(0x002C_F400)),
+        SmartStatus::Failed
+    );
+    assert_eq!(
+        SmartStatus::from_registers(&regs(0)),
+        SmartStatus::Unknown {
+            lba_mid: 0,
+            lba_high: 0
+        }
+    );
+    // Swapped signature bytes are not "passed".
+    assert!(matches!(
+        SmartStatus::from_lba(0xC2, 0x4F),
+        SmartStatus::Unknown { .. }
+    ));
+}
+
+#[test]
+fn commands() {
+    assert_eq!(read_data_command().cdb()[4], 0xD0);
+    assert_eq!(read_thresholds_command().cdb()[4], 0xD1);
+    let st = return_status_command();
+    assert!(st.check_condition);
+    assert_eq!(st.data_len(), 0);
+    let log = read_log_command(0x06, 1).cdb();
+    assert_eq!(
+        (log[4], log[6], log[8], log[10], log[12]),
+        (0xD5, 1, 0x06, 0x4F, 0xC2)
+    );
+}
+
+#[test]
+fn short_sectors_are_rejected() {
+    assert!(SmartData::parse(&[0u8; 511]).is_err());
+    assert!(SmartThresholds::parse(&[]).is_err());
+}

@@ -1,0 +1,232 @@
+//! SCSI generic pass-through: the `SG_IO` ioctl on a SCSI block device
+//! (`/dev/sdX`) or its `/dev/sgN` node, which is how ATA commands reach a
+//! SATA drive behind libata or a SAT-capable HBA (ATA PASS-THROUGH(16)).
+//!
+//! [`sg_io`] only moves bytes: it issues one CDB and reports what the kernel
+//! wrote back (SCSI status, host and driver status, sense length). Deciding
+//! whether that was a success is `crate::ata::passthrough::outcome`'s job.
+//! ATA pass-through CDBs need `CAP_SYS_RAWIO`.
+
+use std::ffi::{c_int, c_uchar, c_uint, c_ushort, c_void};
+use std::fs::File;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::time::Duration;
+
+/// `struct sg_io_hdr` from `<scsi/sg.h>`, field names as the kernel spells
+/// them. The kernel writes the status fields, `sb_len_wr`, `resid`,
+/// `duration` and `info` back into it, so it is always passed `&mut`.
+#[repr(C)]
+#[allow(non_camel_case_types)]
+struct sg_io_hdr {
+    interface_id: c_int,
+    dxfer_direction: c_int,
+    cmd_len: c_uchar,
+    mx_sb_len: c_uchar,
+    iovec_count: c_ushort,
+    dxfer_len: c_uint,
+    dxferp: *mut c_void,
+    /// `unsigned char __user *cmdp` in the header; the kernel only reads
+    /// through it, so a const pointer has the same layout and is honest.
+    cmdp: *const c_uchar,
+    sbp: *mut c_uchar,
+    timeout: c_uint,
+    flags: c_uint,
+    pack_id: c_int,
+    usr_ptr: *mut c_void,
+    status: c_uchar,
+    masked_status: c_uchar,
+    msg_status: c_uchar,
+    sb_len_wr: c_uchar,
+    host_status: c_ushort,
+    driver_status: c_ushort,
+    resid: c_int,
+    duration: c_uint,
+    info: c_uint,
+}
+
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<sg_io_hdr>() == 88);
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(std::mem::size_of::<sg_io_hdr>() == 64);
+
+/// `SG_IO` from `<scsi/sg.h>`: a legacy number, not `_IOWR`-encoded.
+pub const SG_IO: u32 = 0x2285;
+/// `interface_id` must be `'S'`.
+const SG_INTERFACE_ID: c_int = b'S' as c_int;
+const SG_DXFER_NONE: c_int = -1;
+const SG_DXFER_FROM_DEV: c_int = -3;
+
+mod ffi {
+    // The generated function is `pub unsafe`; this private module keeps it
+    // inside `sys::sg`, which exports only the safe `sg_io`.
+    nix::ioctl_readwrite_bad!(sg_io, super::SG_IO, super::sg_io_hdr);
+}
+
+/// Which way data moves. Only reads are needed: the exporter never writes to
+/// a drive.
+#[derive(Debug)]
+pub enum DataDir<'a> {
+    /// No data phase (non-data ATA commands such as SMART RETURN STATUS).
+    None,
+    /// The device fills this buffer (PIO data-in). Its length is the
+    /// transfer length.
+    FromDevice(&'a mut [u8]),
+}
+
+/// What the kernel reported for one `SG_IO` call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SgOutcome {
+    /// SCSI status byte (0 GOOD, 02h CHECK CONDITION, 08h BUSY, ...).
+    pub status: u8,
+    /// `status` shifted right by one and masked (the obsolete form).
+    pub masked_status: u8,
+    /// Host adapter status (`DID_*`); non-zero means the command did not
+    /// reach the device or did not complete (timeout, no connect).
+    pub host_status: u16,
+    /// Driver status (`DRIVER_*`); `DRIVER_SENSE` (08h) only says sense
+    /// data was written.
+    pub driver_status: u16,
+    /// Bytes of sense data the kernel wrote (`sb_len_wr`).
+    pub sense_len: u8,
+    /// Requested minus transferred bytes (0 for a full transfer).
+    pub resid: i32,
+    /// Time the command took, in milliseconds.
+    pub duration_ms: u32,
+}
+
+/// Issues `cdb` on `file` (an open SCSI block or sg device), with `data` as
+/// the data phase and `sense` as the sense buffer (at most 255 bytes are
+/// offered; 32 is plenty for ATA pass-through). `timeout` is always explicit
+/// and at least 1 ms: 0 would mean the kernel's default.
+///
+/// Returns `Err` only when the kernel refused the ioctl (`ENOTTY` on a file
+/// that is not a SCSI device, `EPERM` without `CAP_SYS_RAWIO`, ...); a
+/// command the device failed is an `Ok` whose status and sense say so.
+pub fn sg_io(
+    file: &File,
+    cdb: &[u8],
+    data: DataDir<'_>,
+    sense: &mut [u8],
+    timeout: Duration,
+) -> Result<SgOutcome, io::Error> {
+    let cmd_len = u8::try_from(cdb.len())
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
+    let (dxfer_direction, dxferp, dxfer_len) = match data {
+        DataDir::None => (SG_DXFER_NONE, std::ptr::null_mut(), 0),
+        DataDir::FromDevice(buf) => {
+            let len = c_uint::try_from(buf.len())
+                .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+            (SG_DXFER_FROM_DEV, buf.as_mut_ptr().cast::<c_void>(), len)
+        }
+    };
+    let mx_sb_len = u8::try_from(sense.len()).unwrap_or(u8::MAX);
+    let sbp = if mx_sb_len == 0 {
+        std::ptr::null_mut()
+    } else {
+        sense.as_mut_ptr()
+    };
+    let timeout_ms = c_uint::try_from(timeout.as_millis())
+        .unwrap_or(c_uint::MAX)
+        .max(1);
+    let mut hdr = sg_io_hdr {
+        interface_id: SG_INTERFACE_ID,
+        dxfer_direction,
+        cmd_len,
+        mx_sb_len,
+        iovec_count: 0,
+        dxfer_len,
+        dxferp,
+        cmdp: cdb.as_ptr(),
+        sbp,
+        timeout: timeout_ms,
+        flags: 0,
+        pack_id: 0,
+        usr_ptr: std::ptr::null_mut(),
+        status: 0,
+        masked_status: 0,
+        msg_status: 0,
+        sb_len_wr: 0,
+        host_status: 0,
+        driver_status: 0,
+        resid: 0,
+        duration: 0,
+        info: 0,
+    };
+    // SAFETY: `hdr` is a correctly laid out `sg_io_hdr` (size asserted
+    // above) passed by `&mut` because the kernel writes the status fields
+    // back. `cmdp` points to `cdb`, readable for `cmd_len` bytes; `dxferp`
+    // (when not null) points to the caller's exclusive buffer, writable for
+    // `dxfer_len` bytes; `sbp` (when not null) points to `sense`, writable
+    // for `mx_sb_len` ≤ `sense.len()` bytes. All three borrows outlive the
+    // call, which is synchronous. No iovec is used (`iovec_count` 0).
+    let ret = unsafe { ffi::sg_io(file.as_raw_fd(), &mut hdr) };
+    ret.map_err(io::Error::from)?;
+    Ok(SgOutcome {
+        status: hdr.status,
+        masked_status: hdr.masked_status,
+        host_status: hdr.host_status,
+        driver_status: hdr.driver_status,
+        sense_len: hdr.sb_len_wr.min(mx_sb_len),
+        resid: hdr.resid,
+        duration_ms: hdr.duration,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_layout_matches_the_kernel() {
+        // Offsets on x86_64 from <scsi/sg.h>: pointers at 16/24/32/56,
+        // status at 64, resid at 72, info at 80.
+        #[cfg(target_pointer_width = "64")]
+        {
+            assert_eq!(std::mem::offset_of!(sg_io_hdr, dxferp), 16);
+            assert_eq!(std::mem::offset_of!(sg_io_hdr, cmdp), 24);
+            assert_eq!(std::mem::offset_of!(sg_io_hdr, sbp), 32);
+            assert_eq!(std::mem::offset_of!(sg_io_hdr, timeout), 40);
+            assert_eq!(std::mem::offset_of!(sg_io_hdr, usr_ptr), 56);
+            assert_eq!(std::mem::offset_of!(sg_io_hdr, status), 64);
+            assert_eq!(std::mem::offset_of!(sg_io_hdr, host_status), 68);
+            assert_eq!(std::mem::offset_of!(sg_io_hdr, resid), 72);
+            assert_eq!(std::mem::offset_of!(sg_io_hdr, info), 80);
+        }
+        assert_eq!(SG_IO, 0x2285);
+    }
+
+    #[test]
+    fn a_regular_file_is_refused_by_the_kernel_not_by_a_panic() {
+        let f = tempfile::tempfile().unwrap();
+        let cdb = [0x85u8, 0x08, 0x0E, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0xEC, 0];
+        let mut buf = [0u8; 512];
+        let mut sense = [0u8; 32];
+        let err = sg_io(
+            &f,
+            &cdb,
+            DataDir::FromDevice(&mut buf),
+            &mut sense,
+            Duration::from_secs(1),
+        )
+        .unwrap_err();
+        let errno = err.raw_os_error();
+        assert!(
+            errno == Some(libc::ENOTTY) || errno == Some(libc::EINVAL),
+            "expected ENOTTY or EINVAL, got {err:?}"
+        );
+    }
+
+    #[test]
+    fn empty_or_oversized_cdb_is_rejected_before_the_kernel() {
+        let f = tempfile::tempfile().unwrap();
+        let mut sense = [0u8; 0];
+        let e = sg_io(&f, &[], DataDir::None, &mut sense, Duration::ZERO).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        let long = [0u8; 256];
+        let e = sg_io(&f, &long, DataDir::None, &mut sense, Duration::ZERO).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+    }
+}
