@@ -28,6 +28,7 @@
 #![deny(unsafe_code)]
 
 pub mod app;
+pub mod ata;
 pub mod cli;
 pub mod config;
 pub mod decode;

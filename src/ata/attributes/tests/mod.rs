@@ -1,0 +1,3 @@
+//! Tests with hand-computed expectations.
+
+mod rawfmt;
