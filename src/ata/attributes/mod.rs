@@ -1,5 +1,7 @@
-//! ATA SMART attribute naming: raw-value formats so far.
+//! ATA SMART attribute naming: raw-value formats and the drivedb.h parser so far.
 
+pub mod drivedb;
+pub mod presets;
 pub mod rawfmt;
 mod temp;
 
