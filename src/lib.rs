@@ -16,7 +16,8 @@
 //! - [`nvme`]: pure decoders for NVMe pages (Identify, SMART/Health, OCP C0h,
 //!   error and self-test logs, UUID list) and NVMe status codes.
 //! - [`ata`]: SATA over SG_IO: pass-through CDBs and sense, and pure decoders
-//!   for IDENTIFY, SMART data/thresholds/status, Device Statistics, self-tests.
+//!   for IDENTIFY, SMART data/thresholds/status, Device Statistics, self-tests;
+//!   attribute names and raw formats (built-in table, drivedb.h) in `ata::attributes`.
 //! - [`device`]: where page bytes come from — a live controller or a replay
 //!   folder, behind one trait — plus sysfs discovery and `dump`.
 //! - [`poll`]: one poll of one drive (which pages, what a failure means) and

@@ -17,6 +17,7 @@
 //! [`crate::sys::sg::sg_io`] and classifies the result with
 //! [`passthrough::outcome`].
 
+pub mod attributes;
 pub mod devstat;
 pub mod identify;
 pub mod passthrough;

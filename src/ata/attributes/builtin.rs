@@ -1,0 +1,78 @@
+//! smartctl's default attribute names and formats (the drivedb.h `DEFAULT`
+//! entry, smartmontools 7.3), used for every id a drive family leaves alone.
+
+use super::presets::Media;
+use super::rawfmt::RawFormat::{self, Raw16Avg16, Raw16Raw16, Raw24Raw8, Raw48, TempMinMax};
+
+const HDD: Option<Media> = Some(Media::Hdd);
+const SSD: Option<Media> = Some(Media::Ssd);
+const ANY: Option<Media> = None;
+
+/// (id, format, name, drive kind it applies to). Ids not listed are
+/// `Unknown_Attribute`, raw48.
+pub(super) const DEFAULTS: &[(u8, RawFormat, &str, Option<Media>)] = &[
+    (1, Raw48, "Raw_Read_Error_Rate", ANY),
+    (2, Raw48, "Throughput_Performance", ANY),
+    (3, Raw16Avg16, "Spin_Up_Time", ANY),
+    (4, Raw48, "Start_Stop_Count", ANY),
+    (5, Raw16Raw16, "Reallocated_Sector_Ct", ANY),
+    (6, Raw48, "Read_Channel_Margin", HDD),
+    (7, Raw48, "Seek_Error_Rate", HDD),
+    (8, Raw48, "Seek_Time_Performance", HDD),
+    (9, Raw24Raw8, "Power_On_Hours", ANY),
+    (10, Raw48, "Spin_Retry_Count", HDD),
+    (11, Raw48, "Calibration_Retry_Count", HDD),
+    (12, Raw48, "Power_Cycle_Count", ANY),
+    (13, Raw48, "Read_Soft_Error_Rate", ANY),
+    (175, Raw48, "Program_Fail_Count_Chip", SSD),
+    (176, Raw48, "Erase_Fail_Count_Chip", SSD),
+    (177, Raw48, "Wear_Leveling_Count", SSD),
+    (178, Raw48, "Used_Rsvd_Blk_Cnt_Chip", SSD),
+    (179, Raw48, "Used_Rsvd_Blk_Cnt_Tot", SSD),
+    (180, Raw48, "Unused_Rsvd_Blk_Cnt_Tot", SSD),
+    (181, Raw48, "Program_Fail_Cnt_Total", ANY),
+    (182, Raw48, "Erase_Fail_Count_Total", SSD),
+    (183, Raw48, "Runtime_Bad_Block", ANY),
+    (184, Raw48, "End-to-End_Error", ANY),
+    (187, Raw48, "Reported_Uncorrect", ANY),
+    (188, Raw48, "Command_Timeout", ANY),
+    (189, Raw48, "High_Fly_Writes", HDD),
+    (190, TempMinMax, "Airflow_Temperature_Cel", ANY),
+    (191, Raw48, "G-Sense_Error_Rate", HDD),
+    (192, Raw48, "Power-Off_Retract_Count", ANY),
+    (193, Raw48, "Load_Cycle_Count", HDD),
+    (194, TempMinMax, "Temperature_Celsius", ANY),
+    (195, Raw48, "Hardware_ECC_Recovered", ANY),
+    (196, Raw16Raw16, "Reallocated_Event_Count", ANY),
+    (197, Raw48, "Current_Pending_Sector", ANY),
+    (198, Raw48, "Offline_Uncorrectable", ANY),
+    (199, Raw48, "UDMA_CRC_Error_Count", ANY),
+    (200, Raw48, "Multi_Zone_Error_Rate", HDD),
+    (201, Raw48, "Soft_Read_Error_Rate", HDD),
+    (202, Raw48, "Data_Address_Mark_Errs", HDD),
+    (203, Raw48, "Run_Out_Cancel", ANY),
+    (204, Raw48, "Soft_ECC_Correction", ANY),
+    (205, Raw48, "Thermal_Asperity_Rate", ANY),
+    (206, Raw48, "Flying_Height", HDD),
+    (207, Raw48, "Spin_High_Current", HDD),
+    (208, Raw48, "Spin_Buzz", HDD),
+    (209, Raw48, "Offline_Seek_Performnce", HDD),
+    (220, Raw48, "Disk_Shift", HDD),
+    (221, Raw48, "G-Sense_Error_Rate", HDD),
+    (222, Raw48, "Loaded_Hours", HDD),
+    (223, Raw48, "Load_Retry_Count", HDD),
+    (224, Raw48, "Load_Friction", HDD),
+    (225, Raw48, "Load_Cycle_Count", HDD),
+    (226, Raw48, "Load-in_Time", HDD),
+    (227, Raw48, "Torq-amp_Count", HDD),
+    (228, Raw48, "Power-off_Retract_Count", ANY),
+    (230, Raw48, "Head_Amplitude", HDD),
+    (231, Raw48, "Temperature_Celsius", HDD),
+    (232, Raw48, "Available_Reservd_Space", ANY),
+    (233, Raw48, "Media_Wearout_Indicator", SSD),
+    (240, Raw24Raw8, "Head_Flying_Hours", HDD),
+    (241, Raw48, "Total_LBAs_Written", ANY),
+    (242, Raw48, "Total_LBAs_Read", ANY),
+    (250, Raw48, "Read_Error_Retry_Rate", ANY),
+    (254, Raw48, "Free_Fall_Sensor", HDD),
+];

@@ -1,0 +1,101 @@
+//! Parses the drivedb.h installed with smartmontools. Expected names were
+//! read from that file (smartmontools 7.3, r5319), not from this code.
+
+use crate::ata::attributes::drivedb::DriveDb;
+use crate::ata::attributes::{Namer, RawFormat};
+
+const PATH: &str = "/usr/share/smartmontools/drivedb.h";
+
+fn installed() -> Option<String> {
+    match std::fs::read(PATH) {
+        Ok(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+        Err(e) => {
+            eprintln!("SKIPPED: {PATH} not readable ({e}); install smartmontools to run this test");
+            None
+        }
+    }
+}
+
+#[test]
+fn real_drivedb_parses() {
+    let Some(text) = installed() else { return };
+    let (db, errors) = DriveDb::parse(&text);
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert!(
+        db.version
+            .as_deref()
+            .is_some_and(|v| v.starts_with("VERSION: "))
+    );
+    assert!(db.entries.len() > 300, "{} entries", db.entries.len());
+    assert!(db.default.len() > 60);
+    assert!(db.entries.iter().all(|e| !e.family.starts_with("USB:")));
+}
+
+#[test]
+fn real_drivedb_lookups() {
+    let Some(text) = installed() else { return };
+    let (namer, errors) = Namer::with_drivedb(&text);
+    assert!(errors.is_empty(), "{errors:#?}");
+
+    let dc500 = namer.for_drive("KINGSTON SEDC500M1920G", "SCEKJ2.3");
+    assert_eq!(dc500.family.as_deref(), Some("Phison Driven SSDs"));
+    for (id, name) in [
+        (192, "Unsafe_Shutdown_Count"),
+        (195, "Power_Fail_Health"),
+        (231, "SSD_Life_Left"),
+        (241, "Lifetime_Writes_GiB"),
+        (207, "Thermal_Throttling_Cnt"),
+        (9, "Power_On_Hours"),
+    ] {
+        assert_eq!(dc500.get(id).name, name, "id {id}");
+    }
+    assert_eq!(dc500.get(170).format, RawFormat::Raw24Raw24);
+
+    // 7.3 lists DC450R/DC500 only; the DC600M then falls back to the built-in family.
+    let (db, _) = DriveDb::parse(&text);
+    if db
+        .version
+        .as_deref()
+        .is_some_and(|v| v.starts_with("VERSION: 7.3"))
+    {
+        assert!(db.find("KINGSTON SEDC600M960G", "SCEKH5.1").is_none());
+    }
+    let dc600m = namer.for_drive("KINGSTON SEDC600M960G", "SCEKH5.1");
+    assert_eq!(dc600m.family.as_deref(), Some("Phison Driven SSDs"));
+    for (id, name) in [
+        (192, "Unsafe_Shutdown_Count"),
+        (195, "Power_Fail_Health"),
+        (231, "SSD_Life_Left"),
+        (241, "Lifetime_Writes_GiB"),
+    ] {
+        assert_eq!(dc600m.get(id).name, name, "id {id}");
+    }
+
+    let samsung = namer.for_drive("SAMSUNG MZ7LH960HAJR-00005", "HXT7404Q");
+    assert_eq!(samsung.family.as_deref(), Some("Samsung based SSDs"));
+    assert_eq!(samsung.get(177).name, "Wear_Leveling_Count");
+    assert_eq!(samsung.get(187).name, "Uncorrectable_Error_Cnt");
+
+    let intel = namer.for_drive("INTEL SSDSC2KB960G8", "XCV10132");
+    assert_eq!(
+        intel.family.as_deref(),
+        Some("Intel S4510/S4610/S4500/S4600 Series SSDs")
+    );
+    assert_eq!(intel.get(175).format, RawFormat::Raw16Raw16);
+    assert_eq!(intel.get(243).name, "NAND_Writes_32MiB");
+
+    let micron = namer.for_drive("Micron_5300_MTFDDAK960TDS", "D3MU001");
+    assert!(
+        micron
+            .family
+            .as_deref()
+            .is_some_and(|f| f.starts_with("Micron 5100 ")),
+        "{:?}",
+        micron.family
+    );
+    assert_eq!(micron.get(202).name, "Percent_Lifetime_Remain");
+    assert_eq!(micron.get(246).name, "Total_LBAs_Written");
+
+    let nytro = namer.for_drive("XA960LE10063", "");
+    assert_eq!(nytro.family.as_deref(), Some("Seagate Nytro SATA SSD"));
+}
