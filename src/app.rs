@@ -10,15 +10,18 @@ use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
 use tracing::{info, warn};
 
+use crate::ata::attributes::Namer;
 use crate::config::Config;
 use crate::device::discovery::{self, Discovered, Filter, Transport};
 use crate::device::nvme_live::NvmeLive;
-use crate::device::replay::{self, DumpKind, NvmeReplay};
+use crate::device::replay::{self, DumpKind, NvmeReplay, SataReplay};
+use crate::device::sata_live::SataLive;
 use crate::health::Identity;
 use crate::http::{self, DriveRow, Exposition, Format};
 use crate::metrics::{self, BuildInfo, TextFormat};
 use crate::poll::Poller;
 use crate::poll::nvme::{NvmePoller, PollPolicy};
+use crate::poll::sata::{SataPolicy, SataPoller};
 use crate::poll::schedule::{self, Schedule};
 use crate::snapshot::{DriveSnapshot, Store};
 
@@ -82,10 +85,11 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     }
     let state = Arc::new(State::default());
     let (stop_tx, stop_rx) = watch::channel(false);
+    let namer = Arc::new(load_namer(&config));
     let drives = if config.replay.is_empty() {
-        tokio::spawn(discover(config.clone(), state.store.clone()))
+        tokio::spawn(discover(config.clone(), state.store.clone(), namer))
     } else {
-        start_replays(&config, &state.store)?
+        start_replays(&config, &state.store, &namer)?
     };
     let mut servers = Vec::new();
     for l in listeners {
@@ -138,23 +142,34 @@ fn schedule_of(config: &Config) -> Schedule {
 }
 
 /// Serves each replay folder as a drive; returns a handle owning their loops.
-pub fn start_replays(config: &Config, store: &Arc<Store>) -> anyhow::Result<JoinHandle<()>> {
+pub fn start_replays(
+    config: &Config,
+    store: &Arc<Store>,
+    namer: &Arc<Namer>,
+) -> anyhow::Result<JoinHandle<()>> {
     let gone = Arc::new(Notify::new());
     let mut tasks = Vec::new();
     for dir in &config.replay {
         let kind = replay::dump_kind(dir).map_err(anyhow::Error::msg)?;
         let name = replay::device_name(dir);
-        let poller: Box<dyn Poller> = match kind {
-            DumpKind::Nvme => Box::new(NvmePoller::new(
-                Box::new(NvmeReplay::new(dir)),
-                PollPolicy::EVERY_PAGE,
-            )),
-            DumpKind::Sata => anyhow::bail!("{}: SATA dumps are not supported yet", dir.display()),
+        let (poller, transport): (Box<dyn Poller>, _) = match kind {
+            DumpKind::Nvme => {
+                let src = Box::new(NvmeReplay::new(dir));
+                (
+                    Box::new(NvmePoller::new(src, PollPolicy::EVERY_PAGE)),
+                    Transport::Nvme,
+                )
+            }
+            DumpKind::Sata => {
+                let src = Box::new(SataReplay::new(dir));
+                let poller = SataPoller::new(src, namer.clone(), SataPolicy::EVERY_PAGE);
+                (Box::new(poller), Transport::Sata)
+            }
         };
         store.insert(DriveSnapshot::new(
             &name,
             &dir.display().to_string(),
-            placeholder(Transport::Nvme, "", "", ""),
+            placeholder(transport, "", "", ""),
         ));
         info!(device = name, folder = %dir.display(), "replaying dump");
         tasks.push(tokio::spawn(schedule::run(
@@ -194,7 +209,7 @@ fn placeholder(transport: Transport, model: &str, serial: &str, firmware: &str) 
 /// Rescans sysfs every `discovery_interval` (and at once when a drive
 /// reports it is gone): new drives get a poll loop, vanished ones lose
 /// their loop and their series.
-pub async fn discover(config: Config, store: Arc<Store>) {
+pub async fn discover(config: Config, store: Arc<Store>, namer: Arc<Namer>) {
     let filter = Filter {
         include: config.include.clone(),
         exclude: config.exclude.clone(),
@@ -204,15 +219,18 @@ pub async fn discover(config: Config, store: Arc<Store>) {
     let mut warned_empty = false;
     loop {
         let (sysfs, dev, f) = (config.sysfs.clone(), config.dev.clone(), filter.clone());
-        let scan =
-            tokio::task::spawn_blocking(move || discovery::nvme_controllers(&sysfs, &dev, &f));
+        let scan = tokio::task::spawn_blocking(move || {
+            let mut found = discovery::nvme_controllers(&sysfs, &dev, &f);
+            found.extend(discovery::sata_disks(&sysfs, &dev, &f));
+            found
+        });
         match tokio::time::timeout(Duration::from_secs(10), scan).await {
             Ok(Ok(found)) => {
                 if found.is_empty() && !warned_empty {
-                    warn!(sysfs = %config.sysfs.display(), "no NVMe drives found; serving exporter metrics and rescanning every {:?}", config.discovery_interval);
+                    warn!(sysfs = %config.sysfs.display(), "no NVMe or SATA drives found; serving exporter metrics and rescanning every {:?}", config.discovery_interval);
                     warned_empty = true;
                 }
-                reconcile(&mut running, found, &config, &store, &gone);
+                reconcile(&mut running, found, &config, &store, &gone, &namer);
             }
             _ => warn!("sysfs scan did not finish within 10s; keeping the current drives"),
         }
@@ -221,6 +239,39 @@ pub async fn discover(config: Config, store: Arc<Store>) {
             _ = gone.notified() => tokio::time::sleep(Duration::from_millis(200)).await,
         }
     }
+}
+
+/// The poller of a discovered drive, for its transport.
+fn live_poller(d: &Discovered, config: &Config, namer: &Arc<Namer>) -> Box<dyn Poller> {
+    match d.transport {
+        Transport::Nvme => {
+            let src = Box::new(NvmeLive::new(&d.dev_path, config.poll_timeout));
+            Box::new(NvmePoller::new(src, PollPolicy::LIVE))
+        }
+        Transport::Sata => {
+            let src = Box::new(SataLive::new(&d.dev_path, config.poll_timeout));
+            let policy = SataPolicy {
+                wake_standby: config.wake_standby,
+                ..SataPolicy::LIVE
+            };
+            Box::new(SataPoller::new(src, namer.clone(), policy))
+        }
+    }
+}
+
+/// Attribute names: the built-in table, overridden by the host's
+/// smartmontools drivedb.h when there is one (a malformed file is reported
+/// and the built-in table used).
+pub fn load_namer(config: &Config) -> Namer {
+    let paths: Vec<&std::path::Path> = config.drivedb.iter().map(|p| p.as_path()).collect();
+    let (namer, errors) = Namer::load(&paths);
+    for e in errors.iter().take(5) {
+        warn!("drivedb: {e}");
+    }
+    if errors.len() > 5 {
+        warn!("drivedb: {} more problems not shown", errors.len() - 5);
+    }
+    namer
 }
 
 /// Running drive loops by kernel name; aborted when dropped.
@@ -238,6 +289,7 @@ fn reconcile(
     config: &Config,
     store: &Arc<Store>,
     gone: &Arc<Notify>,
+    namer: &Arc<Namer>,
 ) {
     let started = Instant::now();
     running.0.retain(|name, (path, handle)| {
@@ -265,8 +317,7 @@ fn reconcile(
             &d.dev_path.display().to_string(),
             identity,
         ));
-        let src = NvmeLive::new(&d.dev_path, config.poll_timeout);
-        let poller = Box::new(NvmePoller::new(Box::new(src), PollPolicy::LIVE));
+        let poller = live_poller(&d, config, namer);
         let h = tokio::spawn(schedule::run(
             d.name.clone(),
             poller,

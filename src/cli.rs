@@ -51,6 +51,9 @@ pub struct Flags {
     /// How often each drive is polled, e.g. 60s, 5m [default: 60s].
     #[arg(long = "poll.interval", value_name = "DURATION")]
     pub poll_interval: Option<String>,
+    /// Poll SATA drives in standby too (spins them up); by default a drive in standby is skipped that round.
+    #[arg(long = "poll.wake-standby")]
+    pub wake_standby: bool,
     /// How long a poll may take before the drive is reported down; also each command's kernel timeout [default: 10s].
     #[arg(long = "poll.timeout", value_name = "DURATION", global = true)]
     pub poll_timeout: Option<String>,
@@ -78,6 +81,9 @@ pub struct Flags {
     /// Device node folder [default: /dev].
     #[arg(long = "path.dev", value_name = "PATH")]
     pub dev: Option<PathBuf>,
+    /// smartmontools drivedb.h for attribute names [default: /var/lib/smartmontools/drivedb/drivedb.h, then /usr/share/smartmontools/drivedb.h].
+    #[arg(long = "path.drivedb", value_name = "PATH", global = true)]
+    pub drivedb: Option<PathBuf>,
 }
 
 impl Flags {
@@ -91,6 +97,7 @@ impl Flags {
             poll: RawPoll {
                 interval: self.poll_interval.clone(),
                 timeout: self.poll_timeout.clone(),
+                wake_standby: self.wake_standby.then_some(true),
             },
             discovery: RawDiscovery {
                 interval: self.discovery_interval.clone(),
@@ -107,6 +114,7 @@ impl Flags {
             path: RawPath {
                 sysfs: self.sysfs.clone(),
                 dev: self.dev.clone(),
+                drivedb: self.drivedb.clone(),
             },
         }
     }

@@ -55,6 +55,7 @@ pub struct RawWeb {
 pub struct RawPoll {
     pub interval: Option<String>,
     pub timeout: Option<String>,
+    pub wake_standby: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -82,6 +83,7 @@ pub struct RawLog {
 pub struct RawPath {
     pub sysfs: Option<PathBuf>,
     pub dev: Option<PathBuf>,
+    pub drivedb: Option<PathBuf>,
 }
 
 impl RawFile {
@@ -121,6 +123,7 @@ impl RawFile {
         pick(&mut self.web.telemetry_path, other.web.telemetry_path);
         pick(&mut self.poll.interval, other.poll.interval);
         pick(&mut self.poll.timeout, other.poll.timeout);
+        pick(&mut self.poll.wake_standby, other.poll.wake_standby);
         pick(&mut self.discovery.interval, other.discovery.interval);
         pick(&mut self.device.include, other.device.include);
         pick(&mut self.device.exclude, other.device.exclude);
@@ -129,6 +132,7 @@ impl RawFile {
         pick_vec(&mut self.replay, other.replay);
         pick(&mut self.path.sysfs, other.path.sysfs);
         pick(&mut self.path.dev, other.path.dev);
+        pick(&mut self.path.drivedb, other.path.drivedb);
         self
     }
 }
@@ -147,6 +151,8 @@ pub struct Config {
     pub telemetry_path: String,
     pub poll_interval: Duration,
     pub poll_timeout: Duration,
+    /// Poll SATA drives in standby anyway (waking them).
+    pub wake_standby: bool,
     pub discovery_interval: Duration,
     pub include: Option<Regex>,
     pub exclude: Option<Regex>,
@@ -155,7 +161,15 @@ pub struct Config {
     pub replay: Vec<PathBuf>,
     pub sysfs: PathBuf,
     pub dev: PathBuf,
+    /// smartmontools drivedb.h files to try, first existing wins.
+    pub drivedb: Vec<PathBuf>,
 }
+
+/// Where smartmontools keeps drivedb.h: the updated copy first.
+pub const DEFAULT_DRIVEDB: [&str; 2] = [
+    "/var/lib/smartmontools/drivedb/drivedb.h",
+    "/usr/share/smartmontools/drivedb.h",
+];
 
 impl TryFrom<RawFile> for Config {
     type Error = ConfigError;
@@ -184,6 +198,7 @@ impl TryFrom<RawFile> for Config {
             telemetry_path,
             poll_interval: duration_key("poll.interval", raw.poll.interval, "60s")?,
             poll_timeout: duration_key("poll.timeout", raw.poll.timeout, "10s")?,
+            wake_standby: raw.poll.wake_standby.unwrap_or(false),
             discovery_interval: duration_key("discovery.interval", raw.discovery.interval, "30s")?,
             include: regex_key("device.include", raw.device.include)?,
             exclude: regex_key("device.exclude", raw.device.exclude)?,
@@ -201,6 +216,10 @@ impl TryFrom<RawFile> for Config {
             replay: raw.replay,
             sysfs: raw.path.sysfs.unwrap_or_else(|| "/sys".into()),
             dev: raw.path.dev.unwrap_or_else(|| "/dev".into()),
+            drivedb: match raw.path.drivedb {
+                Some(p) => vec![p],
+                None => DEFAULT_DRIVEDB.iter().map(PathBuf::from).collect(),
+            },
         })
     }
 }

@@ -25,6 +25,10 @@ pub struct DriveSnapshot {
     pub last_poll_duration: Option<Duration>,
     /// CPU time spent in this drive's polls (the polling thread's own).
     pub poll_cpu: Duration,
+    /// Polls deliberately not made, per reason (`standby`).
+    pub skipped: BTreeMap<&'static str, u64>,
+    /// Power mode from the last CHECK POWER MODE (SATA).
+    pub power_mode: Option<&'static str>,
     /// Failures per source since the exporter started.
     pub errors: BTreeMap<&'static str, u64>,
     /// The newest failure message, for the landing page.
@@ -48,6 +52,8 @@ impl DriveSnapshot {
             last_success: None,
             last_poll_duration: None,
             poll_cpu: Duration::ZERO,
+            skipped: BTreeMap::new(),
+            power_mode: None,
             errors: BTreeMap::new(),
             last_error: None,
             reading: None,
@@ -56,6 +62,13 @@ impl DriveSnapshot {
 
     /// Folds one poll's outcome in.
     pub fn apply(&mut self, outcome: PollOutcome, duration: Duration, now: SystemTime) {
+        if outcome.power_mode.is_some() {
+            self.power_mode = outcome.power_mode;
+        }
+        if let Some(reason) = outcome.skipped {
+            *self.skipped.entry(reason).or_default() += 1;
+            return;
+        }
         self.polls += 1;
         self.last_poll_duration = Some(duration);
         self.up = outcome.up;

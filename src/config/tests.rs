@@ -108,6 +108,7 @@ fn flags_win_over_the_file() {
         poll: RawPoll {
             interval: Some("1s".into()),
             timeout: None,
+            wake_standby: None,
         },
         ..Default::default()
     };
@@ -126,5 +127,8 @@ fn the_shipped_example_config_is_valid_and_sets_every_key() {
     assert_eq!(c.poll_timeout, Duration::from_secs(10));
     assert_eq!(c.discovery_interval, Duration::from_secs(30));
     assert!(c.include.as_ref().unwrap().is_match("nvme0"));
+    assert!(c.include.as_ref().unwrap().is_match("sda"));
+    assert!(!c.wake_standby);
+    assert_eq!(c.drivedb.len(), 2);
     assert!(c.exclude.is_none());
 }

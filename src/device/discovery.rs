@@ -1,6 +1,8 @@
 //! Finds drives from sysfs. NVMe controllers are `/sys/class/nvme/nvmeN`
 //! (model, serial, firmware_rev, and one `nvmeNnM` / `nvmeNcXnM` folder per
-//! namespace); the admin commands go to `/dev/nvmeN`.
+//! namespace); the admin commands go to `/dev/nvmeN`. SATA disks are the
+//! `/sys/block/sdX` disks whose SCSI vendor is `ATA` (libata's translation,
+//! also what SAT-capable HBAs report); the first IDENTIFY confirms them.
 
 use std::path::{Path, PathBuf};
 
@@ -93,6 +95,48 @@ pub fn nvme_controllers(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discov
     found
 }
 
+/// SATA disks under `<sysfs>/block`: whole `sd*` disks (partitions are not
+/// listed there; loop, ram, dm, md, zram, nvme and optical drives are not
+/// `sd*` disks with vendor `ATA`), sorted by name.
+pub fn sata_disks(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> {
+    let Ok(entries) = std::fs::read_dir(sysfs.join("block")) else {
+        return Vec::new();
+    };
+    let mut found: Vec<Discovered> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let dir = e.path().join("device");
+            if !name.starts_with("sd")
+                || read_attr(&dir, "vendor") != "ATA"
+                || !filter.accepts(&name)
+            {
+                return None;
+            }
+            Some(Discovered {
+                dev_path: dev.join(&name),
+                transport: Transport::Sata,
+                model: read_attr(&dir, "model"),
+                serial: vpd_serial(&dir),
+                firmware: read_attr(&dir, "rev"),
+                namespaces: vec![name.clone()],
+                name,
+            })
+        })
+        .collect();
+    found.sort_by_key(|d| natural_key(&d.name));
+    found
+}
+
+/// The unit serial number from VPD page 80h (`device/vpd_pg80`: a 4-byte
+/// header, then the serial, space padded), empty when absent.
+fn vpd_serial(dir: &Path) -> String {
+    std::fs::read(dir.join("vpd_pg80"))
+        .ok()
+        .and_then(|b| b.get(4..).map(crate::decode::printable))
+        .unwrap_or_default()
+}
+
 fn namespaces(ctrl_dir: &Path, ctrl: &str) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir(ctrl_dir) else {
         return Vec::new();
@@ -160,6 +204,34 @@ mod tests {
         let found = nvme_controllers(root.path(), Path::new("/dev"), &filter);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].name, "nvme0");
+    }
+
+    fn block(root: &Path, name: &str, vendor: &str) {
+        let dir = root.join("block").join(name).join("device");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("vendor"), format!("{vendor:<8}\n")).unwrap();
+        std::fs::write(dir.join("model"), "KINGSTON SEDC600M\n").unwrap();
+        std::fs::write(dir.join("rev"), "H5.1\n").unwrap();
+        let mut vpd = vec![0x00, 0x80, 0x00, 0x14];
+        vpd.extend_from_slice(b"    50026B7686D8C1F5");
+        std::fs::write(dir.join("vpd_pg80"), vpd).unwrap();
+    }
+
+    #[test]
+    fn sata_disks_are_ata_sd_disks_only() {
+        let root = tempfile::tempdir().unwrap();
+        block(root.path(), "sdb", "ATA");
+        block(root.path(), "sda", "ATA");
+        block(root.path(), "sdc", "SEAGATE");
+        block(root.path(), "loop0", "ATA");
+        std::fs::create_dir_all(root.path().join("block/nvme0n1")).unwrap();
+        let found = sata_disks(root.path(), Path::new("/dev"), &Filter::default());
+        let names: Vec<_> = found.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["sda", "sdb"]);
+        assert_eq!(found[0].serial, "50026B7686D8C1F5");
+        assert_eq!(found[0].model, "KINGSTON SEDC600M");
+        assert_eq!(found[0].transport, Transport::Sata);
+        assert_eq!(found[0].dev_path, Path::new("/dev/sda"));
     }
 
     #[test]

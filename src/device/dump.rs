@@ -1,8 +1,9 @@
-//! `ssd_exporter dump`: writes what a live drive answers as a replay folder
-//! (`shared/reference/device-dumps.md`), using the very poll that serving
-//! uses, so a dump holds exactly the pages the exporter reads.
+//! `ssd_exporter dump`: writes what a live drive (NVMe or SATA) answers as
+//! a replay folder (`shared/reference/device-dumps.md`), using the very poll
+//! that serving uses, so a dump holds exactly the pages the exporter reads.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use thiserror::Error;
@@ -10,11 +11,14 @@ use thiserror::Error;
 use super::NvmeRequest;
 use super::nvme_live::NvmeLive;
 use super::replay::nvme_file_name;
+use super::sata_live::SataLive;
+use crate::ata::attributes::Namer;
 use crate::poll::nvme::{NvmePoller, PollPolicy};
+use crate::poll::sata::{SataPolicy, SataPoller};
 
 #[derive(Debug, Error)]
 pub enum DumpError {
-    #[error("{0}: only NVMe controllers (/dev/nvmeN) can be dumped so far")]
+    #[error("{0}: not an NVMe controller (/dev/nvmeN) or SATA disk (/dev/sdX)")]
     Unsupported(String),
     #[error("{path}: {source}")]
     Io {
@@ -46,39 +50,25 @@ pub fn controller_path(device: &Path, dev: &Path) -> Option<PathBuf> {
 }
 
 /// Dumps `device` into `folder` (created if needed). With `redact`, the
-/// serial number is replaced by a fixed string and namespace identifiers
-/// are zeroed.
+/// serial number is replaced by a fixed string and world-wide names are
+/// zeroed.
 pub fn dump(
     device: &Path,
     folder: &Path,
     timeout: Duration,
     redact: bool,
 ) -> Result<DumpReport, DumpError> {
-    let ctrl = controller_path(device, Path::new("/dev"))
-        .ok_or_else(|| DumpError::Unsupported(device.display().to_string()))?;
     let io = |path: &Path| {
         let path = path.display().to_string();
         move |source| DumpError::Io { path, source }
     };
     std::fs::create_dir_all(folder).map_err(io(folder))?;
-    let mut poller = NvmePoller::new(
-        Box::new(NvmeLive::new(&ctrl, timeout)),
-        PollPolicy::EVERY_PAGE,
-    );
     let mut report = DumpReport::default();
     let mut write_err = None;
-    let outcome = poller.poll_with(&mut |req, bytes| {
-        let Some(name) = nvme_file_name(req) else {
-            return;
-        };
-        let bytes = if redact {
-            redacted(req, bytes)
-        } else {
-            bytes.to_vec()
-        };
-        let path = folder.join(&name);
+    let mut write = |name: &str, bytes: Vec<u8>| {
+        let path = folder.join(name);
         match std::fs::write(&path, bytes) {
-            Ok(()) => report.files.push(name),
+            Ok(()) => report.files.push(name.to_string()),
             Err(e) => {
                 write_err = Some(DumpError::Io {
                     path: path.display().to_string(),
@@ -86,7 +76,45 @@ pub fn dump(
                 })
             }
         }
-    });
+    };
+    let is_sata = device
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("sd"));
+    let (source, outcome) = if is_sata {
+        let src = Box::new(SataLive::new(device, timeout));
+        let mut poller = SataPoller::new(
+            src,
+            Arc::new(Namer::builtin()),
+            SataPolicy {
+                wake_standby: true,
+                ..SataPolicy::EVERY_PAGE
+            },
+        );
+        let outcome =
+            poller.poll_with(&mut |name, bytes| write(name, redacted_ata(name, bytes, redact)));
+        (device.to_path_buf(), outcome)
+    } else {
+        let ctrl = controller_path(device, Path::new("/dev"))
+            .ok_or_else(|| DumpError::Unsupported(device.display().to_string()))?;
+        let mut poller = NvmePoller::new(
+            Box::new(NvmeLive::new(&ctrl, timeout)),
+            PollPolicy::EVERY_PAGE,
+        );
+        let outcome = poller.poll_with(&mut |req, bytes| {
+            if let Some(name) = nvme_file_name(req) {
+                write(
+                    &name,
+                    if redact {
+                        redacted(req, bytes)
+                    } else {
+                        bytes.to_vec()
+                    },
+                );
+            }
+        });
+        (ctrl, outcome)
+    };
     if let Some(e) = write_err {
         return Err(e);
     }
@@ -95,10 +123,26 @@ pub fn dump(
         .iter()
         .map(|e| format!("{}: {}", e.source, e.message))
         .collect();
-    let meta = meta_toml(&ctrl, redact);
     let meta_path = folder.join("meta.toml");
-    std::fs::write(&meta_path, meta).map_err(io(&meta_path))?;
+    std::fs::write(&meta_path, meta_toml(&source, redact)).map_err(io(&meta_path))?;
     Ok(report)
+}
+
+/// IDENTIFY DEVICE: serial words 10–19 (bytes 20..40), WWN words 108–111
+/// (bytes 216..224); the checksum (word 255) is recomputed so the page
+/// stays valid.
+fn redacted_ata(name: &str, bytes: &[u8], redact: bool) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    if redact && name == "identify.bin" && out.len() == 512 {
+        // ATA strings are byte-swapped per word: "REDACTED" reads as "ERADTCDE".
+        out[20..40].copy_from_slice(b"ERADTCDE            ");
+        out[216..224].fill(0);
+        if out[510] == 0xA5 {
+            let sum = out[..511].iter().fold(0u8, |a, &b| a.wrapping_add(b));
+            out[511] = sum.wrapping_neg();
+        }
+    }
+    out
 }
 
 /// Serial: Identify Controller bytes 4..24. NGUID/EUI64: Identify
@@ -115,17 +159,17 @@ fn redacted(req: NvmeRequest, bytes: &[u8]) -> Vec<u8> {
     out
 }
 
-fn meta_toml(ctrl: &Path, redact: bool) -> String {
+fn meta_toml(device: &Path, redact: bool) -> String {
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
     let redacted = if redact {
-        r#"["serial (id-ctrl bytes 4..24)", "nguid/eui64 (id-ns bytes 104..128)"]"#
+        r#"["serial (id-ctrl bytes 4..24, identify words 10-19)", "nguid/eui64 (id-ns bytes 104..128)", "wwn (identify words 108-111)"]"#
     } else {
         "[]"
     };
     format!(
         "source = \"live\"\ntool = \"ssd_exporter {}\"\ndevice = \"{}\"\nkernel = \"{}\"\ndate = \"{}\"\nredacted = {redacted}\n",
         env!("CARGO_PKG_VERSION"),
-        ctrl.display(),
+        device.display(),
         kernel.trim(),
         crate::logging::rfc3339(SystemTime::now()),
     )
@@ -152,6 +196,19 @@ mod tests {
         );
         assert_eq!(controller_path(Path::new("/dev/sda"), dev), None);
         assert_eq!(controller_path(Path::new("/dev/nvme-fabrics"), dev), None);
+    }
+
+    #[test]
+    fn ata_redaction_keeps_the_identify_checksum_valid() {
+        let mut id = vec![0x41u8; 512];
+        id[510] = 0xA5;
+        let sum = id[..511].iter().fold(0u8, |a, &b| a.wrapping_add(b));
+        id[511] = sum.wrapping_neg();
+        let out = redacted_ata("identify.bin", &id, true);
+        assert_eq!(&out[20..28], b"ERADTCDE");
+        assert_eq!(&out[216..224], &[0u8; 8]);
+        assert_eq!(out.iter().fold(0u8, |a, &b| a.wrapping_add(b)), 0);
+        assert_eq!(redacted_ata("identify.bin", &id, false), id);
     }
 
     #[test]

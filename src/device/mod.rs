@@ -7,10 +7,13 @@ pub mod discovery;
 pub mod dump;
 pub mod nvme_live;
 pub mod replay;
+pub mod sata_live;
 
 use std::fmt;
 
 use thiserror::Error;
+
+use crate::ata::{PowerMode, smart::SmartStatus};
 
 /// A request for one NVMe page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -59,4 +62,44 @@ pub trait NvmeSource: Send {
     fn origin(&self) -> String;
     /// The raw bytes of `req`, exactly as the device returned them.
     fn fetch(&mut self, req: NvmeRequest) -> Result<Vec<u8>, FetchError>;
+}
+
+/// A request for one ATA data-in page (512 bytes each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AtaRead {
+    /// IDENTIFY DEVICE.
+    Identify,
+    /// SMART READ DATA (attribute values).
+    SmartData,
+    /// SMART READ THRESHOLDS.
+    SmartThresholds,
+    /// SMART self-test log (SMART READ LOG, address 06h).
+    SelfTestLog,
+    /// Device Statistics log (04h) page `page` (00h = the list).
+    DevStat { page: u8 },
+}
+
+impl fmt::Display for AtaRead {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Identify => f.write_str("identify device"),
+            Self::SmartData => f.write_str("smart read data"),
+            Self::SmartThresholds => f.write_str("smart read thresholds"),
+            Self::SelfTestLog => f.write_str("smart self-test log"),
+            Self::DevStat { page } => write!(f, "device statistics page {page:02x}h"),
+        }
+    }
+}
+
+/// Something that answers ATA requests: a SATA disk through SG_IO, or a
+/// replay folder.
+pub trait AtaSource: Send {
+    /// Human-readable origin for log lines (`/dev/sda`, a folder).
+    fn origin(&self) -> String;
+    /// The raw 512 bytes of `req`.
+    fn read(&mut self, req: AtaRead) -> Result<Vec<u8>, FetchError>;
+    /// SMART RETURN STATUS.
+    fn smart_status(&mut self) -> Result<SmartStatus, FetchError>;
+    /// CHECK POWER MODE (never wakes the drive).
+    fn power_mode(&mut self) -> Result<PowerMode, FetchError>;
 }

@@ -5,7 +5,9 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::{FetchError, NvmeRequest, NvmeSource};
+use super::{AtaRead, AtaSource, FetchError, NvmeRequest, NvmeSource};
+use crate::ata::PowerMode;
+use crate::ata::smart::SmartStatus;
 use crate::nvme;
 
 /// The dump file that holds `req`'s answer, or `None` if the format has none.
@@ -93,6 +95,76 @@ impl NvmeSource for NvmeReplay {
             }
             Err(e) => Err(FetchError::Failed(format!("{}: {e}", path.display()))),
         }
+    }
+}
+
+/// The dump file that holds an ATA page.
+pub fn sata_file_name(req: AtaRead) -> String {
+    match req {
+        AtaRead::Identify => "identify.bin".into(),
+        AtaRead::SmartData => "smart-data.bin".into(),
+        AtaRead::SmartThresholds => "smart-thresholds.bin".into(),
+        AtaRead::SelfTestLog => "smart-self-test-log.bin".into(),
+        AtaRead::DevStat { page } => format!("devstat-{page:02x}.bin"),
+    }
+}
+
+/// The dump file for SMART RETURN STATUS, holding `passed` or `failed`.
+pub const SMART_STATUS_FILE: &str = "smart-status.txt";
+
+/// A SATA drive replayed from a dump folder.
+#[derive(Debug, Clone)]
+pub struct SataReplay {
+    dir: PathBuf,
+}
+
+impl SataReplay {
+    pub fn new(dir: &Path) -> Self {
+        Self {
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    fn file(&self, name: &str, required: bool) -> Result<Vec<u8>, FetchError> {
+        let path = self.dir.join(name);
+        match std::fs::read(&path) {
+            Ok(bytes) => Ok(bytes),
+            Err(e) if e.kind() == io::ErrorKind::NotFound && required => {
+                Err(FetchError::Gone(format!("{}: {e}", path.display())))
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Err(FetchError::Unsupported(format!(
+                "{} absent",
+                path.display()
+            ))),
+            Err(e) => Err(FetchError::Failed(format!("{}: {e}", path.display()))),
+        }
+    }
+}
+
+impl AtaSource for SataReplay {
+    fn origin(&self) -> String {
+        self.dir.display().to_string()
+    }
+
+    fn read(&mut self, req: AtaRead) -> Result<Vec<u8>, FetchError> {
+        self.file(&sata_file_name(req), req == AtaRead::Identify)
+    }
+
+    fn smart_status(&mut self) -> Result<SmartStatus, FetchError> {
+        let text = self.file(SMART_STATUS_FILE, false)?;
+        match String::from_utf8_lossy(&text).trim() {
+            "passed" => Ok(SmartStatus::Passed),
+            "failed" => Ok(SmartStatus::Failed),
+            other => Err(FetchError::Failed(format!(
+                "{}: {other:?} is neither passed nor failed",
+                self.dir.join(SMART_STATUS_FILE).display()
+            ))),
+        }
+    }
+
+    /// A dump does not record the power mode: a replayed drive is active.
+    fn power_mode(&mut self) -> Result<PowerMode, FetchError> {
+        Ok(PowerMode::ActiveOrIdle)
     }
 }
 

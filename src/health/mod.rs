@@ -3,5 +3,6 @@
 
 pub mod nvme;
 pub mod reading;
+pub mod sata;
 
-pub use reading::{Counters, Identity, Reading};
+pub use reading::{AtaAttribute, Counters, Identity, Reading};

@@ -76,4 +76,21 @@ pub struct Reading {
     pub bad_blocks: Vec<(&'static str, u64)>,
     /// Name of the newest self-test's result (`passed`, `aborted_by_reset`, …).
     pub self_test_last_result: Option<&'static str>,
+    /// SATA SMART attributes as the drive reports them, named.
+    pub ata_attributes: Vec<AtaAttribute>,
+}
+
+/// One SATA SMART attribute, named from the built-in table or drivedb.h.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AtaAttribute {
+    pub id: u8,
+    pub name: String,
+    /// Normalized current value; `None` when the attribute's format uses
+    /// those bytes for its raw value (smartctl prints `---`).
+    pub value: Option<u8>,
+    pub worst: Option<u8>,
+    pub threshold: Option<u8>,
+    /// The six raw bytes as one little-endian integer (smartctl's JSON
+    /// `raw.value`).
+    pub raw: u64,
 }

@@ -3,7 +3,9 @@
 //! on a blocking thread under a deadline, see [`schedule`]).
 
 pub mod nvme;
+pub mod sata;
 pub mod schedule;
+pub mod tracker;
 
 use crate::health::{Identity, Reading};
 
@@ -29,6 +31,18 @@ pub struct PollOutcome {
     pub errors: Vec<PollError>,
     /// The device no longer exists (unplugged, removed, dump folder gone).
     pub gone: bool,
+    /// Why the drive was deliberately not polled (`standby`): nothing else
+    /// in the outcome is meaningful then.
+    pub skipped: Option<&'static str>,
+    /// The power mode the drive reported (SATA CHECK POWER MODE).
+    pub power_mode: Option<&'static str>,
+}
+
+/// Replaces a cached page with a new good decode; keeps it otherwise.
+pub(crate) fn keep<T>(slot: &mut Option<T>, new: Option<T>) {
+    if new.is_some() {
+        *slot = new;
+    }
 }
 
 /// Something that can poll one drive.

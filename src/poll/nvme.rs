@@ -1,12 +1,9 @@
 //! Polling an NVMe controller: which pages, in which order, and what a
 //! failure of each means. Shared by live drives, replayed dumps and `dump`.
 
-use std::collections::HashSet;
-
-use tracing::{debug, info, warn};
-
-use super::{PollError, PollOutcome, Poller};
-use crate::device::{FetchError, NvmeRequest, NvmeSource};
+use super::tracker::Tracker;
+use super::{PollOutcome, Poller, keep};
+use crate::device::{NvmeRequest, NvmeSource};
 use crate::health::nvme::{NvmePages, identity, reading};
 use crate::nvme::{self, IdCtrl, identify_ns::IdNs, uuid_list};
 
@@ -48,10 +45,8 @@ pub struct NvmePoller {
     policy: PollPolicy,
     /// Polls so far, for [`PollPolicy::identity_every`].
     polls: u64,
-    /// Sources this drive does not support: not asked again, logged once.
-    unsupported: HashSet<&'static str>,
-    /// Last message logged per source, so a persistent failure logs once.
-    last_error: std::collections::HashMap<&'static str, String>,
+    /// Unsupported pages and logged failures.
+    tracker: Tracker,
     /// OCP UUID index, once known (`Some(0)`: the drive has no UUID list).
     ocp_uuid_index: Option<u8>,
     /// Each page's newest good decode; a page that fails this poll keeps
@@ -63,12 +58,12 @@ pub struct NvmePoller {
 
 impl NvmePoller {
     pub fn new(src: Box<dyn NvmeSource>, policy: PollPolicy) -> Self {
+        let tracker = Tracker::new(src.origin());
         Self {
             src,
             policy,
             polls: 0,
-            unsupported: HashSet::new(),
-            last_error: Default::default(),
+            tracker,
             ocp_uuid_index: None,
             pages: NvmePages::default(),
             error_log_count: None,
@@ -141,18 +136,18 @@ impl NvmePoller {
 
     /// Drops the cached decode of every page found unsupported.
     fn forget_unsupported(&mut self) {
-        let u = &self.unsupported;
+        let t = &self.tracker;
         let p = &mut self.pages;
-        if u.contains("ocp_log") {
+        if t.is_unsupported("ocp_log") {
             p.ocp = None;
         }
-        if u.contains("error_log") {
+        if t.is_unsupported("error_log") {
             p.error_log = None;
         }
-        if u.contains("self_test_log") {
+        if t.is_unsupported("self_test_log") {
             p.self_test = None;
         }
-        if u.contains("identify_ns") {
+        if t.is_unsupported("identify_ns") {
             p.wwn = None;
         }
     }
@@ -165,7 +160,7 @@ impl NvmePoller {
         sink: RawSink<'_>,
         id: Option<&IdCtrl>,
     ) -> Option<u8> {
-        if self.unsupported.contains("ocp_log") {
+        if self.tracker.is_unsupported("ocp_log") {
             return None;
         }
         if let Some(index) = self.ocp_uuid_index {
@@ -185,11 +180,12 @@ impl NvmePoller {
             ) {
                 Some(Some(index)) => index,
                 Some(None) => {
-                    self.mark_unsupported("ocp_log", "the identify uuid list has no OCP entry");
+                    self.tracker
+                        .mark_unsupported("ocp_log", "the identify uuid list has no OCP entry");
                     return None;
                 }
                 // A list the drive (or dump) cannot give: fall back to index 0.
-                None if self.unsupported.contains("uuid_list") => 0,
+                None if self.tracker.is_unsupported("uuid_list") => 0,
                 // Failed this time: try again next poll.
                 None => return None,
             }
@@ -207,61 +203,12 @@ impl NvmePoller {
         req: NvmeRequest,
         parse: impl FnOnce(&[u8]) -> Result<T, E>,
     ) -> Option<T> {
-        if self.unsupported.contains(source) {
+        if self.tracker.is_unsupported(source) {
             return None;
         }
-        let result = self.src.fetch(req);
-        let bytes = match result {
-            Ok(bytes) => bytes,
-            Err(FetchError::Unsupported(why)) => {
-                self.mark_unsupported(source, &why);
-                return None;
-            }
-            Err(FetchError::Gone(why)) => {
-                out.gone = true;
-                self.fail(out, source, why);
-                return None;
-            }
-            Err(FetchError::Failed(why)) => {
-                self.fail(out, source, why);
-                return None;
-            }
-        };
+        let bytes = self.tracker.fetched(out, source, self.src.fetch(req))?;
         sink(req, &bytes);
-        match parse(&bytes) {
-            Ok(page) => {
-                self.last_error.remove(source);
-                Some(page)
-            }
-            Err(e) => {
-                let msg = format!("{} {req}: {e}", self.src.origin());
-                self.fail(out, source, msg);
-                None
-            }
-        }
-    }
-
-    fn mark_unsupported(&mut self, source: &'static str, why: &str) {
-        if self.unsupported.insert(source) {
-            info!(device = %self.src.origin(), source, "page not supported, not asking again: {why}");
-        }
-    }
-
-    fn fail(&mut self, out: &mut PollOutcome, source: &'static str, message: String) {
-        if self.last_error.get(source) != Some(&message) {
-            warn!(device = %self.src.origin(), source, "poll failed: {message}");
-            self.last_error.insert(source, message.clone());
-        } else {
-            debug!(device = %self.src.origin(), source, "poll failed again: {message}");
-        }
-        out.errors.push(PollError { source, message });
-    }
-}
-
-/// Replaces a cached page with a new good decode; keeps it otherwise.
-fn keep<T>(slot: &mut Option<T>, new: Option<T>) {
-    if new.is_some() {
-        *slot = new;
+        self.tracker.decoded(out, source, req, parse(&bytes))
     }
 }
 
@@ -286,6 +233,7 @@ impl Poller for NvmePoller {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::device::FetchError;
     use crate::device::replay::NvmeReplay;
     use std::collections::HashMap;
     use std::path::Path;
@@ -447,7 +395,7 @@ mod tests {
             assert!(out.errors.is_empty(), "{:?}", out.errors);
             assert!(out.reading.unwrap().counters.plp_starts.is_none());
         }
-        assert!(p.unsupported.contains("ocp_log"));
+        assert!(p.tracker.is_unsupported("ocp_log"));
     }
 
     #[test]

@@ -1,0 +1,166 @@
+//! A live SATA disk (`/dev/sdX`), read through SG_IO with ATA
+//! PASS-THROUGH(16) CDBs.
+
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::{AtaRead, AtaSource, FetchError};
+use crate::ata::passthrough::{Command, Protocol};
+use crate::ata::smart::SmartStatus;
+use crate::ata::{PowerMode, SECTOR, devstat, identify, power, self_test, sense, smart};
+use crate::sys::sg::{DataDir, sg_io};
+
+/// Sense buffer size: enough for descriptor-format sense with the 14-byte
+/// ATA Status Return descriptor.
+const SENSE_LEN: usize = 64;
+
+/// A SATA disk behind the Linux SCSI layer (libata or a SAT-capable HBA).
+#[derive(Debug)]
+pub struct SataLive {
+    path: PathBuf,
+    file: Option<File>,
+    timeout: Duration,
+    /// READ LOG EXT was aborted once: read Device Statistics through SMART
+    /// READ LOG instead (drives without the General Purpose Logging feature).
+    devstat_via_smart_log: bool,
+}
+
+impl SataLive {
+    pub fn new(path: &Path, timeout: Duration) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            file: None,
+            timeout,
+            devstat_via_smart_log: false,
+        }
+    }
+
+    /// Opens read-only: SG_IO pass-through needs CAP_SYS_RAWIO, not write
+    /// access, and the exporter never writes to a drive.
+    fn file(&mut self) -> Result<&File, FetchError> {
+        if self.file.is_none() {
+            let f = File::open(&self.path).map_err(|e| self.os_error("open", e))?;
+            self.file = Some(f);
+        }
+        Ok(self.file.as_ref().expect("just opened"))
+    }
+
+    fn os_error(&self, what: &str, e: io::Error) -> FetchError {
+        let path = self.path.display();
+        match e.raw_os_error() {
+            Some(libc::ENODEV | libc::ENOENT | libc::ENXIO) => {
+                FetchError::Gone(format!("{what} {path}: {e}"))
+            }
+            Some(libc::EPERM | libc::EACCES) => FetchError::Failed(format!(
+                "{what} {path}: permission denied (needs CAP_SYS_RAWIO; see systemd/ssd_exporter.service)"
+            )),
+            _ => FetchError::Failed(format!("{what} {path}: {e}")),
+        }
+    }
+
+    /// Issues `cmd`; returns the data (for PIO in) and the ATA registers
+    /// (when `CK_COND` asked for them).
+    fn issue(
+        &mut self,
+        what: &str,
+        cmd: &Command,
+    ) -> Result<(Vec<u8>, Option<sense::AtaRegisters>), FetchError> {
+        let mut data = vec![0u8; cmd.data_len()];
+        let mut sense_buf = [0u8; SENSE_LEN];
+        let timeout = self.timeout;
+        let dir = match cmd.protocol {
+            Protocol::PioIn => DataDir::FromDevice(&mut data),
+            Protocol::NonData => DataDir::None,
+        };
+        let result = sg_io(self.file()?, &cmd.cdb(), dir, &mut sense_buf, timeout);
+        let out = match result {
+            Ok(out) => out,
+            Err(e) => {
+                self.file = None;
+                return Err(self.os_error(what, e));
+            }
+        };
+        if out.host_status != 0 || out.driver_status & 0x0F == 0x06 {
+            // DID_NO_CONNECT and friends, or a driver timeout.
+            let msg = format!(
+                "{what} on {}: transport error (host status {:#x}, driver status {:#x})",
+                self.path.display(),
+                out.host_status,
+                out.driver_status
+            );
+            return Err(if out.host_status == 0x01 {
+                FetchError::Gone(msg)
+            } else {
+                FetchError::Failed(msg)
+            });
+        }
+        let sense = sense::parse_sense(&sense_buf[..usize::from(out.sense_len).min(SENSE_LEN)]);
+        match sense::outcome(out.status, &sense, cmd.check_condition) {
+            Ok(regs) => Ok((data, regs)),
+            Err(e) => {
+                let msg = format!("{what} on {}: {e}", self.path.display());
+                Err(if e.is_unsupported() {
+                    FetchError::Unsupported(msg)
+                } else {
+                    FetchError::Failed(msg)
+                })
+            }
+        }
+    }
+
+    fn devstat(&mut self, page: u8) -> Result<Vec<u8>, FetchError> {
+        let what = AtaRead::DevStat { page }.to_string();
+        if !self.devstat_via_smart_log {
+            match self.issue(&what, &devstat::read_log_ext_command(page)) {
+                Err(FetchError::Unsupported(_)) => self.devstat_via_smart_log = true,
+                other => return other.map(|(d, _)| d),
+            }
+        }
+        // SMART READ LOG always starts at sector 0: page N is the last of N+1.
+        let (data, _) = self.issue(&what, &devstat::smart_read_log_command(page))?;
+        let start = data.len().saturating_sub(SECTOR);
+        Ok(data[start..].to_vec())
+    }
+}
+
+impl AtaSource for SataLive {
+    fn origin(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    fn read(&mut self, req: AtaRead) -> Result<Vec<u8>, FetchError> {
+        let what = req.to_string();
+        let cmd = match req {
+            AtaRead::Identify => identify::command(),
+            AtaRead::SmartData => smart::read_data_command(),
+            AtaRead::SmartThresholds => smart::read_thresholds_command(),
+            AtaRead::SelfTestLog => self_test::command(),
+            AtaRead::DevStat { page } => return self.devstat(page),
+        };
+        self.issue(&what, &cmd).map(|(data, _)| data)
+    }
+
+    fn smart_status(&mut self) -> Result<SmartStatus, FetchError> {
+        let (_, regs) = self.issue("smart return status", &smart::return_status_command())?;
+        Ok(regs.map_or(
+            SmartStatus::Unknown {
+                lba_mid: 0,
+                lba_high: 0,
+            },
+            |r| SmartStatus::from_registers(&r),
+        ))
+    }
+
+    fn power_mode(&mut self) -> Result<PowerMode, FetchError> {
+        let (_, regs) = self.issue("check power mode", &power::command())?;
+        let regs = regs.ok_or_else(|| {
+            FetchError::Failed(format!(
+                "check power mode on {}: no registers returned",
+                self.path.display()
+            ))
+        })?;
+        Ok(PowerMode::from_count(regs.count as u8))
+    }
+}

@@ -1,0 +1,163 @@
+//! SATA pages mapped onto the unified [`Reading`]: Device Statistics first
+//! (a standard layout), else the attribute the drive's family uses for the
+//! same meaning (`ata::attributes`), as `shared/reference/metrics.md` says.
+
+use super::reading::{AtaAttribute, Identity, Reading};
+use crate::ata::attributes::{AttrBytes, DrivePresets, Meaning, MeaningDef, ValueSource};
+use crate::ata::smart::{SmartData, SmartStatus, SmartThresholds};
+use crate::ata::{DeviceStatistics, Identify, self_test::SelfTestLog};
+use crate::device::discovery::Transport;
+
+/// The decoded pages of one SATA poll; a page that was unsupported or
+/// failed is `None`.
+#[derive(Debug, Clone, Default)]
+pub struct SataPages {
+    pub identify: Option<Identify>,
+    pub smart: Option<SmartData>,
+    pub thresholds: Option<SmartThresholds>,
+    pub status: Option<SmartStatus>,
+    /// Device Statistics, when the drive has the log.
+    pub devstat: Option<DeviceStatistics>,
+    pub self_test: Option<SelfTestLog>,
+}
+
+pub fn identity(id: &Identify) -> Identity {
+    Identity {
+        transport: Transport::Sata,
+        model: id.model.clone(),
+        serial: id.serial.clone(),
+        firmware: id.firmware.clone(),
+        wwn: id.wwn_string().unwrap_or_default(),
+        capacity_bytes: (id.capacity_bytes > 0).then_some(id.capacity_bytes),
+    }
+}
+
+/// The unified reading of `pages`, with attributes named by `presets`.
+pub fn reading(pages: &SataPages, presets: &DrivePresets) -> Reading {
+    let mut r = Reading {
+        smart_passed: match pages.status {
+            Some(SmartStatus::Passed) => Some(true),
+            Some(SmartStatus::Failed) => Some(false),
+            _ => None,
+        },
+        ..Reading::default()
+    };
+    if let Some(smart) = &pages.smart {
+        r.ata_attributes = attributes(smart, pages.thresholds.as_ref(), presets);
+        from_attributes(smart, presets, &mut r);
+    }
+    let sector = pages
+        .identify
+        .as_ref()
+        .map_or(512, |i| u128::from(i.logical_sector_size));
+    if let Some(d) = &pages.devstat {
+        from_devstat(d, sector, &mut r);
+    }
+    r.self_test_last_result = pages
+        .self_test
+        .as_ref()
+        .and_then(SelfTestLog::newest)
+        .map(|e| e.result_name());
+    r
+}
+
+fn attributes(
+    smart: &SmartData,
+    thresholds: Option<&SmartThresholds>,
+    presets: &DrivePresets,
+) -> Vec<AtaAttribute> {
+    smart
+        .attributes
+        .iter()
+        .map(|a| {
+            let def = presets.get(a.id);
+            let normalized = def.normalized_valid();
+            AtaAttribute {
+                id: a.id,
+                name: def.name,
+                value: normalized.then_some(a.value),
+                worst: normalized.then_some(a.worst),
+                threshold: thresholds.and_then(|t| t.get(a.id)),
+                raw: a.raw48(),
+            }
+        })
+        .collect()
+}
+
+/// The number a meaning reads from its attribute, times its scale.
+fn meaning_value(smart: &SmartData, presets: &DrivePresets, m: &MeaningDef) -> Option<f64> {
+    let a = smart.attribute(m.id)?;
+    let n = match m.source {
+        ValueSource::Normalized => i128::from(a.value),
+        ValueSource::Raw | ValueSource::RawSecond => {
+            let bytes = AttrBytes {
+                raw: a.raw,
+                reserved: a.reserved,
+                current: a.value,
+                worst: a.worst,
+            };
+            let d = presets.get(m.id).decode(&bytes);
+            if m.source == ValueSource::Raw {
+                d.value
+            } else {
+                d.second?
+            }
+        }
+    };
+    Some(n as f64 * m.scale)
+}
+
+fn from_attributes(smart: &SmartData, presets: &DrivePresets, r: &mut Reading) {
+    let count = |v: f64| Some(v.max(0.0) as u128);
+    for m in presets.meanings() {
+        let Some(v) = meaning_value(smart, presets, &m) else {
+            continue;
+        };
+        let c = &mut r.counters;
+        match m.meaning {
+            Meaning::PercentageUsed => r.percentage_used_ratio = Some(v / 100.0),
+            Meaning::LifeLeftPercent => {
+                r.percentage_used_ratio = Some((100.0 - v).max(0.0) / 100.0)
+            }
+            Meaning::HostWrittenBytes => c.host_written_bytes = count(v),
+            Meaning::HostReadBytes => c.host_read_bytes = count(v),
+            Meaning::NandWrittenBytes => c.nand_written_bytes = count(v),
+            Meaning::PowerOnSeconds => c.power_on_seconds = count(v),
+            Meaning::PowerCycles => c.power_cycles = count(v),
+            Meaning::Temperature => r.temperatures = vec![("composite".to_string(), v)],
+            Meaning::UnsafeShutdowns => c.unsafe_shutdowns = count(v),
+            Meaning::PlpHealthPercent => r.plp_health_ratio = Some(v / 100.0),
+            Meaning::ThermalThrottleEvents => c.thermal_throttle_events = count(v),
+            Meaning::CrcErrors => c.crc_errors = count(v),
+            Meaning::MediaErrors => c.media_errors = count(v),
+            // Not a unified series (yet): served as ssd_ata_attribute_*.
+            Meaning::NandProgramPages | Meaning::ReallocatedSectors => {}
+        }
+    }
+}
+
+/// Device Statistics override the attribute-derived values: their layout
+/// and units are standard, where attributes are vendor-defined.
+fn from_devstat(d: &DeviceStatistics, sector: u128, r: &mut Reading) {
+    let c = &mut r.counters;
+    if let Some(t) = d.current_temperature_celsius {
+        r.temperatures = vec![("composite".to_string(), f64::from(t))];
+    }
+    r.temperature_warning_celsius = d
+        .max_operating_temperature_celsius
+        .map(f64::from)
+        .or(r.temperature_warning_celsius);
+    r.percentage_used_ratio = d.endurance_used_ratio().or(r.percentage_used_ratio);
+    let sectors = |n: Option<u64>| n.map(|n| u128::from(n) * sector);
+    c.host_written_bytes = sectors(d.logical_sectors_written).or(c.host_written_bytes);
+    c.host_read_bytes = sectors(d.logical_sectors_read).or(c.host_read_bytes);
+    c.host_write_commands = d.write_commands.map(u128::from).or(c.host_write_commands);
+    c.host_read_commands = d.read_commands.map(u128::from).or(c.host_read_commands);
+    c.power_on_seconds = d.power_on_seconds.map(u128::from).or(c.power_on_seconds);
+    c.temperature_above_warning_seconds = d.over_temperature_seconds.map(u128::from);
+    // Attribute 199 / 187 first (metrics.md); the statistics where a drive lacks them.
+    c.crc_errors = c.crc_errors.or(d.interface_crc_errors.map(u128::from));
+    c.media_errors = c
+        .media_errors
+        .or(d.reported_uncorrectable_errors.map(u128::from));
+}
