@@ -30,6 +30,7 @@ echo "== cargo clippy"
 cargo clippy --all-targets --quiet -- -D warnings
 echo "== fixture dumps agree with their meta.toml"
 python3 tests/fixtures/check_fixtures.py
+python3 tests/fixtures/check_sata_fixtures.py
 echo "== real kernel: QEMU with emulated NVMe and SATA under the Debian kernel"
 tests/vm/run.sh
 echo "== cargo test"

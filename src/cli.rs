@@ -81,7 +81,7 @@ pub struct Flags {
     /// Device node folder [default: /dev].
     #[arg(long = "path.dev", value_name = "PATH")]
     pub dev: Option<PathBuf>,
-    /// smartmontools drivedb.h for attribute names [default: /var/lib/smartmontools/drivedb/drivedb.h, then /usr/share/smartmontools/drivedb.h].
+    /// smartmontools drivedb.h for attribute names; `none` = the built-in table only [default: /var/lib/smartmontools/drivedb/drivedb.h, then /usr/share/smartmontools/drivedb.h].
     #[arg(long = "path.drivedb", value_name = "PATH", global = true)]
     pub drivedb: Option<PathBuf>,
 }

@@ -161,7 +161,8 @@ pub struct Config {
     pub replay: Vec<PathBuf>,
     pub sysfs: PathBuf,
     pub dev: PathBuf,
-    /// smartmontools drivedb.h files to try, first existing wins.
+    /// smartmontools drivedb.h files to try, first existing wins; empty
+    /// (`path.drivedb: none`) = the built-in attribute table only.
     pub drivedb: Vec<PathBuf>,
 }
 
@@ -217,6 +218,7 @@ impl TryFrom<RawFile> for Config {
             sysfs: raw.path.sysfs.unwrap_or_else(|| "/sys".into()),
             dev: raw.path.dev.unwrap_or_else(|| "/dev".into()),
             drivedb: match raw.path.drivedb {
+                Some(p) if p.as_os_str() == "none" => Vec::new(),
                 Some(p) => vec![p],
                 None => DEFAULT_DRIVEDB.iter().map(PathBuf::from).collect(),
             },

@@ -273,9 +273,16 @@ fn poll_sources(d: &DriveSnapshot) -> Vec<(&'static str, u64)> {
             "self_test_log",
             "poll",
         ],
-        crate::device::discovery::Transport::Sata => {
-            &["identify", "ata_smart", "ata_devstat", "poll"]
-        }
+        crate::device::discovery::Transport::Sata => &[
+            "power_mode",
+            "identify",
+            "ata_smart",
+            "ata_thresholds",
+            "ata_status",
+            "ata_devstat",
+            "ata_self_test",
+            "poll",
+        ],
     };
     let mut out: Vec<(&'static str, u64)> = known
         .iter()

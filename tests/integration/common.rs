@@ -13,12 +13,15 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The NVMe fixture device folders, sorted.
-pub fn nvme_fixtures() -> Vec<PathBuf> {
-    let root = repo().join("tests/fixtures/nvme");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap()
-        .flatten()
+/// Every fixture device folder (NVMe and SATA), sorted.
+pub fn fixtures() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = ["nvme", "sata"]
+        .iter()
+        .flat_map(|t| {
+            std::fs::read_dir(repo().join("tests/fixtures").join(t))
+                .unwrap()
+                .flatten()
+        })
         .flat_map(|fixture| std::fs::read_dir(fixture.path()).unwrap().flatten())
         .map(|dev| dev.path())
         .filter(|p| p.join("meta.toml").is_file())
