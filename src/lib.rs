@@ -42,5 +42,6 @@ pub mod logging;
 pub mod metrics;
 pub mod nvme;
 pub mod poll;
+pub mod probe;
 pub mod snapshot;
 pub mod sys;
