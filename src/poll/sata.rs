@@ -233,3 +233,119 @@ impl Poller for SataPoller {
         self.poll_with(&mut |_, _| {})
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ata::PowerMode;
+    use crate::ata::smart::SmartStatus;
+    use crate::device::FetchError;
+    use crate::device::replay::SataReplay;
+    use std::path::Path;
+    use std::sync::Mutex;
+
+    /// A replayed DC600M whose power mode and failures the test chooses,
+    /// recording every request.
+    struct Fake {
+        inner: SataReplay,
+        mode: PowerMode,
+        abort: Vec<AtaRead>,
+        asked: Arc<Mutex<Vec<String>>>,
+    }
+
+    impl AtaSource for Fake {
+        fn origin(&self) -> String {
+            "/dev/sdz".into()
+        }
+        fn read(&mut self, req: AtaRead) -> Result<Vec<u8>, FetchError> {
+            self.asked.lock().unwrap().push(req.to_string());
+            if self.abort.contains(&req) {
+                return Err(FetchError::Unsupported(format!(
+                    "{req}: ata command aborted (status 51h, error 04h)"
+                )));
+            }
+            self.inner.read(req)
+        }
+        fn smart_status(&mut self) -> Result<SmartStatus, FetchError> {
+            self.asked
+                .lock()
+                .unwrap()
+                .push("smart return status".into());
+            self.inner.smart_status()
+        }
+        fn power_mode(&mut self) -> Result<PowerMode, FetchError> {
+            Ok(self.mode)
+        }
+    }
+
+    fn poller(
+        mode: PowerMode,
+        abort: Vec<AtaRead>,
+        policy: SataPolicy,
+    ) -> (SataPoller, Arc<Mutex<Vec<String>>>) {
+        let dir = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/sata/kingston-dc600m/sda"
+        ));
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let fake = Fake {
+            inner: SataReplay::new(dir),
+            mode,
+            abort,
+            asked: asked.clone(),
+        };
+        (
+            SataPoller::new(Box::new(fake), Arc::new(Namer::builtin()), policy),
+            asked,
+        )
+    }
+
+    #[test]
+    fn a_drive_in_standby_is_not_touched_beyond_check_power_mode() {
+        let (mut p, asked) = poller(PowerMode::Standby, vec![], SataPolicy::LIVE);
+        let out = p.poll();
+        assert_eq!(out.skipped, Some("standby"));
+        assert_eq!(out.power_mode, Some("standby"));
+        assert!(out.errors.is_empty() && out.reading.is_none());
+        assert!(
+            asked.lock().unwrap().is_empty(),
+            "{:?}",
+            asked.lock().unwrap()
+        );
+    }
+
+    #[test]
+    fn wake_standby_polls_a_sleeping_drive() {
+        let policy = SataPolicy {
+            wake_standby: true,
+            ..SataPolicy::LIVE
+        };
+        let (mut p, asked) = poller(PowerMode::Standby, vec![], policy);
+        let out = p.poll();
+        assert!(out.up && out.skipped.is_none());
+        assert!(asked.lock().unwrap().iter().any(|r| r == "smart read data"));
+    }
+
+    #[test]
+    fn an_aborted_log_is_unsupported_asked_once_and_the_rest_is_served() {
+        let (mut p, asked) = poller(
+            PowerMode::ActiveOrIdle,
+            vec![AtaRead::SelfTestLog],
+            SataPolicy::LIVE,
+        );
+        for _ in 0..3 {
+            let out = p.poll();
+            assert!(out.up && out.errors.is_empty(), "{:?}", out.errors);
+            let r = out.reading.unwrap();
+            assert_eq!(r.ata_attributes.len(), 28);
+            assert!(r.self_test_last_result.is_none());
+        }
+        let n = asked
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|r| *r == "smart self-test log")
+            .count();
+        assert_eq!(n, 1);
+    }
+}
