@@ -19,6 +19,7 @@
 
 pub mod attributes;
 pub mod devstat;
+pub mod error_log;
 pub mod identify;
 pub mod passthrough;
 pub mod power;

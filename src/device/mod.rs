@@ -75,6 +75,8 @@ pub enum AtaRead {
     SmartThresholds,
     /// SMART self-test log (SMART READ LOG, address 06h).
     SelfTestLog,
+    /// SMART summary error log (SMART READ LOG, address 01h).
+    ErrorLog,
     /// Device Statistics log (04h) page `page` (00h = the list).
     DevStat { page: u8 },
 }
@@ -86,6 +88,7 @@ impl fmt::Display for AtaRead {
             Self::SmartData => f.write_str("smart read data"),
             Self::SmartThresholds => f.write_str("smart read thresholds"),
             Self::SelfTestLog => f.write_str("smart self-test log"),
+            Self::ErrorLog => f.write_str("smart error log"),
             Self::DevStat { page } => write!(f, "device statistics page {page:02x}h"),
         }
     }

@@ -105,6 +105,7 @@ pub fn sata_file_name(req: AtaRead) -> String {
         AtaRead::SmartData => "smart-data.bin".into(),
         AtaRead::SmartThresholds => "smart-thresholds.bin".into(),
         AtaRead::SelfTestLog => "smart-self-test-log.bin".into(),
+        AtaRead::ErrorLog => "smart-error-log.bin".into(),
         AtaRead::DevStat { page } => format!("devstat-{page:02x}.bin"),
     }
 }

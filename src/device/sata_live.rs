@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::{AtaRead, AtaSource, FetchError};
 use crate::ata::passthrough::{Command, Protocol};
 use crate::ata::smart::SmartStatus;
-use crate::ata::{PowerMode, SECTOR, devstat, identify, power, self_test, sense, smart};
+use crate::ata::{PowerMode, SECTOR, devstat, error_log, identify, power, self_test, sense, smart};
 use crate::sys::sg::{DataDir, sg_io};
 
 /// Sense buffer size: enough for descriptor-format sense with the 14-byte
@@ -137,6 +137,7 @@ impl AtaSource for SataLive {
             AtaRead::SmartData => smart::read_data_command(),
             AtaRead::SmartThresholds => smart::read_thresholds_command(),
             AtaRead::SelfTestLog => self_test::command(),
+            AtaRead::ErrorLog => error_log::command(),
             AtaRead::DevStat { page } => return self.devstat(page),
         };
         self.issue(&what, &cmd).map(|(data, _)| data)

@@ -4,6 +4,7 @@
 
 use super::reading::{AtaAttribute, Identity, Reading};
 use crate::ata::attributes::{AttrBytes, DrivePresets, Meaning, MeaningDef, ValueSource};
+use crate::ata::error_log::ErrorLogSummary;
 use crate::ata::smart::{SmartData, SmartStatus, SmartThresholds};
 use crate::ata::{DeviceStatistics, Identify, self_test::SelfTestLog};
 use crate::device::discovery::Transport;
@@ -19,6 +20,7 @@ pub struct SataPages {
     /// Device Statistics, when the drive has the log.
     pub devstat: Option<DeviceStatistics>,
     pub self_test: Option<SelfTestLog>,
+    pub error_log: Option<ErrorLogSummary>,
 }
 
 pub fn identity(id: &Identify) -> Identity {
@@ -53,6 +55,7 @@ pub fn reading(pages: &SataPages, presets: &DrivePresets) -> Reading {
     if let Some(d) = &pages.devstat {
         from_devstat(d, sector, &mut r);
     }
+    r.counters.error_log_entries = pages.error_log.map(|l| u128::from(l.error_count));
     r.self_test_last_result = pages
         .self_test
         .as_ref()

@@ -281,6 +281,7 @@ fn poll_sources(d: &DriveSnapshot) -> Vec<(&'static str, u64)> {
             "ata_status",
             "ata_devstat",
             "ata_self_test",
+            "ata_error_log",
             "poll",
         ],
     };

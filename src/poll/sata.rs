@@ -11,6 +11,7 @@ use super::tracker::Tracker;
 use super::{PollOutcome, Poller, keep};
 use crate::ata::attributes::{DrivePresets, MediaKind, Namer};
 use crate::ata::devstat::{self, DevstatPage};
+use crate::ata::error_log::ErrorLogSummary;
 use crate::ata::smart::{SmartData, SmartThresholds};
 use crate::ata::{DeviceStatistics, Identify, self_test::SelfTestLog};
 use crate::device::replay::{SMART_STATUS_FILE, sata_file_name};
@@ -121,6 +122,9 @@ impl SataPoller {
             SelfTestLog::parse,
         );
         keep(&mut self.pages.self_test, tests);
+        let req = AtaRead::ErrorLog;
+        let errors = self.page(&mut out, sink, "ata_error_log", req, ErrorLogSummary::parse);
+        keep(&mut self.pages.error_log, errors);
         out.identity = self.pages.identify.as_ref().map(identity);
         if let (Some(presets), true) = (
             &self.presets,
