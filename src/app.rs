@@ -75,6 +75,7 @@ fn drive_state(d: &DriveSnapshot) -> String {
 
 /// Runs the exporter until SIGINT or SIGTERM.
 pub async fn run(config: Config) -> anyhow::Result<()> {
+    let mut signals = Signals::install().context("install signal handlers")?;
     let mut listeners = Vec::new();
     for addr in &config.listen {
         let l = bind(*addr)
@@ -104,7 +105,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         };
         servers.push(tokio::spawn(http::serve(l, state.clone(), cfg, shutdown)));
     }
-    wait_for_signal().await;
+    signals.wait().await;
     info!("shutting down");
     let _ = stop_tx.send(true);
     drives.abort();
@@ -125,11 +126,27 @@ async fn bind(addr: std::net::SocketAddr) -> std::io::Result<tokio::net::TcpList
     }
 }
 
-async fn wait_for_signal() {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending().await } } => {}
+/// SIGTERM and SIGINT handlers, installed before anything is served so a
+/// signal that arrives early still shuts down cleanly.
+struct Signals {
+    term: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn install() -> std::io::Result<Self> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Self {
+            term: signal(SignalKind::terminate())?,
+            int: signal(SignalKind::interrupt())?,
+        })
+    }
+
+    async fn wait(&mut self) {
+        tokio::select! {
+            _ = self.term.recv() => {}
+            _ = self.int.recv() => {}
+        }
     }
 }
 
