@@ -150,7 +150,7 @@ impl BusyTracker {
 
     /// Given the stat read now and the monotonic time, decides, and
     /// remembers the sample. Utilisation = (Δio_ticks − probe busy) / Δwall
-    /// over the interval since the previous call, clamped to [0,1]. The
+    /// over the interval since the previous call, clamped to 0..=1. The
     /// first call (no previous sample) probes unless in-flight is over the
     /// limit; so does a call after the counters went backwards (device
     /// re-added), which restarts the interval. A call at the same instant
@@ -195,7 +195,7 @@ impl BusyTracker {
     }
 
     /// The probe's share of the drive's busy time over the last complete
-    /// interval: probe busy / Δio_ticks, clamped to [0,1] (io_ticks has
+    /// interval: probe busy / Δio_ticks, clamped to 0..=1 (io_ticks has
     /// millisecond, on older kernels jiffy, granularity). None before two
     /// samples or if Δio_ticks = 0.
     pub fn probe_share(&self) -> Option<f64> {
@@ -351,5 +351,17 @@ mod tests {
                 in_flight: 0
             }
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn parse_and_decide_never_panic(text in ".{0,200}", now in proptest::num::u64::ANY) {
+            let stat = DiskStat::parse(&text).unwrap_or_default();
+            let mut t = BusyTracker::new(BusyPolicy::default());
+            t.decide(Duration::from_nanos(now), stat);
+            t.add_probe_busy(Duration::MAX);
+            t.decide(Duration::MAX, DiskStat { io_ticks_ms: u64::MAX, ..stat });
+            let _ = t.probe_share();
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! Datasheet latency QoS targets per drive model, exported as
 //! `ssd_latency_qos_target_seconds` beside the probe's own quantiles. To add
-//! a model, add a row to [`TABLE`] with the datasheet as its source.
+//! a model, add a row to `TABLE` with the datasheet as its source.
 
 /// One datasheet limit: `quantile` of `op` latency is at most `seconds`.
 #[derive(Clone, Copy, Debug, PartialEq)]

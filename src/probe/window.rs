@@ -185,11 +185,11 @@ impl SlidingWindow {
             .reduce(f64::max)
     }
 
-    /// Quantile q in [0,1] of the samples in the window, nearest-rank: the
+    /// Quantile q in 0..=1 of the samples in the window, nearest-rank: the
     /// smallest recorded value v with at least ⌈q·n⌉ samples ≤ v (rank ≥ 1,
     /// so q = 0 gives the minimum), reported as its bucket's upper bound
     /// clamped to the window's maximum. None if empty or q is NaN; q outside
-    /// [0,1] is clamped.
+    /// 0..=1 is clamped.
     pub fn quantile(&self, q: f64) -> Option<f64> {
         if q.is_nan() || self.count == 0 {
             return None;
@@ -361,5 +361,24 @@ mod tests {
         let mut w = SlidingWindow::new(Duration::MAX, 4);
         w.record(Duration::ZERO, 200.0);
         assert_eq!(w.quantile(0.5), Some(200.0));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn quantile_is_within_recorded_range(
+            xs in proptest::collection::vec((0u64..2_000_000_000_000, proptest::num::f64::ANY), 0..300),
+            q in proptest::num::f64::ANY,
+        ) {
+            let mut w = SlidingWindow::new(WINDOW, 10);
+            let mut t = 0;
+            for (dt, x) in xs {
+                t = dt.max(t);
+                w.record(Duration::from_nanos(t), x);
+            }
+            if let Some(v) = w.quantile(q) {
+                proptest::prop_assert!(v <= w.max().unwrap_or(f64::NAN));
+                proptest::prop_assert!(v >= 0.0);
+            }
+        }
     }
 }
