@@ -1,1 +1,367 @@
-//! (being written)
+//! Back-off: read `/sys/block/<dev>/stat`, decide whether the drive is too
+//! busy to probe, and account the probe's own share of the drive's busy
+//! time (`ssd_probe_busy_ratio`).
+//!
+//! Field order from the kernel's `Documentation/block/stat.rst`: 1 read
+//! I/Os, 2 read merges, 3 read sectors, 4 read ticks (ms), 5 write I/Os,
+//! 6 write merges, 7 write sectors, 8 write ticks, 9 in_flight, 10 io_ticks
+//! (ms with at least one I/O in flight), 11 time_in_queue (ms); since 4.18
+//! 12–15 discard I/Os, merges, sectors, ticks; since 5.5 16–17 flush I/Os,
+//! ticks.
+
+use std::time::Duration;
+
+/// The counters of one `/sys/block/<dev>/stat` line that the probe uses.
+/// Sectors are 512 bytes whatever the device's block size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct DiskStat {
+    /// Field 1.
+    pub reads_completed: u64,
+    /// Field 3.
+    pub read_sectors: u64,
+    /// Field 5.
+    pub writes_completed: u64,
+    /// Field 7.
+    pub write_sectors: u64,
+    /// Field 9: I/Os issued to the driver and not yet completed — a gauge.
+    pub in_flight: u64,
+    /// Field 10: milliseconds during which the device had I/O in flight.
+    pub io_ticks_ms: u64,
+    /// Field 11: milliseconds of I/O weighted by the number in flight.
+    pub time_in_queue_ms: u64,
+}
+
+impl DiskStat {
+    /// Parses the whitespace-separated line of `/sys/block/<dev>/stat`: at
+    /// least 11 unsigned integers (17 on current kernels; later fields are
+    /// ignored, so future kernels that append more still parse). None if
+    /// there are fewer than 11 or any field is not an unsigned integer.
+    /// (`/proc/diskstats` lines carry major, minor and name first; strip
+    /// them before calling.)
+    pub fn parse(text: &str) -> Option<DiskStat> {
+        let mut f = [0u64; 11];
+        let mut n = 0;
+        for word in text.split_whitespace() {
+            let v = word.parse::<u64>().ok()?;
+            if let Some(slot) = f.get_mut(n) {
+                *slot = v;
+            }
+            n += 1;
+        }
+        if n < f.len() {
+            return None;
+        }
+        Some(DiskStat {
+            reads_completed: f[0],
+            read_sectors: f[2],
+            writes_completed: f[4],
+            write_sectors: f[6],
+            in_flight: f[8],
+            io_ticks_ms: f[9],
+            time_in_queue_ms: f[10],
+        })
+    }
+}
+
+/// When to leave a drive alone.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BusyPolicy {
+    /// Skip when the drive was busy (≥ 1 I/O in flight, the probe's own
+    /// excluded) for at least this fraction of the last interval.
+    pub max_utilisation: f64,
+    /// Skip when at least this many I/Os are in flight right now.
+    pub max_in_flight: u64,
+}
+
+impl Default for BusyPolicy {
+    /// `max_utilisation = 0.9`, `max_in_flight = 32`.
+    ///
+    /// The probe exists to measure latency under production load, so
+    /// ordinary load must not stop it: the measured reference is a probe at
+    /// 10/s beside a queue-depth-4 job (`shared/reference/probe-notes.md`),
+    /// which these defaults keep probing. What they stop is probing a
+    /// drive with no idle gaps: at ≥ 90 % utilisation every probe read
+    /// queues behind other I/O, so it measures the queue rather than the
+    /// drive, and it adds load where there is no slack. 32 in flight is a
+    /// full SATA NCQ queue (the DC600M's whole queue): beyond that a new
+    /// I/O waits in the block layer. Caveat: io_ticks counts time with
+    /// *any* I/O in flight, so an SSD serving a steady QD1 stream also reads
+    /// as ~100 % although it has capacity left; `ssd_probe_skipped_total
+    /// {reason="busy"}` shows when that happens, and the threshold is
+    /// configurable.
+    fn default() -> Self {
+        Self {
+            max_utilisation: 0.9,
+            max_in_flight: 32,
+        }
+    }
+}
+
+/// The outcome of [`BusyTracker::decide`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Decision {
+    /// Issue the probe I/O.
+    Probe,
+    /// Leave the drive alone this time; count a `busy` skip.
+    SkipBusy {
+        /// Utilisation over the last interval (0..1), 0 if unknown.
+        utilisation: f64,
+        /// I/Os in flight at the time of the decision.
+        in_flight: u64,
+    },
+}
+
+/// Remembers the previous stat sample to turn counters into rates.
+#[derive(Clone, Debug)]
+pub struct BusyTracker {
+    policy: BusyPolicy,
+    /// The previous sample and when it was taken.
+    last: Option<(Duration, DiskStat)>,
+    /// Utilisation over the last complete interval.
+    last_utilisation: Option<f64>,
+    /// Probe busy time since the last sample.
+    pending_probe_busy: Duration,
+    /// Probe busy time and Δio_ticks (ms) of the last complete interval.
+    last_interval: Option<(Duration, u64)>,
+}
+
+impl BusyTracker {
+    /// A tracker with no previous sample.
+    pub fn new(policy: BusyPolicy) -> Self {
+        Self {
+            policy,
+            last: None,
+            last_utilisation: None,
+            pending_probe_busy: Duration::ZERO,
+            last_interval: None,
+        }
+    }
+
+    /// The policy in force.
+    pub fn policy(&self) -> BusyPolicy {
+        self.policy
+    }
+
+    /// Utilisation over the last complete interval (the probe's own busy
+    /// time excluded), None before two samples.
+    pub fn utilisation(&self) -> Option<f64> {
+        self.last_utilisation
+    }
+
+    /// Given the stat read now and the monotonic time, decides, and
+    /// remembers the sample. Utilisation = (Δio_ticks − probe busy) / Δwall
+    /// over the interval since the previous call, clamped to 0..=1. The
+    /// first call (no previous sample) probes unless in-flight is over the
+    /// limit; so does a call after the counters went backwards (device
+    /// re-added), which restarts the interval. A call at the same instant
+    /// as the previous one keeps the previous interval.
+    pub fn decide(&mut self, now: Duration, stat: DiskStat) -> Decision {
+        match self.last {
+            Some((then, prev)) if now > then => {
+                if let Some(dticks) = stat.io_ticks_ms.checked_sub(prev.io_ticks_ms) {
+                    let probe_ms = self.pending_probe_busy.as_secs_f64() * 1e3;
+                    let wall_ms = (now - then).as_nanos() as f64 / 1e6;
+                    let own = (dticks as f64 - probe_ms).max(0.0);
+                    self.last_utilisation = Some((own / wall_ms).clamp(0.0, 1.0));
+                    self.last_interval = Some((self.pending_probe_busy, dticks));
+                } else {
+                    self.last_utilisation = None;
+                    self.last_interval = None;
+                }
+                self.pending_probe_busy = Duration::ZERO;
+                self.last = Some((now, stat));
+            }
+            Some(_) => {}
+            None => self.last = Some((now, stat)),
+        }
+        let utilisation = self.last_utilisation.unwrap_or(0.0);
+        let busy = self
+            .last_utilisation
+            .is_some_and(|u| u >= self.policy.max_utilisation);
+        if busy || stat.in_flight >= self.policy.max_in_flight {
+            Decision::SkipBusy {
+                utilisation,
+                in_flight: stat.in_flight,
+            }
+        } else {
+            Decision::Probe
+        }
+    }
+
+    /// Accounts the probe's own I/O: `d` = time the probe's I/Os were in
+    /// flight. Counts toward the interval ending at the next `decide`.
+    pub fn add_probe_busy(&mut self, d: Duration) {
+        self.pending_probe_busy = self.pending_probe_busy.saturating_add(d);
+    }
+
+    /// The probe's share of the drive's busy time over the last complete
+    /// interval: probe busy / Δio_ticks, clamped to 0..=1 (io_ticks has
+    /// millisecond, on older kernels jiffy, granularity). None before two
+    /// samples or if Δio_ticks = 0.
+    pub fn probe_share(&self) -> Option<f64> {
+        let (probe, dticks) = self.last_interval?;
+        if dticks == 0 {
+            return None;
+        }
+        Some((probe.as_secs_f64() * 1e3 / dticks as f64).clamp(0.0, 1.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // A hand-written /sys/block/sda/stat line, 17 fields in kernel order:
+    // reads 184539, merges 12034, sectors 9876544, ticks 81234,
+    // writes 98765, merges 45678, sectors 5432100, ticks 123456,
+    // in_flight 3, io_ticks 345678, time_in_queue 210987,
+    // discards 120 0 4194304 35, flushes 2210 1830.
+    const SDA: &str = "  184539    12034  9876544    81234    98765    45678  5432100   \
+                       123456        3   345678   210987      120        0  4194304       \
+                       35     2210     1830\n";
+
+    fn stat(io_ticks_ms: u64, in_flight: u64) -> DiskStat {
+        DiskStat {
+            io_ticks_ms,
+            in_flight,
+            ..DiskStat::default()
+        }
+    }
+
+    #[test]
+    fn parses_sys_block_stat() {
+        let s = DiskStat::parse(SDA).unwrap();
+        assert_eq!(
+            s,
+            DiskStat {
+                reads_completed: 184539,
+                read_sectors: 9876544,
+                writes_completed: 98765,
+                write_sectors: 5432100,
+                in_flight: 3,
+                io_ticks_ms: 345678,
+                time_in_queue_ms: 210987,
+            }
+        );
+        // An 11-field line (kernels before 4.18) parses too.
+        let old = "1 2 3 4 5 6 7 8 9 10 11";
+        let s = DiskStat::parse(old).unwrap();
+        assert_eq!(
+            (s.in_flight, s.io_ticks_ms, s.time_in_queue_ms),
+            (9, 10, 11)
+        );
+    }
+
+    #[test]
+    fn rejects_bad_lines() {
+        for bad in [
+            "",
+            "1 2 3 4 5 6 7 8 9 10",
+            "1 2 3 4 5 6 7 8 9 10 x",
+            "1 2 3 4 5 6 7 8 -9 10 11",
+            "8 0 sda 1 2 3 4 5 6 7 8 9 10 11",
+            "1 2 3 4 5 6 7 8 9 10 99999999999999999999999",
+        ] {
+            assert_eq!(DiskStat::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn first_call_probes_unless_queue_is_full() {
+        let mut t = BusyTracker::new(BusyPolicy::default());
+        assert_eq!(t.decide(Duration::ZERO, stat(1000, 31)), Decision::Probe);
+        let mut t = BusyTracker::new(BusyPolicy::default());
+        assert_eq!(
+            t.decide(Duration::ZERO, stat(1000, 32)),
+            Decision::SkipBusy {
+                utilisation: 0.0,
+                in_flight: 32
+            }
+        );
+    }
+
+    #[test]
+    fn utilisation_from_two_samples() {
+        let mut t = BusyTracker::new(BusyPolicy::default());
+        let t0 = Duration::from_secs(100);
+        t.decide(t0, stat(10_000, 0));
+        // Δio_ticks 450 ms over 500 ms wall = 0.9 ≥ 0.9 → skip.
+        let d = t.decide(t0 + Duration::from_millis(500), stat(10_450, 1));
+        assert_eq!(
+            d,
+            Decision::SkipBusy {
+                utilisation: 0.9,
+                in_flight: 1
+            }
+        );
+        // Next 500 ms: Δ 445 ms = 0.89 → probe.
+        let d = t.decide(t0 + Duration::from_millis(1000), stat(10_895, 1));
+        assert_eq!(d, Decision::Probe);
+        assert!((t.utilisation().unwrap() - 0.89).abs() < 1e-12);
+    }
+
+    #[test]
+    fn probe_busy_is_not_production_load() {
+        let mut t = BusyTracker::new(BusyPolicy::default());
+        t.decide(Duration::ZERO, stat(0, 0));
+        // 460 ms busy in 500 ms, 20 ms of it the probe's: (460 − 20)/500 = 0.88.
+        t.add_probe_busy(Duration::from_millis(20));
+        let d = t.decide(Duration::from_millis(500), stat(460, 0));
+        assert_eq!(d, Decision::Probe);
+        assert!((t.utilisation().unwrap() - 0.88).abs() < 1e-12);
+    }
+
+    #[test]
+    fn probe_share_arithmetic() {
+        let mut t = BusyTracker::new(BusyPolicy::default());
+        assert_eq!(t.probe_share(), None);
+        t.decide(Duration::ZERO, stat(1000, 0));
+        t.add_probe_busy(Duration::from_millis(5));
+        t.add_probe_busy(Duration::from_micros(5000));
+        assert_eq!(t.probe_share(), None); // interval not closed yet
+        // 10 ms of probe I/O in Δio_ticks = 200 ms → 0.05.
+        t.decide(Duration::from_secs(1), stat(1200, 0));
+        assert!((t.probe_share().unwrap() - 0.05).abs() < 1e-12);
+        // An idle interval (Δio_ticks = 0): no share.
+        t.decide(Duration::from_secs(2), stat(1200, 0));
+        assert_eq!(t.probe_share(), None);
+        // Probe busier than io_ticks shows (granularity): clamped to 1.
+        t.add_probe_busy(Duration::from_millis(3));
+        t.decide(Duration::from_secs(3), stat(1202, 0));
+        assert_eq!(t.probe_share(), Some(1.0));
+    }
+
+    #[test]
+    fn counters_going_backwards_restart() {
+        let mut t = BusyTracker::new(BusyPolicy::default());
+        t.decide(Duration::ZERO, stat(5000, 0));
+        t.decide(Duration::from_millis(100), stat(5100, 0)); // 100 % busy
+        assert_eq!(t.utilisation(), Some(1.0));
+        // Device re-added: counters reset. Probe, no utilisation known.
+        let d = t.decide(Duration::from_millis(200), stat(10, 0));
+        assert_eq!(d, Decision::Probe);
+        assert_eq!(t.utilisation(), None);
+        // Same instant twice: the interval is kept, no division by zero.
+        t.decide(Duration::from_millis(300), stat(100, 0));
+        let d = t.decide(Duration::from_millis(300), stat(100, 0));
+        assert_eq!(
+            d,
+            Decision::SkipBusy {
+                utilisation: 0.9,
+                in_flight: 0
+            }
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn parse_and_decide_never_panic(text in ".{0,200}", now in proptest::num::u64::ANY) {
+            let stat = DiskStat::parse(&text).unwrap_or_default();
+            let mut t = BusyTracker::new(BusyPolicy::default());
+            t.decide(Duration::from_nanos(now), stat);
+            t.add_probe_busy(Duration::MAX);
+            t.decide(Duration::MAX, DiskStat { io_ticks_ms: u64::MAX, ..stat });
+            let _ = t.probe_share();
+        }
+    }
+}

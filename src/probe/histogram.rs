@@ -1,1 +1,204 @@
-//! (being written)
+//! The fleet histogram `ssd_probe_latency_seconds`: fixed, log-spaced
+//! buckets shared by every exporter, so `histogram_quantile` over `sum by
+//! (le)` works across a fleet. Exact per-drive quantiles come from
+//! [`super::window`] instead.
+
+use std::sync::OnceLock;
+
+/// Buckets per decade: ratio 10^(1/10) ≈ 1.259 between bounds, so a bucket
+/// is ~26 % wide. The bounds around 100 µs are 63.1, 79.4, 100 and 125.9 µs:
+/// 79 µs and 100 µs fall in different buckets, but 80 µs shares `le=1e-4`
+/// with 100 µs (it is just above 10^-4.1 = 79.43 µs).
+const PER_DECADE: usize = 10;
+/// Powers of ten from the first bound (10 µs) to the last (10 s).
+const DECADES: [f64; 7] = [1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1];
+/// 6 decades × 10 + the closing 10 s bound.
+const BOUNDS: usize = (DECADES.len() - 1) * PER_DECADE + 1;
+
+/// Upper bounds in seconds, log-spaced from 10 µs to 10 s, 10 per decade:
+/// 10e-6, 12.59e-6, 15.85e-6, …, 7.943, 10.0 — 61 bounds. Powers of ten are
+/// the exact literals (1e-4, not 10^(−4) computed), so `le="0.0001"` reads
+/// as expected.
+pub fn bucket_bounds() -> &'static [f64] {
+    static BOUNDS_CELL: OnceLock<Vec<f64>> = OnceLock::new();
+    BOUNDS_CELL.get_or_init(|| {
+        let mut v = Vec::with_capacity(BOUNDS);
+        for pair in DECADES.windows(2) {
+            let decade = pair[0];
+            v.push(decade);
+            for step in 1..PER_DECADE {
+                v.push(decade * 10f64.powf(step as f64 / PER_DECADE as f64));
+            }
+        }
+        v.push(DECADES[DECADES.len() - 1]);
+        v
+    })
+}
+
+/// Counts per bucket (non-cumulative) plus overflow (> 10 s), sum and count.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LatencyHistogram {
+    /// One count per bound in [`bucket_bounds`]; empty until the first record.
+    buckets: Vec<u64>,
+    /// Observations above the last bound; they appear only in `+Inf`.
+    overflow: u64,
+    sum: f64,
+    count: u64,
+}
+
+impl LatencyHistogram {
+    /// Records one latency in seconds. It lands in the first bucket whose
+    /// upper bound is ≥ it (Prometheus `le`). NaN and negative values —
+    /// impossible from a measured `Duration` — are ignored.
+    pub fn record(&mut self, seconds: f64) {
+        if seconds.is_nan() || seconds < 0.0 {
+            return;
+        }
+        let bounds = bucket_bounds();
+        if self.buckets.len() != bounds.len() {
+            self.buckets = vec![0; bounds.len()];
+        }
+        let i = bounds.partition_point(|&b| b < seconds);
+        match self.buckets.get_mut(i) {
+            Some(c) => *c = c.saturating_add(1),
+            None => self.overflow = self.overflow.saturating_add(1),
+        }
+        self.sum += seconds;
+        self.count = self.count.saturating_add(1);
+    }
+
+    /// Records a measured duration.
+    pub fn record_duration(&mut self, d: std::time::Duration) {
+        self.record(d.as_secs_f64());
+    }
+
+    /// Number of observations, including overflow.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Sum of the observations, seconds.
+    pub fn sum(&self) -> f64 {
+        self.sum
+    }
+
+    /// Cumulative (upper bound, count) pairs for the Prometheus encoder,
+    /// ending before `+Inf` (the encoder adds `+Inf` = [`Self::count`]).
+    pub fn cumulative(&self) -> Vec<(f64, u64)> {
+        let mut acc = 0u64;
+        bucket_bounds()
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| {
+                acc = acc.saturating_add(self.buckets.get(i).copied().unwrap_or(0));
+                (b, acc)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bucket_of(h: &LatencyHistogram) -> Vec<usize> {
+        h.buckets
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    #[test]
+    fn bounds_shape() {
+        let b = bucket_bounds();
+        // 10 µs → 10 s is 6 decades; 10 per decade plus the closing bound.
+        assert_eq!(b.len(), 61);
+        assert_eq!(b[0], 10e-6);
+        assert_eq!(b[60], 10.0);
+        // Exact decade literals at every tenth bound.
+        assert_eq!(b[10], 1e-4);
+        assert_eq!(b[20], 1e-3);
+        assert_eq!(b[30], 0.01);
+        assert_eq!(b[40], 0.1);
+        assert_eq!(b[50], 1.0);
+        // 10^(1/10) = 1.258925…, 10^(5/10) = 3.162277…
+        assert!((b[1] - 12.589_254e-6).abs() < 1e-11);
+        assert!((b[15] - 316.227_766e-6).abs() < 1e-9);
+        assert!(b.windows(2).all(|w| w[0] < w[1]));
+        for w in b.windows(2) {
+            let r = w[1] / w[0];
+            assert!((r - 1.258_925).abs() < 1e-5, "{w:?}");
+        }
+    }
+
+    #[test]
+    fn eighty_and_hundred_micros() {
+        // Bounds 9, 10, 11 are 10^-4.1 = 79.43 µs, 100 µs, 10^-3.9 = 125.9 µs.
+        // 80 µs is just above 79.43 µs, so it shares the le=1e-4 bucket with
+        // 100 µs; 79 µs is below it and 101 µs above 100 µs.
+        let one = |s: f64| {
+            let mut h = LatencyHistogram::default();
+            h.record(s);
+            bucket_of(&h)
+        };
+        assert_eq!(one(79e-6), vec![9]);
+        assert_eq!(one(80e-6), vec![10]);
+        assert_eq!(one(100e-6), vec![10]);
+        assert_eq!(one(101e-6), vec![11]);
+        assert_ne!(one(79e-6), one(100e-6));
+    }
+
+    #[test]
+    fn boundaries_go_to_their_le_bucket() {
+        let b = bucket_bounds();
+        for (i, &bound) in b.iter().enumerate() {
+            let mut h = LatencyHistogram::default();
+            h.record(bound);
+            assert_eq!(bucket_of(&h), vec![i], "bound {bound}");
+        }
+        let mut h = LatencyHistogram::default();
+        h.record(0.0);
+        h.record(1e-9);
+        assert_eq!(bucket_of(&h), vec![0]);
+        h.record(10.0);
+        assert_eq!(h.overflow, 0);
+        h.record(10.000_001);
+        h.record(f64::INFINITY);
+        assert_eq!(h.overflow, 2);
+    }
+
+    #[test]
+    fn cumulative_counts() {
+        let mut h = LatencyHistogram::default();
+        assert!(h.cumulative().iter().all(|&(_, c)| c == 0));
+        assert_eq!(h.cumulative().len(), 61);
+        for s in [
+            50e-6,
+            60e-6,
+            100e-6,
+            100e-6,
+            2e-3,
+            0.5,
+            11.0,
+            f64::NAN,
+            -1.0,
+        ] {
+            h.record(s);
+        }
+        assert_eq!(h.count(), 7);
+        let expected_sum = 50e-6 + 60e-6 + 100e-6 + 100e-6 + 2e-3 + 0.5 + 11.0;
+        assert!((h.sum() - expected_sum).abs() < 1e-12);
+        let cum = h.cumulative();
+        assert!(cum.windows(2).all(|w| w[0].1 <= w[1].1));
+        assert_eq!(cum.last().map(|c| c.1), Some(h.count() - 1));
+        // le=1e-4 holds 50, 60, 100, 100 µs.
+        assert_eq!(cum[10], (1e-4, 4));
+        // No le=2e-3: bound 23 = 10^-2.7 = 1.995 ms excludes 2 ms,
+        // bound 24 = 10^-2.6 = 2.512 ms includes it.
+        assert_eq!(cum[23].1, 4);
+        assert_eq!(cum[24].1, 5);
+        assert_eq!(cum[50], (1.0, 6));
+    }
+}

@@ -1,1 +1,132 @@
-//! (being written)
+//! Datasheet latency QoS targets per drive model, exported as
+//! `ssd_latency_qos_target_seconds` beside the probe's own quantiles. To add
+//! a model, add a row to `TABLE` with the datasheet as its source.
+
+/// One datasheet limit: `quantile` of `op` latency is at most `seconds`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QosTarget {
+    /// `"read"` or `"write"`, as the probe's `op` label.
+    pub op: &'static str,
+    pub quantile: f64,
+    /// The `quantile` label value, e.g. `"0.99999"`.
+    pub quantile_label: &'static str,
+    pub seconds: f64,
+}
+
+/// A model family: the fixed model prefix and the capacity suffix pattern.
+struct Family {
+    /// The model string up to the capacity, e.g. `KINGSTON SEDC600M`.
+    prefix: &'static str,
+    /// What may follow the prefix (after trimming); see [`Suffix`].
+    suffix: Suffix,
+    targets: &'static [QosTarget],
+}
+
+/// What may follow a family's prefix.
+enum Suffix {
+    /// Nothing, or a capacity: digits then `G` (`960G`, `7680G`).
+    CapacityG,
+}
+
+impl Suffix {
+    fn matches(&self, rest: &str) -> bool {
+        match self {
+            Suffix::CapacityG => {
+                rest.is_empty()
+                    || rest.strip_suffix(['G', 'g']).is_some_and(|digits| {
+                        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+                    })
+            }
+        }
+    }
+}
+
+/// Kingston DC600M, all capacities (480 GB – 7.68 TB): latency QoS at 4 KiB
+/// QD1, 99.999th percentile, read ≤ 200 µs, write ≤ 300 µs
+/// (`shared/reference/drives.md`, "Kingston DC600M"; Kingston datasheet).
+const DC600M: &[QosTarget] = &[
+    QosTarget {
+        op: "read",
+        quantile: 0.99999,
+        quantile_label: "0.99999",
+        seconds: 200e-6,
+    },
+    QosTarget {
+        op: "write",
+        quantile: 0.99999,
+        quantile_label: "0.99999",
+        seconds: 300e-6,
+    },
+];
+
+/// First match wins.
+const TABLE: &[Family] = &[Family {
+    // ATA model strings: `KINGSTON SEDC600M960G`, `… SEDC600M7680G`. The
+    // capacity rule keeps the DC600ME (`SEDC600ME…`), whose QoS we have no
+    // source for, out; the bare prefix is what a truncated sysfs model shows.
+    prefix: "KINGSTON SEDC600M",
+    suffix: Suffix::CapacityG,
+    targets: DC600M,
+}];
+
+/// Datasheet QoS targets for a drive's model string (surrounding spaces
+/// ignored, case-insensitive), or an empty slice if the datasheet gives
+/// none or the model is unknown.
+pub fn targets_for(model: &str) -> &'static [QosTarget] {
+    let model = model.trim();
+    for family in TABLE {
+        let n = family.prefix.len();
+        let (Some(head), Some(rest)) = (model.get(..n), model.get(n..)) else {
+            continue;
+        };
+        if head.eq_ignore_ascii_case(family.prefix) && family.suffix.matches(rest) {
+            return family.targets;
+        }
+    }
+    &[]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dc600m_of_every_capacity() {
+        for cap in ["480", "960", "1920", "3840", "7680"] {
+            let model = format!("KINGSTON SEDC600M{cap}G");
+            let t = targets_for(&model);
+            assert_eq!(t.len(), 2, "{model}");
+            assert_eq!(
+                (t[0].op, t[0].quantile_label, t[0].seconds),
+                ("read", "0.99999", 200e-6)
+            );
+            assert_eq!(
+                (t[1].op, t[1].quantile_label, t[1].seconds),
+                ("write", "0.99999", 300e-6)
+            );
+            assert_eq!(t[0].quantile, 0.99999);
+        }
+        // Padding as in the IDENTIFY model field, and lower case.
+        assert_eq!(targets_for("KINGSTON SEDC600M960G          ").len(), 2);
+        assert_eq!(targets_for("kingston sedc600m960g").len(), 2);
+        assert_eq!(targets_for("KINGSTON SEDC600M").len(), 2);
+    }
+
+    #[test]
+    fn other_drives_have_none() {
+        for model in [
+            "KINGSTON SEDC2000BM8960G",
+            "Sabrent Rocket 4.0 2TB",
+            "KINGSTON SEDC500M960G",
+            "KINGSTON SEDC600ME960G",
+            "KINGSTON SEDC600M960GX",
+            "KINGSTON SEDC600MG",
+            "KINGSTON SEDC600",
+            "",
+            "é",
+            "KINGSTON SEDC60é",
+        ] {
+            assert!(targets_for(model).is_empty(), "{model:?}");
+        }
+    }
+}

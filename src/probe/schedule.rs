@@ -1,1 +1,161 @@
-//! (being written)
+//! Poisson arrivals for the probe: exponentially distributed gaps between
+//! probe I/Os, so the probe samples the drive at instants uncorrelated with
+//! any periodic activity (PASTA: Poisson arrivals see time averages). A
+//! fixed-period probe can lock onto a periodic background task (flush,
+//! garbage collection) and see it always or never.
+
+use std::time::Duration;
+
+/// A Poisson process of a given rate; hands out the gaps between arrivals.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Poisson {
+    /// Arrivals per second. The caller validates it (> 0, finite); a bad
+    /// rate yields zero or saturated gaps rather than a panic.
+    rate_per_sec: f64,
+}
+
+impl Poisson {
+    /// A process with `rate_per_sec` arrivals per second on average.
+    pub fn new(rate_per_sec: f64) -> Self {
+        Self { rate_per_sec }
+    }
+
+    /// The configured rate, arrivals per second.
+    pub fn rate(&self) -> f64 {
+        self.rate_per_sec
+    }
+
+    /// The next inter-arrival gap from a uniform sample u in (0,1]:
+    /// −ln(u)/rate (inverse-transform sampling of the exponential
+    /// distribution). u outside (0,1] is clamped into it; NaN counts as the
+    /// smallest positive u. A gap too long for a `Duration` saturates.
+    pub fn gap_from(&self, u: f64) -> Duration {
+        let u = if u > 0.0 {
+            u.min(1.0)
+        } else {
+            f64::MIN_POSITIVE
+        };
+        let secs = -u.ln() / self.rate_per_sec;
+        if secs.is_nan() || secs <= 0.0 {
+            return Duration::ZERO;
+        }
+        Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX)
+    }
+
+    /// The next gap, from the thread-local generator.
+    pub fn next_gap(&self) -> Duration {
+        // fastrand::f64() is in [0,1); 1 − it is in (0,1], so u = 0 never occurs.
+        self.gap_from(1.0 - fastrand::f64())
+    }
+
+    /// The next gap from a given generator (seeded in tests).
+    pub fn next_gap_with(&self, rng: &mut fastrand::Rng) -> Duration {
+        self.gap_from(1.0 - rng.f64())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RATE: f64 = 20.0;
+    const N: usize = 20_000;
+
+    fn gaps(seed: u64) -> Vec<f64> {
+        let p = Poisson::new(RATE);
+        let mut rng = fastrand::Rng::with_seed(seed);
+        (0..N)
+            .map(|_| p.next_gap_with(&mut rng).as_secs_f64())
+            .collect()
+    }
+
+    fn mean_var(xs: &[f64]) -> (f64, f64) {
+        let n = xs.len() as f64;
+        let mean = xs.iter().sum::<f64>() / n;
+        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        (mean, var)
+    }
+
+    #[test]
+    fn gap_from_known_samples() {
+        let p = Poisson::new(10.0);
+        // −ln(e^−1) / 10 = 0.1 s
+        let g = p.gap_from((-1.0f64).exp()).as_secs_f64();
+        assert!((g - 0.1).abs() < 1e-9, "{g}");
+        // −ln(0.5) / 10 = ln 2 / 10 = 0.0693147…
+        let g = p.gap_from(0.5).as_secs_f64();
+        assert!((g - 0.069_314_718).abs() < 1e-9, "{g}");
+        assert_eq!(p.gap_from(1.0), Duration::ZERO);
+    }
+
+    #[test]
+    fn gap_from_never_panics() {
+        let p = Poisson::new(10.0);
+        for u in [0.0, -1.0, 2.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let _ = p.gap_from(u);
+        }
+        // −ln(MIN_POSITIVE)/10 ≈ 70.8 s: finite, not a panic.
+        assert!(p.gap_from(0.0) < Duration::from_secs(71));
+        for rate in [0.0, -5.0, f64::NAN, f64::INFINITY, 1e-300] {
+            let p = Poisson::new(rate);
+            let _ = p.gap_from(0.5);
+            let _ = p.gap_from(0.0);
+        }
+        assert_eq!(Poisson::new(0.0).gap_from(0.5), Duration::MAX);
+        assert_eq!(Poisson::new(-5.0).gap_from(0.5), Duration::ZERO);
+    }
+
+    #[test]
+    fn mean_rate_within_3_percent() {
+        // Standard error of the mean gap is 1/√N ≈ 0.7 %, so 3 % is > 4 σ.
+        let (mean, _) = mean_var(&gaps(1));
+        let rate = 1.0 / mean;
+        assert!((rate - RATE).abs() / RATE < 0.03, "rate {rate}");
+    }
+
+    #[test]
+    fn gaps_are_exponential() {
+        // Exponential: standard deviation = mean, so CV = 1. Its estimate's
+        // standard error at N = 20 000 is about 1 %; allow 5 %.
+        let xs = gaps(2);
+        let (mean, var) = mean_var(&xs);
+        let cv = var.sqrt() / mean;
+        assert!((cv - 1.0).abs() < 0.05, "cv {cv}");
+        // And P(gap > mean) = e^−1 ≈ 0.368.
+        let above = xs.iter().filter(|&&x| x > 1.0 / RATE).count() as f64 / N as f64;
+        assert!((above - (-1.0f64).exp()).abs() < 0.02, "{above}");
+    }
+
+    #[test]
+    fn counts_in_fixed_windows_are_poisson() {
+        // 20 000 arrivals at 20/s span ~1000 one-second windows of mean 20;
+        // a Poisson count has variance = mean. Variance estimates over 1000
+        // windows have ~5 % standard error; allow 20 %.
+        let xs = gaps(3);
+        let mut t = 0.0;
+        let mut counts = vec![0u32; 1100];
+        for g in xs {
+            t += g;
+            if let Some(c) = counts.get_mut(t as usize) {
+                *c += 1;
+            }
+        }
+        let full = t as usize; // drop the last, partial window
+        let counts: Vec<f64> = counts[..full.min(counts.len())]
+            .iter()
+            .map(|&c| f64::from(c))
+            .collect();
+        assert!(counts.len() > 900, "{}", counts.len());
+        let (mean, var) = mean_var(&counts);
+        assert!((mean - RATE).abs() / RATE < 0.03, "mean {mean}");
+        assert!((var / mean - 1.0).abs() < 0.2, "var {var} mean {mean}");
+    }
+
+    #[test]
+    fn next_gap_uses_thread_rng() {
+        let p = Poisson::new(1000.0);
+        let total: Duration = (0..1000).map(|_| p.next_gap()).sum();
+        // Mean 1 ms each; 1000 of them ≈ 1 s (σ ≈ 3 %).
+        assert!(total > Duration::from_millis(800) && total < Duration::from_millis(1200));
+    }
+}
