@@ -5,34 +5,41 @@
 
 use std::sync::OnceLock;
 
-/// Buckets per decade: ratio 10^(1/10) ≈ 1.259 between bounds, so a bucket
-/// is ~26 % wide. The bounds around 100 µs are 63.1, 79.4, 100 and 125.9 µs:
-/// 79 µs and 100 µs fall in different buckets, but 80 µs shares `le=1e-4`
-/// with 100 µs (it is just above 10^-4.1 = 79.43 µs).
-const PER_DECADE: usize = 10;
+/// Mantissas of the bounds in each decade: a preferred-number series
+/// (ratios 1.2–1.33 between neighbours, ~10 per decade, roughly
+/// log-spaced). Chosen over a pure 10^(k/10) series so that the values
+/// operators compare against are exact bucket bounds: 80 µs and 100 µs
+/// fall in different buckets (the resolution requirement, which
+/// 10^(k/10) bounds — 79.4, 100 µs — miss), and the datasheet QoS limits
+/// of 200 µs and 300 µs are bounds, so "fraction under the target" is a
+/// plain bucket ratio.
+const MANTISSAS: [f64; 10] = [1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0];
 /// Powers of ten from the first bound (10 µs) to the last (10 s).
 const DECADES: [f64; 7] = [1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1];
 /// 6 decades × 10 + the closing 10 s bound.
-const BOUNDS: usize = (DECADES.len() - 1) * PER_DECADE + 1;
+const BOUNDS: usize = (DECADES.len() - 1) * MANTISSAS.len() + 1;
 
-/// Upper bounds in seconds, log-spaced from 10 µs to 10 s, 10 per decade:
-/// 10e-6, 12.59e-6, 15.85e-6, …, 7.943, 10.0 — 61 bounds. Powers of ten are
-/// the exact literals (1e-4, not 10^(−4) computed), so `le="0.0001"` reads
-/// as expected.
+/// Upper bounds in seconds from 10 µs to 10 s: 10, 12.5, 15, 20, 25, 30,
+/// 40, 50, 60, 80 µs, 100 µs, … 8 s, 10 s — 61 bounds. Each is the mantissa
+/// times the decade, rounded to 12 significant digits so `le` labels read
+/// as written (`0.0002`, not `0.00019999999999999998`).
 pub fn bucket_bounds() -> &'static [f64] {
     static BOUNDS_CELL: OnceLock<Vec<f64>> = OnceLock::new();
     BOUNDS_CELL.get_or_init(|| {
         let mut v = Vec::with_capacity(BOUNDS);
-        for pair in DECADES.windows(2) {
-            let decade = pair[0];
-            v.push(decade);
-            for step in 1..PER_DECADE {
-                v.push(decade * 10f64.powf(step as f64 / PER_DECADE as f64));
+        for &decade in &DECADES[..DECADES.len() - 1] {
+            for m in MANTISSAS {
+                v.push(round_sig(m * decade));
             }
         }
         v.push(DECADES[DECADES.len() - 1]);
         v
     })
+}
+
+/// `x` rounded to 12 significant digits (through its decimal text).
+fn round_sig(x: f64) -> f64 {
+    format!("{x:.11e}").parse().unwrap_or(x)
 }
 
 /// Counts per bucket (non-cumulative) plus overflow (> 10 s), sum and count.
@@ -117,37 +124,43 @@ mod tests {
         assert_eq!(b.len(), 61);
         assert_eq!(b[0], 10e-6);
         assert_eq!(b[60], 10.0);
-        // Exact decade literals at every tenth bound.
+        // Exact decade values at every tenth bound.
         assert_eq!(b[10], 1e-4);
         assert_eq!(b[20], 1e-3);
         assert_eq!(b[30], 0.01);
         assert_eq!(b[40], 0.1);
         assert_eq!(b[50], 1.0);
-        // 10^(1/10) = 1.258925…, 10^(5/10) = 3.162277…
-        assert!((b[1] - 12.589_254e-6).abs() < 1e-11);
-        assert!((b[15] - 316.227_766e-6).abs() < 1e-9);
+        // The QoS limits of drives.md (DC600M: 200 µs read, 300 µs write).
+        assert_eq!(b[13], 0.0002);
+        assert_eq!(b[15], 0.0003);
+        assert_eq!(
+            &b[..10],
+            &[
+                10e-6, 12.5e-6, 15e-6, 20e-6, 25e-6, 30e-6, 40e-6, 50e-6, 60e-6, 80e-6
+            ]
+        );
         assert!(b.windows(2).all(|w| w[0] < w[1]));
+        // Log-spaced within 1.2–1.34 between neighbours.
         for w in b.windows(2) {
             let r = w[1] / w[0];
-            assert!((r - 1.258_925).abs() < 1e-5, "{w:?}");
+            assert!((1.19..1.34).contains(&r), "{w:?}");
         }
     }
 
     #[test]
     fn eighty_and_hundred_micros() {
-        // Bounds 9, 10, 11 are 10^-4.1 = 79.43 µs, 100 µs, 10^-3.9 = 125.9 µs.
-        // 80 µs is just above 79.43 µs, so it shares the le=1e-4 bucket with
-        // 100 µs; 79 µs is below it and 101 µs above 100 µs.
+        // Bounds 9 and 10 are 80 µs and 100 µs exactly.
         let one = |s: f64| {
             let mut h = LatencyHistogram::default();
             h.record(s);
             bucket_of(&h)
         };
         assert_eq!(one(79e-6), vec![9]);
-        assert_eq!(one(80e-6), vec![10]);
+        assert_eq!(one(80e-6), vec![9]);
+        assert_eq!(one(81e-6), vec![10]);
         assert_eq!(one(100e-6), vec![10]);
         assert_eq!(one(101e-6), vec![11]);
-        assert_ne!(one(79e-6), one(100e-6));
+        assert_ne!(one(80e-6), one(100e-6));
     }
 
     #[test]
@@ -195,9 +208,9 @@ mod tests {
         assert_eq!(cum.last().map(|c| c.1), Some(h.count() - 1));
         // le=1e-4 holds 50, 60, 100, 100 µs.
         assert_eq!(cum[10], (1e-4, 4));
-        // No le=2e-3: bound 23 = 10^-2.7 = 1.995 ms excludes 2 ms,
-        // bound 24 = 10^-2.6 = 2.512 ms includes it.
-        assert_eq!(cum[23].1, 4);
+        // le=1.5 ms (bound 22) excludes 2 ms, le=2 ms (bound 23) includes it.
+        assert_eq!(cum[22].1, 4);
+        assert_eq!(cum[23], (2e-3, 5));
         assert_eq!(cum[24].1, 5);
         assert_eq!(cum[50], (1.0, 6));
     }
