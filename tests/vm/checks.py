@@ -16,6 +16,7 @@ from pathlib import Path
 from prom import Sample, one, parse_exposition, select
 
 CONTROLLERS = {"nvme0": "NVME0000", "nvme1": "NVME0001"}
+SATA_DISKS = {"sda": "SATA0000"}  # checked by sata.py
 HOTPLUG_SERIAL = "NVME0002"
 KELVIN = 273
 # Seconds from the host's go to the first guest scrape showing the change.
@@ -23,6 +24,7 @@ KELVIN = 273
 CRITICAL_LIMIT = 4.0
 UNPLUG_LIMIT = 5.0
 PLUG_LIMIT = 8.0
+DEVICES_AFTER_UNPLUG = len(CONTROLLERS) - 1 + len(SATA_DISKS)
 
 CRITICAL_BITS = ["available_spare", "temperature", "reliability", "read_only",
                  "volatile_memory_backup", "pmr_read_only"]
@@ -166,12 +168,12 @@ class Report:
 
     def unplugged(self, elapsed, last, history) -> None:
         self._timed("hot_unplug_series_removed", elapsed, UNPLUG_LIMIT, last,
-                    "no nvme1 series, ssd_exporter_devices 1, nvme0 up")
+                    f"no nvme1 series, ssd_exporter_devices {DEVICES_AFTER_UNPLUG}, nvme0 up")
         left = [str(s) for s in last if s.label("device") == "nvme1"]
         self.check("hot_unplug_no_nvme1_series", not left, f"still served: {left[:3]}")
         d = one(last, "ssd_exporter_devices")
-        self.check("hot_unplug_devices_gauge_1", d is not None and d.value == 1,
-                   f"ssd_exporter_devices: {d}")
+        self.check("hot_unplug_devices_gauge", d is not None and d.value == DEVICES_AFTER_UNPLUG,
+                   f"ssd_exporter_devices: {d}, want {DEVICES_AFTER_UNPLUG} (nvme0 and sda)")
         ups = [one(h, "ssd_device_up", device="nvme0") for h in history]
         down = [str(u) for u in ups if u is None or u.value != 1]
         self.check("hot_unplug_nvme0_still_served", bool(history) and not down,
@@ -249,7 +251,8 @@ def unplugged(samples: list[Sample]) -> bool:
     d = one(samples, "ssd_exporter_devices")
     up = one(samples, "ssd_device_up", device="nvme0")
     return (not any(s.label("device") == "nvme1" for s in samples)
-            and d is not None and d.value == 1 and up is not None and up.value == 1)
+            and d is not None and d.value == DEVICES_AFTER_UNPLUG
+            and up is not None and up.value == 1)
 
 
 def plugged(samples: list[Sample]) -> bool:

@@ -26,13 +26,14 @@ start_exporter() {
     echo "$EXPORTER_PID" > "$SHARE/exporter.pid"
 }
 
-# wait until /metrics shows ssd_device_up for both controllers (30 s at most)
+# wait until /metrics shows ssd_device_up for both controllers and sda (30 s at most)
 wait_exporter() {
     _n=60
     while [ "$_n" -gt 0 ]; do
         scrape /tmp/m
         if up nvme0 &&
-           up nvme1; then
+           up nvme1 &&
+           up sda; then
             return 0
         fi
         kill -0 "$EXPORTER_PID" 2>/dev/null || { log "exporter exited"; return 1; }
@@ -46,7 +47,7 @@ start_exporter 1s
 if wait_exporter; then
     echo ok > "$SHARE/exporter-ready"
 else
-    log "exporter did not serve both controllers"
+    log "exporter did not serve both controllers and sda"
     echo failed > "$SHARE/exporter-ready"
     cp /tmp/m "$SHARE/exporter-last-scrape.txt" 2>/dev/null
     { ps; netstat -ltn; wget -O /dev/null "$METRICS_URL"; } > "$SHARE/exporter-debug.txt" 2>&1
