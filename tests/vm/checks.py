@@ -200,6 +200,14 @@ class Report:
             self.check("equality", False, "the guest never finished stage a")
             return
         equality(self, share)
+        import sata
+        sata.equality(self, share)
+        sata.labels(self, share)
+        if (share / "s").is_dir():
+            sata.aborted_log(self, share)
+            sata.self_test(self, share)
+        else:
+            self.check("sda.self_test", False, "the guest never reached stage s")
         # written by the guest after each watch, so only read once the run is over
         for stage in ("c-unplug", "c-plug"):
             if (share / stage).is_dir():
