@@ -218,8 +218,9 @@ class Report:
             self.check("critical_warning_injected_nvme_cli", cw == 4,
                        f"nvme-cli critical_warning after qom-set 0x4: {cw}")
         if (share / "stage-d.ready").exists():
-            from replay import dump_and_replay
+            from replay import dump_and_replay, dump_and_replay_sata
             dump_and_replay(self, share, exporter)
+            dump_and_replay_sata(self, share, exporter)
         else:
             self.check("dump_replay", False, "the guest never finished stage d")
 

@@ -106,6 +106,8 @@ mkdir -p "$SHARE/d" "$SHARE/dump"
 scrape "$SHARE/d/metrics-before.txt"
 ssd_exporter dump /dev/nvme0 "$SHARE/dump/nvme0" > "$SHARE/d/dump.out" 2>&1
 echo $? > "$SHARE/d/dump.rc"
+ssd_exporter dump /dev/sda "$SHARE/dump/sda" > "$SHARE/d/dump-sda.out" 2>&1
+echo $? > "$SHARE/d/dump-sda.rc"
 sleep 2
 scrape "$SHARE/d/metrics-after.txt"
 sync_stage d
