@@ -315,6 +315,13 @@ def main() -> int:
         print(json.dumps(result, indent=2))
         report.check("bench_measured", bool(result.get("ratio_smartctl_per_poll")),
                      f"incomplete: {json.dumps(result)}")
+        sata = result.get("sata", {})
+        ratio = sata.get("ratio_smartctl_per_poll")
+        report.check("bench_sata_measured", bool(ratio), f"incomplete: {json.dumps(sata)}")
+        if ratio:
+            print(f"  (bench_sata: one sda poll is {ratio:.1f}x cheaper than smartctl -j -x "
+                  f"/dev/sda; target >= {sata['target_ratio']}x "
+                  f"{'met' if sata['meets_target'] else 'NOT met'})", flush=True)
     keep = args.keep or report.failed
     if not keep:
         shutil.rmtree(work, ignore_errors=True)
