@@ -47,6 +47,29 @@ def _per_poll_thread_cpu(b: Path, device: str) -> dict:
             "source": "delta of ssd_poll_cpu_seconds_total / delta of ssd_polls_total"}
 
 
+def _threads(b: Path) -> list[dict]:
+    """Per-thread user and system CPU over the window (/proc/<pid>/task/*/stat), the
+    busiest first: tells the kernel's share (SG_IO, ioctls) from the exporter's own."""
+    def read(path: Path) -> dict:
+        out = {}
+        for line in path.read_text().splitlines():
+            f = _stat_fields(line)
+            out[line.split()[0]] = (line[line.index("(") + 1:line.rindex(")")],
+                                                      int(f[13]), int(f[14]))
+        return out
+    try:
+        t0, t1 = read(b / "exporter-tasks-0"), read(b / "exporter-tasks-1")
+    except (OSError, ValueError, IndexError):
+        return []
+    rows = []
+    for tid, (comm, u1, s1) in t1.items():
+        _, u0, s0 = t0.get(tid, (comm, 0, 0))
+        if u1 - u0 or s1 - s0:
+            rows.append({"tid": tid, "comm": comm, "user_seconds": (u1 - u0) / CLK_TCK,
+                         "system_seconds": (s1 - s0) / CLK_TCK})
+    return sorted(rows, key=lambda r: -(r["user_seconds"] + r["system_seconds"]))
+
+
 def summarize(b: Path) -> dict:
     out: dict = {"clk_tck_assumed": CLK_TCK}
     try:
@@ -64,16 +87,7 @@ def summarize(b: Path) -> dict:
         }
     except (OSError, ValueError, IndexError) as e:
         out["exporter"] = {"error": str(e)}
-    try:
-        runs = int((b / "smartctl-runs").read_text())
-        cpu = _ticks(b / "smartctl-stat", children=True) / CLK_TCK
-        wall = _uptime(b / "smartctl-uptime-1") - _uptime(b / "smartctl-uptime-0")
-        out["smartctl"] = {"command": "smartctl -j -x /dev/nvme0", "runs": runs,
-                           "cpu_seconds": cpu, "wall_seconds": round(wall, 2),
-                           "cpu_seconds_per_run": cpu / runs,
-                           "exit_status": (b / "smartctl-rc").read_text().strip()}
-    except (OSError, ValueError, IndexError) as e:
-        out["smartctl"] = {"error": str(e)}
+    out["smartctl"] = _smartctl(b, "", "/dev/nvme0")
     out["exporter_poll_thread"] = _per_poll_thread_cpu(b, "nvme0")
     s = out["smartctl"].get("cpu_seconds_per_run")
     e = out["exporter"].get("cpu_seconds_per_poll")
@@ -82,6 +96,40 @@ def summarize(b: Path) -> dict:
     out["ratio_smartctl_per_poll"] = s / t if t and s else None
     # Whole exporter process (runtime, discovery, scrapes) per poll: an upper bound.
     out["ratio_smartctl_per_poll_whole_process"] = s / e if e and s else None
+    out["sata"] = _sata(b)
+    out["exporter_threads"] = _threads(b)
+    return out
+
+
+def _smartctl(b: Path, tag: str, device: str) -> dict:
+    """The children CPU of SMARTCTL_RUNS `smartctl -j -x <device>` runs (files
+    smartctl{tag}-*)."""
+    try:
+        runs = int((b / "smartctl-runs").read_text())
+        cpu = _ticks(b / f"smartctl{tag}-stat", children=True) / CLK_TCK
+        wall = _uptime(b / f"smartctl{tag}-uptime-1") - _uptime(b / f"smartctl{tag}-uptime-0")
+        return {"command": f"smartctl -j -x {device}", "runs": runs,
+                "cpu_seconds": cpu, "wall_seconds": round(wall, 2),
+                "cpu_seconds_per_run": cpu / runs,
+                "children_user_system_ticks": [int(x) for x in _stat_fields((b / f"smartctl{tag}-stat").read_text())[15:17]],
+                "exit_status": (b / f"smartctl{tag}-rc").read_text().strip()}
+    except (OSError, ValueError, IndexError) as e:
+        return {"error": str(e)}
+
+
+SATA_TARGET_RATIO = 30
+
+
+def _sata(b: Path) -> dict:
+    """One poll of sda (the polling thread's CPU) vs one smartctl -j -x /dev/sda."""
+    out = {"smartctl": _smartctl(b, "-sda", "/dev/sda"),
+           "exporter_poll_thread": _per_poll_thread_cpu(b, "sda")}
+    s = out["smartctl"].get("cpu_seconds_per_run")
+    t = out["exporter_poll_thread"].get("cpu_seconds_per_poll")
+    out["ratio_smartctl_per_poll"] = s / t if t and s else None
+    out["target_ratio"] = SATA_TARGET_RATIO
+    out["meets_target"] = (out["ratio_smartctl_per_poll"] >= SATA_TARGET_RATIO
+                           if out["ratio_smartctl_per_poll"] else None)
     return out
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from prom import Sample, one, parse_exposition, select
 
 CONTROLLERS = {"nvme0": "NVME0000", "nvme1": "NVME0001"}
+SATA_DISKS = {"sda": "SATA0000"}  # checked by sata.py
 HOTPLUG_SERIAL = "NVME0002"
 KELVIN = 273
 # Seconds from the host's go to the first guest scrape showing the change.
@@ -23,6 +24,7 @@ KELVIN = 273
 CRITICAL_LIMIT = 4.0
 UNPLUG_LIMIT = 5.0
 PLUG_LIMIT = 8.0
+DEVICES_AFTER_UNPLUG = len(CONTROLLERS) - 1 + len(SATA_DISKS)
 
 CRITICAL_BITS = ["available_spare", "temperature", "reliability", "read_only",
                  "volatile_memory_backup", "pmr_read_only"]
@@ -166,12 +168,12 @@ class Report:
 
     def unplugged(self, elapsed, last, history) -> None:
         self._timed("hot_unplug_series_removed", elapsed, UNPLUG_LIMIT, last,
-                    "no nvme1 series, ssd_exporter_devices 1, nvme0 up")
+                    f"no nvme1 series, ssd_exporter_devices {DEVICES_AFTER_UNPLUG}, nvme0 up")
         left = [str(s) for s in last if s.label("device") == "nvme1"]
         self.check("hot_unplug_no_nvme1_series", not left, f"still served: {left[:3]}")
         d = one(last, "ssd_exporter_devices")
-        self.check("hot_unplug_devices_gauge_1", d is not None and d.value == 1,
-                   f"ssd_exporter_devices: {d}")
+        self.check("hot_unplug_devices_gauge", d is not None and d.value == DEVICES_AFTER_UNPLUG,
+                   f"ssd_exporter_devices: {d}, want {DEVICES_AFTER_UNPLUG} (nvme0 and sda)")
         ups = [one(h, "ssd_device_up", device="nvme0") for h in history]
         down = [str(u) for u in ups if u is None or u.value != 1]
         self.check("hot_unplug_nvme0_still_served", bool(history) and not down,
@@ -198,6 +200,14 @@ class Report:
             self.check("equality", False, "the guest never finished stage a")
             return
         equality(self, share)
+        import sata
+        sata.equality(self, share)
+        sata.labels(self, share)
+        if (share / "s").is_dir():
+            sata.aborted_log(self, share)
+            sata.self_test(self, share)
+        else:
+            self.check("sda.self_test", False, "the guest never reached stage s")
         # written by the guest after each watch, so only read once the run is over
         for stage in ("c-unplug", "c-plug"):
             if (share / stage).is_dir():
@@ -208,8 +218,9 @@ class Report:
             self.check("critical_warning_injected_nvme_cli", cw == 4,
                        f"nvme-cli critical_warning after qom-set 0x4: {cw}")
         if (share / "stage-d.ready").exists():
-            from replay import dump_and_replay
+            from replay import dump_and_replay, dump_and_replay_sata
             dump_and_replay(self, share, exporter)
+            dump_and_replay_sata(self, share, exporter)
         else:
             self.check("dump_replay", False, "the guest never finished stage d")
 
@@ -249,7 +260,8 @@ def unplugged(samples: list[Sample]) -> bool:
     d = one(samples, "ssd_exporter_devices")
     up = one(samples, "ssd_device_up", device="nvme0")
     return (not any(s.label("device") == "nvme1" for s in samples)
-            and d is not None and d.value == 1 and up is not None and up.value == 1)
+            and d is not None and d.value == DEVICES_AFTER_UNPLUG
+            and up is not None and up.value == 1)
 
 
 def plugged(samples: list[Sample]) -> bool:

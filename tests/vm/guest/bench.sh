@@ -1,4 +1,5 @@
-# Stage e (sourced by main.sh with --bench): CPU per poll, exporter vs smartctl.
+# Stage e (sourced by main.sh with --bench): CPU per poll, exporter vs smartctl, for
+# nvme0 and for sda.
 # Writes raw /proc/<pid>/stat lines, scrapes and /proc/uptime into $SHARE/bench;
 # tests/vm/bench.py does the arithmetic (clock ticks assumed 100 Hz: busybox has no
 # getconf, and Debian's kernel uses USER_HZ 100).
@@ -22,10 +23,12 @@ run_bench() {
     echo "$BENCH_WINDOW" > "$B/window"
     cat /proc/uptime > "$B/uptime-0"
     cat "/proc/$EXPORTER_PID/stat" > "$B/exporter-stat-0"
+    cat /proc/$EXPORTER_PID/task/*/stat > "$B/exporter-tasks-0" 2>/dev/null
     scrape "$B/metrics-0.txt"
     sleep "$BENCH_WINDOW"
     scrape "$B/metrics-1.txt"
     cat "/proc/$EXPORTER_PID/stat" > "$B/exporter-stat-1"
+    cat /proc/$EXPORTER_PID/task/*/stat > "$B/exporter-tasks-1" 2>/dev/null
     cat /proc/uptime > "$B/uptime-1"
 
     # smartctl with the exporter stopped, so the two do not share the CPUs
@@ -43,4 +46,16 @@ run_bench() {
     cat /proc/uptime > "$B/smartctl-uptime-1"
     smartctl -j -x /dev/nvme0 > "$B/smartctl-sample.json" 2>&1
     echo $? > "$B/smartctl-rc"
+
+    # the same for the SATA disk (exit status 4 on QEMU's disk: see checks)
+    cat /proc/uptime > "$B/smartctl-sda-uptime-0"
+    sh -c 'i=0
+        while [ $i -lt '"$SMARTCTL_RUNS"' ]; do
+            smartctl -j -x /dev/sda > /dev/null 2>&1
+            i=$((i + 1))
+        done
+        cat /proc/$$/stat' > "$B/smartctl-sda-stat"
+    cat /proc/uptime > "$B/smartctl-sda-uptime-1"
+    smartctl -j -x /dev/sda > "$B/smartctl-sda-sample.json" 2>&1
+    echo $? > "$B/smartctl-sda-rc"
 }

@@ -26,13 +26,14 @@ start_exporter() {
     echo "$EXPORTER_PID" > "$SHARE/exporter.pid"
 }
 
-# wait until /metrics shows ssd_device_up for both controllers (30 s at most)
+# wait until /metrics shows ssd_device_up for both controllers and sda (30 s at most)
 wait_exporter() {
     _n=60
     while [ "$_n" -gt 0 ]; do
         scrape /tmp/m
         if up nvme0 &&
-           up nvme1; then
+           up nvme1 &&
+           up sda; then
             return 0
         fi
         kill -0 "$EXPORTER_PID" 2>/dev/null || { log "exporter exited"; return 1; }
@@ -46,7 +47,7 @@ start_exporter 1s
 if wait_exporter; then
     echo ok > "$SHARE/exporter-ready"
 else
-    log "exporter did not serve both controllers"
+    log "exporter did not serve both controllers and sda"
     echo failed > "$SHARE/exporter-ready"
     cp /tmp/m "$SHARE/exporter-last-scrape.txt" 2>/dev/null
     { ps; netstat -ltn; wget -O /dev/null "$METRICS_URL"; } > "$SHARE/exporter-debug.txt" 2>&1
@@ -61,6 +62,9 @@ date +%s > "$SHARE/a/t0"
 scrape "$SHARE/a/metrics-1.txt"
 date +%s > "$SHARE/a/t1"
 for c in nvme0 nvme1; do snapshot_nvme "$SHARE/a" "$c"; done
+# exits 4 on QEMU's disk (it aborts "Read SMART Log Directory"): compared anyway
+smartctl -j -x /dev/sda > "$SHARE/a/sda-smartctl.json" 2> "$SHARE/a/sda-smartctl.err"
+echo $? > "$SHARE/a/sda-smartctl.rc"
 date +%s > "$SHARE/a/t2"
 sleep 3
 scrape "$SHARE/a/metrics-2.txt"
@@ -82,11 +86,28 @@ ls /dev > "$SHARE/c-plug/dev.txt"
 nvme list -o json > "$SHARE/c-plug/nvme-list.json" 2>&1
 kill -0 "$EXPORTER_PID" 2>/dev/null && echo alive > "$SHARE/c-plug/exporter-alive"
 
+# ---- s) SATA self-test: QEMU completes a short test at once ----------------------
+# No host action: metrics-1 is scraped >= 2 polls after the test, then smartctl
+# reads the self-test log; metrics-2 (another 2 polls on) also serves the
+# "poll errors do not keep rising" check against a/metrics-1.
+mkdir -p "$SHARE/s"
+scrape "$SHARE/s/metrics-0.txt"
+smartctl -t short /dev/sda > "$SHARE/s/selftest.out" 2>&1
+echo $? > "$SHARE/s/selftest.rc"
+sleep 3
+scrape "$SHARE/s/metrics-1.txt"
+smartctl -j -x /dev/sda > "$SHARE/s/sda-smartctl.json" 2> "$SHARE/s/sda-smartctl.err"
+echo $? > "$SHARE/s/sda-smartctl.rc"
+sleep 2
+scrape "$SHARE/s/metrics-2.txt"
+
 # ---- d) dump, and the scrape it is compared with ---------------------------------
 mkdir -p "$SHARE/d" "$SHARE/dump"
 scrape "$SHARE/d/metrics-before.txt"
 ssd_exporter dump /dev/nvme0 "$SHARE/dump/nvme0" > "$SHARE/d/dump.out" 2>&1
 echo $? > "$SHARE/d/dump.rc"
+ssd_exporter dump /dev/sda "$SHARE/dump/sda" > "$SHARE/d/dump-sda.out" 2>&1
+echo $? > "$SHARE/d/dump-sda.rc"
 sleep 2
 scrape "$SHARE/d/metrics-after.txt"
 sync_stage d
