@@ -15,6 +15,8 @@ use crate::sys::sg::{DataDir, sg_io};
 /// Sense buffer size: enough for descriptor-format sense with the 14-byte
 /// ATA Status Return descriptor.
 const SENSE_LEN: usize = 64;
+/// Data buffers are page aligned (see `issue`).
+const BUFFER_ALIGN: usize = 4096;
 
 /// A SATA disk behind the Linux SCSI layer (libata or a SAT-capable HBA).
 #[derive(Debug)]
@@ -67,11 +69,20 @@ impl SataLive {
         what: &str,
         cmd: &Command,
     ) -> Result<(Vec<u8>, Option<sense::AtaRegisters>), FetchError> {
-        let mut data = vec![0u8; cmd.data_len()];
+        // A page-aligned buffer lets the block layer map it for the transfer
+        // instead of bouncing it through a kernel copy (an unaligned 512-byte
+        // Vec is only 16-byte aligned; libata wants at least 512).
+        let len = cmd.data_len();
+        let mut storage = vec![0u8; len + BUFFER_ALIGN];
+        let start = storage
+            .as_ptr()
+            .align_offset(BUFFER_ALIGN)
+            .min(BUFFER_ALIGN);
+        let data = &mut storage[start..start + len];
         let mut sense_buf = [0u8; SENSE_LEN];
         let timeout = self.timeout;
         let dir = match cmd.protocol {
-            Protocol::PioIn => DataDir::FromDevice(&mut data),
+            Protocol::PioIn => DataDir::FromDevice(data),
             Protocol::NonData => DataDir::None,
         };
         let result = sg_io(self.file()?, &cmd.cdb(), dir, &mut sense_buf, timeout);
@@ -98,7 +109,7 @@ impl SataLive {
         }
         let sense = sense::parse_sense(&sense_buf[..usize::from(out.sense_len).min(SENSE_LEN)]);
         match sense::outcome(out.status, &sense, cmd.check_condition) {
-            Ok(regs) => Ok((data, regs)),
+            Ok(regs) => Ok((storage[start..start + len].to_vec(), regs)),
             Err(e) => {
                 let msg = format!("{what} on {}: {e}", self.path.display());
                 Err(if e.is_unsupported() {

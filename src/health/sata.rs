@@ -127,7 +127,11 @@ fn from_attributes(smart: &SmartData, presets: &DrivePresets, r: &mut Reading) {
             Meaning::NandWrittenBytes => c.nand_written_bytes = count(v),
             Meaning::PowerOnSeconds => c.power_on_seconds = count(v),
             Meaning::PowerCycles => c.power_cycles = count(v),
-            Meaning::Temperature => r.temperatures = vec![("composite".to_string(), v)],
+            // 194 comes before 190 in the meanings: the first one wins.
+            Meaning::Temperature if r.temperatures.is_empty() => {
+                r.temperatures = vec![("composite".to_string(), v)]
+            }
+            Meaning::Temperature => {}
             Meaning::UnsafeShutdowns => c.unsafe_shutdowns = count(v),
             Meaning::PlpHealthPercent => r.plp_health_ratio = Some(v / 100.0),
             Meaning::ThermalThrottleEvents => c.thermal_throttle_events = count(v),
@@ -163,4 +167,58 @@ fn from_devstat(d: &DeviceStatistics, sector: u128, r: &mut Reading) {
     c.media_errors = c
         .media_errors
         .or(d.reported_uncorrectable_errors.map(u128::from));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ata::attributes::Namer;
+
+    /// A SMART READ DATA page holding `(id, raw bytes)` attributes.
+    fn smart(attrs: &[(u8, [u8; 6])]) -> SmartData {
+        let mut page = vec![0u8; 512];
+        for (i, (id, raw)) in attrs.iter().enumerate() {
+            let at = 2 + 12 * i;
+            page[at] = *id;
+            page[at + 3] = 100;
+            page[at + 4] = 100;
+            page[at + 5..at + 11].copy_from_slice(raw);
+        }
+        let sum = page.iter().fold(0u8, |a, &b| a.wrapping_add(b));
+        page[511] = sum.wrapping_neg();
+        SmartData::parse(&page).unwrap()
+    }
+
+    fn temperature(attrs: &[(u8, [u8; 6])]) -> Option<f64> {
+        let pages = SataPages {
+            smart: Some(smart(attrs)),
+            ..SataPages::default()
+        };
+        let presets = Namer::builtin().for_drive("QEMU HARDDISK", "2.5+");
+        reading(&pages, &presets).temperatures.first().map(|t| t.1)
+    }
+
+    #[test]
+    fn airflow_temperature_190_is_the_temperature_when_194_is_absent() {
+        // QEMU's AHCI disk: 190 raw 1F 00 1F 1F 00 00 = 31 °C (min 31, max 31);
+        // smartctl 7.3 reports temperature.current 31 for it.
+        assert_eq!(
+            temperature(&[(9, [1, 0, 0, 0, 0, 0]), (190, [0x1F, 0, 0x1F, 0x1F, 0, 0])]),
+            Some(31.0)
+        );
+    }
+
+    #[test]
+    fn attribute_194_wins_over_190() {
+        let both = [
+            (190, [0x1F, 0, 0x1F, 0x1F, 0, 0]),
+            (194, [40, 0, 20, 0, 50, 0]),
+        ];
+        assert_eq!(temperature(&both), Some(40.0));
+        let reversed = [
+            (194, [40, 0, 20, 0, 50, 0]),
+            (190, [0x1F, 0, 0x1F, 0x1F, 0, 0]),
+        ];
+        assert_eq!(temperature(&reversed), Some(40.0));
+    }
 }

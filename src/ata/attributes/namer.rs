@@ -205,7 +205,8 @@ impl DrivePresets {
             }
             let def = self.get(id);
             let ok = names.contains(&def.name.as_str())
-                && (id != 194 || matches!(def.format, RawFormat::TempMinMax | RawFormat::Temp10x));
+                && (!matches!(id, 190 | 194)
+                    || matches!(def.format, RawFormat::TempMinMax | RawFormat::Temp10x));
             if ok {
                 out.push(MeaningDef {
                     id,
@@ -220,7 +221,9 @@ impl DrivePresets {
 }
 
 /// Meanings every drive shares when the attribute keeps one of these names.
-const SHARED: [(u8, &[&str], Meaning, f64); 6] = [
+/// Attribute 190 is the temperature only where 194 is absent (smartctl's
+/// order too); the mapping keeps the first temperature it finds.
+const SHARED: [(u8, &[&str], Meaning, f64); 7] = [
     (
         5,
         &["Reallocated_Sector_Ct"],
@@ -258,6 +261,12 @@ const SHARED: [(u8, &[&str], Meaning, f64); 6] = [
             "Temperature_Internal",
             "Temperature_Celsius_x10",
         ],
+        Meaning::Temperature,
+        1.0,
+    ),
+    (
+        190,
+        &["Airflow_Temperature_Cel", "Temperature_Case"],
         Meaning::Temperature,
         1.0,
     ),
