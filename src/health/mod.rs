@@ -1,6 +1,7 @@
 //! Readings unified across transports: one model that NVMe and SATA pages
 //! are both mapped onto, so one dashboard and one alert rule cover both.
 
+pub mod datasheet;
 pub mod history;
 pub mod nvme;
 pub mod reading;
