@@ -2,6 +2,7 @@
 //! are both mapped onto, so one dashboard and one alert rule cover both.
 
 pub mod datasheet;
+pub mod forecast;
 pub mod history;
 pub mod nvme;
 pub mod reading;
