@@ -147,3 +147,12 @@ fn unbounded_history_keeps_two_points_per_counter() {
     assert_eq!(h.media_errors.points.len(), 2);
     assert_eq!(h.increase(Tracked::MediaErrors), Some(999));
 }
+
+#[test]
+fn utc_formats_rfc3339() {
+    assert_eq!(utc(at(T0)), "2026-12-01T00:00:00Z");
+    assert_eq!(utc(at(1_709_210_096)), "2024-02-29T12:34:56Z");
+    assert_eq!(utc(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00Z");
+    let before = SystemTime::UNIX_EPOCH - Duration::from_secs(86_400);
+    assert_eq!(utc(before), "1969-12-31T00:00:00Z");
+}
