@@ -3,6 +3,8 @@
 //! model it does not rate gets no number, never a guessed one. To add a
 //! drive, add one [`Entry`] to [`TABLE`] and cite where its numbers come from.
 
+use super::reading::Reading;
+
 /// What a datasheet promises for one model and capacity.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rating {
@@ -118,6 +120,24 @@ fn nominal_gb(capacity_bytes: u128) -> u64 {
         capacity_bytes as f64 / 1e9
     };
     gb.round() as u64
+}
+
+/// Whether a drive has power-loss protection: the datasheet first;
+/// otherwise a drive that reports nonzero PLP health or PLP starts, or has
+/// raised the volatile memory backup bit, has it. `None` when nothing says.
+/// (A zero PLP health is no evidence: an OCP drive without capacitors may
+/// report 0.)
+pub fn has_plp(rating: Option<&Rating>, reading: Option<&Reading>) -> Option<bool> {
+    if let Some(known) = rating.and_then(|r| r.has_plp) {
+        return Some(known);
+    }
+    let r = reading?;
+    let evidence = r.plp_health_ratio.is_some_and(|h| h > 0.0)
+        || r.counters.plp_starts.is_some_and(|n| n > 0)
+        || r.critical_warning
+            .iter()
+            .any(|&(n, set)| n == "volatile_memory_backup" && set);
+    evidence.then_some(true)
 }
 
 #[cfg(test)]
