@@ -7,5 +7,6 @@ pub mod history;
 pub mod nvme;
 pub mod reading;
 pub mod sata;
+pub mod verdict;
 
 pub use reading::{AtaAttribute, Counters, Identity, Reading};
