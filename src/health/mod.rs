@@ -1,8 +1,12 @@
 //! Readings unified across transports: one model that NVMe and SATA pages
 //! are both mapped onto, so one dashboard and one alert rule cover both.
 
+pub mod datasheet;
+pub mod forecast;
+pub mod history;
 pub mod nvme;
 pub mod reading;
 pub mod sata;
+pub mod verdict;
 
 pub use reading::{AtaAttribute, Counters, Identity, Reading};

@@ -1,0 +1,247 @@
+//! What the exporter itself saw of one drive, so that "increasing" means
+//! increasing *while we watched* (peers.md pain point 11: an old, static
+//! media-error count must never read as a failing drive) and "recent" has a
+//! clock to compare with.
+//!
+//! Counters are stored as change points only: a value is kept when it
+//! differs from the previous one, so a drive polled every minute whose
+//! counters never move costs one entry per counter. Time is always passed in
+//! by the caller; nothing here reads the clock.
+
+use std::collections::VecDeque;
+use std::time::{Duration, SystemTime};
+
+use super::reading::Reading;
+
+/// A counter whose growth the verdict judges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tracked {
+    MediaErrors,
+    UnsafeShutdowns,
+    CrcErrors,
+    /// Thermal throttling: NVMe light + heavy transitions (TMT1/TMT2), or the
+    /// OCP C0h / vendor-attribute throttle event count, whichever grew more.
+    ThrottleEvents,
+}
+
+/// One observed point: when, the counter's value, and the cumulative rise
+/// since the series began (a drop counts as a reset and adds nothing).
+#[derive(Clone, Copy, Debug)]
+struct Point {
+    at: SystemTime,
+    value: u128,
+    rise: u128,
+}
+
+/// Change points of one counter; `points[0]` is the baseline: the value in
+/// force at the start of the window.
+#[derive(Clone, Debug, Default)]
+struct Series {
+    first_seen: Option<SystemTime>,
+    points: VecDeque<Point>,
+}
+
+impl Series {
+    /// Records `value` at `at`; true when it is higher than the last value.
+    fn push(&mut self, at: SystemTime, value: u128) -> bool {
+        let Some(last) = self.points.back().copied() else {
+            self.first_seen = Some(at);
+            self.points.push_back(Point { at, value, rise: 0 });
+            return false;
+        };
+        if value == last.value {
+            return false;
+        }
+        let rise = last.rise + value.saturating_sub(last.value);
+        self.points.push_back(Point { at, value, rise });
+        value > last.value
+    }
+
+    /// Drops points no longer needed: with a window, those superseded before
+    /// `cutoff`; without one, everything between the first and the newest
+    /// (the cumulative rise carries what they said).
+    fn prune(&mut self, cutoff: Option<SystemTime>) {
+        match cutoff {
+            Some(cutoff) => {
+                while self.points.len() >= 2 && self.points[1].at <= cutoff {
+                    self.points.pop_front();
+                }
+            }
+            None => {
+                while self.points.len() > 2 {
+                    self.points.remove(1);
+                }
+            }
+        }
+    }
+
+    fn increase(&self) -> Option<u128> {
+        let first = self.points.front()?;
+        let last = self.points.back()?;
+        Some(last.rise - first.rise)
+    }
+}
+
+/// What the exporter saw of one drive before now.
+#[derive(Clone, Debug)]
+pub struct History {
+    window: Option<Duration>,
+    latest: Option<SystemTime>,
+    media_errors: Series,
+    unsafe_shutdowns: Series,
+    crc_errors: Series,
+    throttle_transitions: Series,
+    throttle_events: Series,
+    throttle_seconds: Series,
+    last_throttle: Option<SystemTime>,
+    wear_first: Option<(SystemTime, f64)>,
+    wear_latest: Option<(SystemTime, f64)>,
+}
+
+impl History {
+    /// `window`: how far back "increasing" looks; `None` = since the
+    /// exporter started. Percentage used is always kept since the start, as
+    /// the wear-out forecast wants the longest span it can get.
+    pub fn new(window: Option<Duration>) -> Self {
+        Self {
+            window,
+            latest: None,
+            media_errors: Series::default(),
+            unsafe_shutdowns: Series::default(),
+            crc_errors: Series::default(),
+            throttle_transitions: Series::default(),
+            throttle_events: Series::default(),
+            throttle_seconds: Series::default(),
+            last_throttle: None,
+            wear_first: None,
+            wear_latest: None,
+        }
+    }
+
+    /// Records a reading taken at `now`. Fields the reading lacks leave
+    /// their series untouched.
+    pub fn record(&mut self, now: SystemTime, r: &Reading) {
+        let c = &r.counters;
+        let pairs = [
+            (&mut self.media_errors, c.media_errors),
+            (&mut self.unsafe_shutdowns, c.unsafe_shutdowns),
+            (&mut self.crc_errors, c.crc_errors),
+        ];
+        for (series, value) in pairs {
+            if let Some(v) = value {
+                series.push(now, v);
+            }
+        }
+        let sum = |a: [u64; 2]| u128::from(a[0]) + u128::from(a[1]);
+        let throttle = [
+            (
+                &mut self.throttle_transitions,
+                r.throttle_transitions.map(sum),
+            ),
+            (&mut self.throttle_events, c.thermal_throttle_events),
+            (&mut self.throttle_seconds, r.throttle_seconds.map(sum)),
+        ];
+        let mut throttled = r.throttle_active == Some(true);
+        for (series, value) in throttle {
+            if let Some(v) = value {
+                throttled |= series.push(now, v);
+            }
+        }
+        if throttled {
+            self.last_throttle = Some(now);
+        }
+        if let Some(used) = r.percentage_used_ratio {
+            self.wear_first.get_or_insert((now, used));
+            self.wear_latest = Some((now, used));
+        }
+        self.latest = Some(now);
+        self.prune(now);
+    }
+
+    fn prune(&mut self, now: SystemTime) {
+        let cutoff = self.window.and_then(|w| now.checked_sub(w));
+        if self.window.is_some() && cutoff.is_none() {
+            return;
+        }
+        for s in [
+            &mut self.media_errors,
+            &mut self.unsafe_shutdowns,
+            &mut self.crc_errors,
+            &mut self.throttle_transitions,
+            &mut self.throttle_events,
+            &mut self.throttle_seconds,
+        ] {
+            s.prune(cutoff);
+        }
+    }
+
+    /// How much a counter grew within the window (or since the start):
+    /// the sum of its rises, a drop being taken as a reset. `None` when the
+    /// drive never reported it.
+    pub fn increase(&self, what: Tracked) -> Option<u128> {
+        self.increase_since(what).map(|(n, _)| n)
+    }
+
+    /// [`Self::increase`] and the time it is counted from: the window's
+    /// start, or when the exporter first saw the counter if that is later.
+    pub fn increase_since(&self, what: Tracked) -> Option<(u128, SystemTime)> {
+        let (n, series) = match what {
+            Tracked::MediaErrors => (self.media_errors.increase()?, &self.media_errors),
+            Tracked::UnsafeShutdowns => (self.unsafe_shutdowns.increase()?, &self.unsafe_shutdowns),
+            Tracked::CrcErrors => (self.crc_errors.increase()?, &self.crc_errors),
+            Tracked::ThrottleEvents => {
+                let t = &self.throttle_transitions;
+                let e = &self.throttle_events;
+                match (t.increase(), e.increase()) {
+                    (Some(a), Some(b)) if b > a => (b, e),
+                    (Some(a), _) => (a, t),
+                    (None, Some(b)) => (b, e),
+                    (None, None) => return None,
+                }
+            }
+        };
+        let first = series.first_seen?;
+        let start = self
+            .window
+            .zip(self.latest)
+            .and_then(|(w, latest)| latest.checked_sub(w));
+        Some((n, start.map_or(first, |s| s.max(first))))
+    }
+
+    /// When a throttle counter (transitions, events or time) last went up,
+    /// or `throttle_active` was last seen true.
+    pub fn last_throttle(&self) -> Option<SystemTime> {
+        self.last_throttle
+    }
+
+    /// `(time, percentage used)` of the first and the newest readings that
+    /// carried it, for the forecast.
+    pub fn wear_span(&self) -> Option<((SystemTime, f64), (SystemTime, f64))> {
+        self.wear_first.zip(self.wear_latest)
+    }
+}
+
+/// `t` as RFC 3339 UTC to the second (`2026-11-30T06:00:00Z`), for
+/// reasons that say since when.
+pub fn utc(t: SystemTime) -> String {
+    let secs = match t.duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(d) => d.as_secs() as i64,
+        Err(e) => -(e.duration().as_secs() as i64),
+    };
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Howard Hinnant's `civil_from_days`.
+    let z = days + 719_468;
+    let (era, doe) = (z.div_euclid(146_097), z.rem_euclid(146_097));
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (h, m, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
+    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}Z")
+}
+
+#[cfg(test)]
+#[path = "history_tests.rs"]
+mod tests;
