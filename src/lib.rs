@@ -26,8 +26,8 @@
 //! - [`snapshot`]: the latest state of every drive, shared with the server.
 //! - [`metrics`]: every metric's name, help, type and labels, in one place.
 //! - [`http`]: the server: `/metrics`, the landing page, `/healthz`.
-//! - [`config`], [`cli`], [`logging`], [`app`]: flags and config file, log
-//!   output, and the wiring that runs it all.
+//! - [`config`], [`cli`], [`logging`], [`timefmt`], [`app`]: flags and config
+//!   file, log output and timestamps, and the wiring that runs it all.
 #![deny(unsafe_code)]
 
 pub mod app;
@@ -45,3 +45,4 @@ pub mod poll;
 pub mod probe;
 pub mod snapshot;
 pub mod sys;
+pub mod timefmt;

@@ -2,7 +2,7 @@
 //! to stderr.
 
 use std::fmt::{self, Write as _};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use tracing::field::{Field, Visit};
 use tracing::{Event, Subscriber};
@@ -44,7 +44,7 @@ where
         write!(
             w,
             "ts={} level={level} target={}",
-            rfc3339(SystemTime::now()),
+            crate::timefmt::utc_millis(SystemTime::now()),
             meta.target()
         )?;
         let mut fields = Fields::default();
@@ -107,47 +107,9 @@ pub fn quote(v: &str) -> String {
     out
 }
 
-/// UTC RFC 3339 with milliseconds, without a date-time crate.
-pub fn rfc3339(t: SystemTime) -> String {
-    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let secs = d.as_secs();
-    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
-    // Civil-from-days (H. Hinnant's algorithm), days since 1970-01-01.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60,
-        d.subsec_millis()
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
-
-    #[test]
-    fn rfc3339_known_instants() {
-        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
-        // `date -u -d @951782400` = 2000-02-29 00:00:00 (a leap day).
-        let t = UNIX_EPOCH + Duration::from_millis(951_782_400_123);
-        assert_eq!(rfc3339(t), "2000-02-29T00:00:00.123Z");
-        // `date -u -d @1796000000` = 2026-11-30 00:53:20.
-        assert_eq!(
-            rfc3339(UNIX_EPOCH + Duration::from_secs(1_796_000_000)),
-            "2026-11-30T00:53:20.000Z"
-        );
-    }
 
     #[test]
     fn logfmt_quoting() {

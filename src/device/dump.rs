@@ -171,7 +171,7 @@ fn meta_toml(device: &Path, redact: bool) -> String {
         env!("CARGO_PKG_VERSION"),
         device.display(),
         kernel.trim(),
-        crate::logging::rfc3339(SystemTime::now()),
+        crate::timefmt::utc_millis(SystemTime::now()),
     )
 }
 

@@ -221,26 +221,8 @@ impl History {
     }
 }
 
-/// `t` as RFC 3339 UTC to the second (`2026-11-30T06:00:00Z`), for
-/// reasons that say since when.
-pub fn utc(t: SystemTime) -> String {
-    let secs = match t.duration_since(SystemTime::UNIX_EPOCH) {
-        Ok(d) => d.as_secs() as i64,
-        Err(e) => -(e.duration().as_secs() as i64),
-    };
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Howard Hinnant's `civil_from_days`.
-    let z = days + 719_468;
-    let (era, doe) = (z.div_euclid(146_097), z.rem_euclid(146_097));
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let (h, m, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
-    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}Z")
-}
+/// `t` as RFC 3339 UTC to the second, for reasons that say since when.
+pub use crate::timefmt::utc_seconds as utc;
 
 #[cfg(test)]
 #[path = "history_tests.rs"]
