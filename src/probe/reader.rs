@@ -48,6 +48,8 @@ pub enum ProbeError {
     WriteRefused { dir: PathBuf, reason: String },
     #[error("write probe file {}: {source}", path.display())]
     WriteIo { path: PathBuf, source: io::Error },
+    #[error("{device}: {reason}; fix the probe settings")]
+    Config { device: String, reason: String },
     #[error("{device}: cannot start the probe thread: {source}")]
     Spawn { device: String, source: io::Error },
 }

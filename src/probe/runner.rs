@@ -1,1 +1,663 @@
-//! (being written)
+//! One probe thread per drive: sleep a Poisson gap, check that the drive is
+//! neither busy nor asleep, issue one timed I/O, fold it into the stats.
+//!
+//! Each drive gets its own OS thread (not a tokio task): a read stuck in the
+//! kernel stalls only that thread. Nothing waits for it: [`ProbeHandle::stop`]
+//! only raises a flag, and a stuck I/O shows up through the in-flight stamp,
+//! which [`ProbeHandle::watchdog`] (called by whoever publishes the stats)
+//! turns into one `timeout` count.
+//!
+//! Counting: `ios{op,result}` with `result` = `ok`, `error` or `timeout` (an
+//! I/O that took longer than [`ProbeConfig::timeout`], counted once, when it
+//! completes or when the watchdog sees it stuck, whichever is first); every
+//! completed I/O's latency is recorded, slow ones included. `skipped{reason}`:
+//! `busy` (the busy policy said no), what the `skip_if` hook returned (the
+//! app's `standby`), `permission` (the device cannot be opened: EPERM/EACCES,
+//! logged once, retried at every tick) and `error` (`/sys/block/<dev>/stat`
+//! unreadable, or the device could not be reopened). A device that vanishes
+//! (ENODEV, ENXIO, ENOENT) ends its thread cleanly; every other I/O error is
+//! counted and logged once per distinct error.
+
+use std::collections::{BTreeMap, HashSet};
+use std::io;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use tracing::{info, warn};
+
+use super::busy::{BusyPolicy, BusyTracker, Decision, DiskStat};
+use super::histogram::LatencyHistogram;
+use super::reader::{ProbeError, ProbeTarget, Reader, is_permission};
+use super::schedule::Poisson;
+use super::window::SlidingWindow;
+use super::writer::{DEFAULT_MAX_BYTES, DEFAULT_WRITE_RATE, WriteMode, WriteProbe};
+
+/// Slices of the sliding window (its time resolution is window / slices).
+pub const WINDOW_SLICES: u32 = 10;
+
+/// Asked before each probe; `Some(reason)` skips it (the app returns
+/// `Some("standby")` for a SATA drive that is spun down / in standby).
+pub type SkipIf = Arc<dyn Fn() -> Option<&'static str> + Send + Sync>;
+
+#[derive(Debug, Clone)]
+pub struct ProbeConfig {
+    /// Reads per second (mean of the Poisson process).
+    pub rate: f64,
+    /// An I/O slower than this counts as `timeout`.
+    pub timeout: Duration,
+    /// Length of the sliding quantile window.
+    pub window: Duration,
+    pub busy: BusyPolicy,
+    /// Overrides the target's byte range.
+    pub range: Option<(u64, u64)>,
+    /// The opt-in write probe.
+    pub write: Option<WriteConfig>,
+    /// sysfs root (`/sys`; a fake tree in tests).
+    pub sysfs: PathBuf,
+}
+
+impl Default for ProbeConfig {
+    fn default() -> Self {
+        Self {
+            rate: 5.0,
+            timeout: Duration::from_secs(5),
+            window: Duration::from_secs(600),
+            busy: BusyPolicy::default(),
+            range: None,
+            write: None,
+            sysfs: "/sys".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct WriteConfig {
+    /// A directory on a filesystem on the probed drive (see [`super::writer`]).
+    pub dir: PathBuf,
+    /// Writes per second, on a Poisson schedule of its own.
+    pub rate: f64,
+    pub max_bytes: u64,
+    pub mode: WriteMode,
+}
+
+impl WriteConfig {
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self {
+            dir: dir.into(),
+            rate: DEFAULT_WRITE_RATE,
+            max_bytes: DEFAULT_MAX_BYTES,
+            mode: WriteMode::default(),
+        }
+    }
+}
+
+/// One operation's results.
+pub struct OpStats {
+    /// The `op` label: `read`, `write` or `flush`.
+    pub op: &'static str,
+    pub histogram: LatencyHistogram,
+    pub window: SlidingWindow,
+    /// Per `result`: `ok`, `error`, `timeout`.
+    pub ios: BTreeMap<&'static str, u64>,
+}
+
+impl OpStats {
+    fn new(op: &'static str, window: Duration) -> Self {
+        Self {
+            op,
+            histogram: LatencyHistogram::default(),
+            window: SlidingWindow::new(window, WINDOW_SLICES),
+            ios: BTreeMap::new(),
+        }
+    }
+
+    pub fn count(&self, result: &str) -> u64 {
+        self.ios.get(result).copied().unwrap_or(0)
+    }
+}
+
+/// What one drive's probe has seen, shared with the publisher.
+pub struct ProbeStats {
+    pub device: String,
+    pub read: OpStats,
+    pub write: Option<OpStats>,
+    pub skipped: BTreeMap<&'static str, u64>,
+    /// The probe's own share of the drive's busy time.
+    pub busy_ratio: Option<f64>,
+    /// The sliding window's length (the `window` label).
+    pub window: Duration,
+    pub last_error: Option<String>,
+    /// The origin of the windows' clock.
+    pub started: Instant,
+}
+
+impl ProbeStats {
+    /// Ages the sliding windows to `now`; call before reading quantiles.
+    pub fn advance(&mut self, now: Instant) {
+        let t = now.saturating_duration_since(self.started);
+        self.read.window.advance(t);
+        if let Some(w) = &mut self.write {
+            w.window.advance(t);
+        }
+    }
+
+    pub fn skipped(&self, reason: &str) -> u64 {
+        self.skipped.get(reason).copied().unwrap_or(0)
+    }
+
+    fn op(&mut self, write: bool) -> &mut OpStats {
+        match (write, &mut self.write) {
+            (true, Some(w)) => w,
+            _ => &mut self.read,
+        }
+    }
+}
+
+/// The I/O in flight: 0 when none, else 1 + nanoseconds since
+/// `ProbeStats::started` when it was issued, with [`WRITE`] set for a write
+/// and [`COUNTED`] once the watchdog has counted it as a timeout. One word,
+/// so the watchdog and the completing thread agree on who counts it.
+struct InFlight(AtomicU64);
+const COUNTED: u64 = 1 << 63;
+const WRITE: u64 = 1 << 62;
+const NANOS: u64 = WRITE - 1;
+
+fn lock(stats: &Mutex<ProbeStats>) -> MutexGuard<'_, ProbeStats> {
+    stats.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A running probe.
+pub struct ProbeHandle {
+    pub stats: Arc<Mutex<ProbeStats>>,
+    stop: Arc<AtomicBool>,
+    thread: JoinHandle<()>,
+    in_flight: Arc<InFlight>,
+    timeout: Duration,
+}
+
+impl ProbeHandle {
+    /// Asks the thread to end at its next wake-up; returns at once, even if
+    /// the thread is stuck in an I/O (it then ends when the I/O returns).
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.thread.thread().unpark();
+    }
+
+    /// Whether the thread has ended (stopped, or its device vanished).
+    pub fn is_finished(&self) -> bool {
+        self.thread.is_finished()
+    }
+
+    /// Stops the thread and waits up to `wait` for it; false if it is stuck.
+    pub fn stop_and_join(self, wait: Duration) -> bool {
+        self.stop();
+        let deadline = Instant::now() + wait;
+        while !self.thread.is_finished() {
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.thread.join().is_ok()
+    }
+
+    /// Counts an I/O in flight for longer than the timeout as one `timeout`
+    /// (once per I/O). Returns whether it counted one.
+    pub fn watchdog(&self, now: Instant) -> bool {
+        let v = self.in_flight.0.load(Ordering::Acquire);
+        if v == 0 || v & COUNTED != 0 {
+            return false;
+        }
+        let mut stats = lock(&self.stats);
+        let issued = stats.started + Duration::from_nanos((v & NANOS) - 1);
+        if now.saturating_duration_since(issued) <= self.timeout
+            || self
+                .in_flight
+                .0
+                .compare_exchange(v, v | COUNTED, Ordering::AcqRel, Ordering::Acquire)
+                .is_err()
+        {
+            return false;
+        }
+        let msg = format!(
+            "{}: probe I/O stuck for more than {:?}",
+            stats.device, self.timeout
+        );
+        warn!("{msg}");
+        stats.last_error = Some(msg);
+        *stats.op(v & WRITE != 0).ios.entry("timeout").or_default() += 1;
+        true
+    }
+}
+
+/// Starts probing `target`. The device is opened here: a permission error
+/// is logged once and the thread still starts (counting `permission` skips
+/// and retrying); a missing device, a bad range or a refused write probe is
+/// an error.
+pub fn spawn(
+    mut target: ProbeTarget,
+    config: ProbeConfig,
+    skip_if: Option<SkipIf>,
+) -> Result<ProbeHandle, ProbeError> {
+    let bad = |reason: String| ProbeError::Config {
+        device: target.device.clone(),
+        reason,
+    };
+    if !(config.rate.is_finite() && config.rate > 0.0) {
+        return Err(bad(format!("probe rate {} must be above 0", config.rate)));
+    }
+    if let Some(w) = &config.write
+        && !(w.rate.is_finite() && w.rate > 0.0)
+    {
+        return Err(bad(format!("write probe rate {} must be above 0", w.rate)));
+    }
+    if config.range.is_some() {
+        target.range = config.range;
+    }
+    let mut logged = HashSet::new();
+    let reader = match Reader::open(&target) {
+        Ok(r) => Some(r),
+        Err(e) if e.is_permission() => {
+            warn!("{e}; counting skipped probes until it can be opened");
+            logged.insert("open:permission".to_string());
+            None
+        }
+        Err(e) => return Err(e),
+    };
+    let writer = match &config.write {
+        Some(w) => Some((
+            WriteProbe::create(&w.dir, &target.device, &config.sysfs, w.max_bytes)?,
+            w.mode,
+            Poisson::new(w.rate),
+        )),
+        None => None,
+    };
+    let started = Instant::now();
+    let stats = Arc::new(Mutex::new(ProbeStats {
+        device: target.device.clone(),
+        read: OpStats::new("read", config.window),
+        write: config
+            .write
+            .as_ref()
+            .map(|w| OpStats::new(w.mode.op(), config.window)),
+        skipped: BTreeMap::new(),
+        busy_ratio: None,
+        window: config.window,
+        last_error: None,
+        started,
+    }));
+    let stop = Arc::new(AtomicBool::new(false));
+    let in_flight = Arc::new(InFlight(AtomicU64::new(0)));
+    let worker = Worker {
+        stat_path: config.sysfs.join("block").join(&target.device).join("stat"),
+        read_schedule: Poisson::new(config.rate),
+        tracker: BusyTracker::new(config.busy),
+        timeout: config.timeout,
+        target,
+        reader,
+        writer,
+        skip_if,
+        stats: stats.clone(),
+        stop: stop.clone(),
+        in_flight: in_flight.clone(),
+        started,
+        logged,
+    };
+    let device = worker.target.device.clone();
+    let thread = std::thread::Builder::new()
+        .name(format!("probe {device}"))
+        .spawn(move || worker.run())
+        .map_err(|source| ProbeError::Spawn { device, source })?;
+    Ok(ProbeHandle {
+        stats,
+        stop,
+        thread,
+        in_flight,
+        timeout: config.timeout,
+    })
+}
+
+/// The probe thread's own state.
+struct Worker {
+    target: ProbeTarget,
+    reader: Option<Reader>,
+    writer: Option<(WriteProbe, WriteMode, Poisson)>,
+    read_schedule: Poisson,
+    tracker: BusyTracker,
+    skip_if: Option<SkipIf>,
+    stat_path: PathBuf,
+    timeout: Duration,
+    stats: Arc<Mutex<ProbeStats>>,
+    stop: Arc<AtomicBool>,
+    in_flight: Arc<InFlight>,
+    started: Instant,
+    /// Errors already logged (each distinct one is logged once).
+    logged: HashSet<String>,
+}
+
+/// Whether the thread goes on after a tick.
+enum Flow {
+    Continue,
+    End,
+}
+
+fn gone(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::ENODEV | libc::ENXIO | libc::ENOENT)
+    )
+}
+
+/// Stamps the I/O about to be issued (see [`InFlight`]).
+fn issue(in_flight: &InFlight, started: Instant, write: bool, now: Instant) {
+    let nanos = (now - started).as_nanos().min(u128::from(NANOS - 1)) as u64 + 1;
+    let tag = if write { WRITE } else { 0 };
+    in_flight.0.store(nanos | tag, Ordering::Release);
+}
+
+impl Worker {
+    fn run(mut self) {
+        let now = Instant::now();
+        let mut next_read = now + self.read_schedule.next_gap();
+        let mut next_write = self.writer.as_mut().map(|w| now + w.2.next_gap());
+        loop {
+            let write = next_write.is_some_and(|w| w < next_read);
+            let due = if write {
+                next_write.unwrap_or(next_read)
+            } else {
+                next_read
+            };
+            if !self.sleep_until(due) {
+                return;
+            }
+            if let Flow::End = self.tick(write) {
+                return;
+            }
+            let now = Instant::now();
+            let reschedule = |due: Instant, gap: Duration| {
+                // Arrivals missed behind a slow I/O are dropped, not bunched.
+                if due + gap < now {
+                    now + gap
+                } else {
+                    due + gap
+                }
+            };
+            if write {
+                if let (Some(w), Some(n)) = (self.writer.as_mut(), next_write.as_mut()) {
+                    *n = reschedule(*n, w.2.next_gap());
+                }
+            } else {
+                next_read = reschedule(next_read, self.read_schedule.next_gap());
+            }
+        }
+    }
+
+    /// Sleeps until `due`; false if asked to stop.
+    fn sleep_until(&self, due: Instant) -> bool {
+        loop {
+            if self.stop.load(Ordering::SeqCst) {
+                return false;
+            }
+            let now = Instant::now();
+            if now >= due {
+                return true;
+            }
+            std::thread::park_timeout(due - now);
+        }
+    }
+
+    fn skip(&self, reason: &'static str) -> Flow {
+        *lock(&self.stats).skipped.entry(reason).or_default() += 1;
+        Flow::Continue
+    }
+
+    /// Logs `msg` once per `key`, and keeps it as the last error.
+    fn note(&mut self, key: String, msg: String) {
+        if self.logged.insert(key) {
+            warn!("{msg}");
+        }
+        lock(&self.stats).last_error = Some(msg);
+    }
+
+    fn tick(&mut self, write: bool) -> Flow {
+        let now = Instant::now();
+        lock(&self.stats).advance(now);
+        let stat = match std::fs::read_to_string(&self.stat_path) {
+            Ok(text) => DiskStat::parse(&text),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                info!(device = %self.target.device, "device is gone; its probe ends");
+                lock(&self.stats).last_error = Some(format!(
+                    "{}: device vanished; probe stopped",
+                    self.target.path.display()
+                ));
+                return Flow::End;
+            }
+            Err(e) => {
+                let msg = format!("read {}: {e}", self.stat_path.display());
+                self.note(format!("stat:{:?}", e.kind()), msg);
+                None
+            }
+        };
+        let Some(stat) = stat else {
+            return self.skip("error");
+        };
+        if let Decision::SkipBusy { .. } = self.tracker.decide(now - self.started, stat) {
+            return self.skip("busy");
+        }
+        if let Some(reason) = self.skip_if.as_ref().and_then(|f| f()) {
+            return self.skip(reason);
+        }
+        if write {
+            return self.write_once();
+        }
+        if self.reader.is_none() {
+            match Reader::open(&self.target) {
+                Ok(r) => {
+                    info!(device = %self.target.device, "probe opened {}", self.target.path.display());
+                    self.reader = Some(r);
+                }
+                Err(e) => {
+                    let reason = if e.is_permission() {
+                        "permission"
+                    } else {
+                        "error"
+                    };
+                    let vanished = matches!(&e, ProbeError::Open { source, .. } if gone(source));
+                    self.note(format!("open:{reason}"), e.to_string());
+                    return if vanished {
+                        Flow::End
+                    } else {
+                        self.skip(reason)
+                    };
+                }
+            }
+        }
+        let Some(reader) = self.reader.as_mut() else {
+            return Flow::Continue;
+        };
+        let offset = reader.random_offset(fastrand::u64(..));
+        issue(&self.in_flight, self.started, false, now);
+        let result = reader.read_once(offset);
+        self.complete(false, offset, result)
+    }
+
+    fn write_once(&mut self) -> Flow {
+        let Some((probe, mode, _)) = self.writer.as_mut() else {
+            return Flow::Continue;
+        };
+        let (mode, offset) = (*mode, probe.random_offset(fastrand::u64(..)));
+        issue(&self.in_flight, self.started, true, Instant::now());
+        let result = probe.write(mode, offset);
+        self.complete(true, offset, result)
+    }
+
+    fn complete(&mut self, write: bool, offset: u64, result: io::Result<Duration>) -> Flow {
+        let counted = self.in_flight.0.swap(0, Ordering::AcqRel) & COUNTED != 0;
+        let now = Instant::now();
+        let latency = match result {
+            Ok(latency) => latency,
+            Err(e) => {
+                let op = lock(&self.stats).op(write).op;
+                let path = if write {
+                    self.writer.as_ref().map(|w| w.0.path().to_path_buf())
+                } else {
+                    Some(self.target.path.clone())
+                };
+                let path = path.unwrap_or_default();
+                let vanished = gone(&e);
+                let mut msg = format!("{op} {} at offset {offset}: {e}", path.display());
+                if vanished {
+                    msg.push_str("; device vanished, probe stopped");
+                } else if is_permission(&e) {
+                    msg.push_str(" (the probe needs read access to the device)");
+                }
+                self.note(format!("{op}:{:?}:{:?}", e.kind(), e.raw_os_error()), msg);
+                if !counted {
+                    *lock(&self.stats).op(write).ios.entry("error").or_default() += 1;
+                }
+                return if vanished { Flow::End } else { Flow::Continue };
+            }
+        };
+        self.tracker.add_probe_busy(latency);
+        let mut stats = lock(&self.stats);
+        stats.busy_ratio = self.tracker.probe_share();
+        let t = now.saturating_duration_since(stats.started);
+        let op = stats.op(write);
+        op.histogram.record(latency.as_secs_f64());
+        op.window.record(t, latency.as_secs_f64());
+        if !counted {
+            let result = if latency > self.timeout {
+                "timeout"
+            } else {
+                "ok"
+            };
+            *op.ios.entry(result).or_default() += 1;
+        }
+        Flow::Continue
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// A regular file standing in for the device, and a fake sysfs whose
+    /// `stat` says the drive is idle.
+    fn fixture(dir: &Path) -> (ProbeTarget, PathBuf) {
+        let dev = dir.join("fakedisk");
+        std::fs::write(&dev, vec![1u8; 1 << 20]).unwrap();
+        let sys = dir.join("sys");
+        std::fs::create_dir_all(sys.join("block/fakedisk")).unwrap();
+        std::fs::write(
+            sys.join("block/fakedisk/stat"),
+            "1 0 8 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+        )
+        .unwrap();
+        let target = ProbeTarget {
+            device: "fakedisk".into(),
+            path: dev,
+            block_size: 512,
+            size_bytes: 1 << 20,
+            range: None,
+        };
+        (target, sys)
+    }
+
+    fn wait(h: &ProbeHandle, f: impl Fn(&ProbeStats) -> bool) {
+        for _ in 0..500 {
+            if f(&lock(&h.stats)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("the probe never reached the expected state");
+    }
+
+    #[test]
+    fn reads_are_counted_and_recorded_until_stopped() {
+        let dir = tempfile::tempdir().unwrap();
+        let (target, sysfs) = fixture(dir.path());
+        let config = ProbeConfig {
+            rate: 500.0,
+            sysfs,
+            ..ProbeConfig::default()
+        };
+        let h = spawn(target, config, None).unwrap();
+        wait(&h, |s| s.read.count("ok") >= 20);
+        {
+            let s = lock(&h.stats);
+            assert_eq!(s.read.count("error"), 0);
+            assert!(s.read.histogram.count() >= 20);
+            assert!(s.read.window.quantile(0.5).is_some());
+        }
+        assert!(h.stop_and_join(Duration::from_secs(2)));
+    }
+
+    #[test]
+    fn the_skip_hook_and_a_vanished_device_are_handled() {
+        let dir = tempfile::tempdir().unwrap();
+        let (target, sysfs) = fixture(dir.path());
+        let stat = sysfs.join("block/fakedisk/stat");
+        let config = ProbeConfig {
+            rate: 500.0,
+            sysfs,
+            ..ProbeConfig::default()
+        };
+        let hook: SkipIf = Arc::new(|| Some("standby"));
+        let h = spawn(target, config, Some(hook)).unwrap();
+        wait(&h, |s| s.skipped("standby") >= 5);
+        assert_eq!(lock(&h.stats).read.histogram.count(), 0);
+        std::fs::remove_file(stat).unwrap();
+        for _ in 0..200 {
+            if h.is_finished() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(h.is_finished(), "a vanished device ends its thread");
+        let err = lock(&h.stats).last_error.clone().unwrap();
+        assert!(err.contains("vanished"), "{err}");
+    }
+
+    #[test]
+    fn the_watchdog_counts_a_stuck_io_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let (target, sysfs) = fixture(dir.path());
+        let config = ProbeConfig {
+            rate: 1000.0,
+            timeout: Duration::from_millis(50),
+            sysfs,
+            ..ProbeConfig::default()
+        };
+        // Nothing is ever issued, so the test owns the in-flight stamp.
+        let h = spawn(target, config, Some(Arc::new(|| Some("standby")))).unwrap();
+        let started = lock(&h.stats).started;
+        issue(&h.in_flight, started, false, started);
+        assert!(!h.watchdog(started + Duration::from_millis(10)));
+        assert!(h.watchdog(started + Duration::from_millis(60)));
+        assert!(!h.watchdog(started + Duration::from_millis(120)));
+        assert_eq!(lock(&h.stats).read.count("timeout"), 1);
+        assert!(h.stop_and_join(Duration::from_secs(2)));
+    }
+
+    #[test]
+    fn bad_settings_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let (target, sysfs) = fixture(dir.path());
+        let config = ProbeConfig {
+            rate: 0.0,
+            sysfs,
+            ..ProbeConfig::default()
+        };
+        let e = spawn(target.clone(), config, None).err().unwrap();
+        assert!(e.to_string().contains("rate 0 must be above 0"), "{e}");
+        let mut gone = target;
+        gone.path = dir.path().join("nope");
+        let e = spawn(gone, ProbeConfig::default(), None).err().unwrap();
+        assert!(matches!(e, ProbeError::Open { .. }), "{e}");
+    }
+}
