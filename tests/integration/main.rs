@@ -5,3 +5,4 @@ mod common;
 mod docs;
 mod exit_codes;
 mod golden;
+mod probe;
