@@ -17,6 +17,8 @@ command -v depmod >/dev/null || need+=(kmod)
 command -v cpio >/dev/null || need+=(cpio)
 command -v nvme >/dev/null || need+=(nvme-cli)
 command -v smartctl >/dev/null || need+=(smartmontools)
+command -v losetup >/dev/null || need+=(mount)
+command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
 if [ ${#need[@]} -gt 0 ]; then
   echo "== installing: ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive
