@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::config::{RawDevice, RawDiscovery, RawFile, RawLog, RawPath, RawPoll, RawWeb};
+use crate::config::{
+    RawDevice, RawDiscovery, RawFile, RawLog, RawPath, RawPoll, RawProbe, RawProbeWrite, RawWeb,
+};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -75,6 +77,36 @@ pub struct Flags {
     /// Serve a dump folder as a drive instead of live drives (repeatable).
     #[arg(long = "replay", value_name = "FOLDER")]
     pub replay: Vec<PathBuf>,
+    /// Turn the latency probe off.
+    #[arg(long = "probe.disable")]
+    pub probe_disable: bool,
+    /// Probe reads per second per drive, Poisson-distributed [default: 5].
+    #[arg(long = "probe.rate", value_name = "PER_SECOND")]
+    pub probe_rate: Option<f64>,
+    /// Sliding window of the exported quantiles, e.g. 10m [default: 10m].
+    #[arg(long = "probe.window", value_name = "DURATION")]
+    pub probe_window: Option<String>,
+    /// A probe I/O slower than this counts as a timeout [default: 5s].
+    #[arg(long = "probe.timeout", value_name = "DURATION")]
+    pub probe_timeout: Option<String>,
+    /// Skip a probe while the drive's utilisation is at or above this, 0-1 [default: 0.9].
+    #[arg(long = "probe.busy-threshold", value_name = "RATIO")]
+    pub probe_busy: Option<f64>,
+    /// Also probe this block device (repeatable): nvme0n1, sdb, loop0.
+    #[arg(long = "probe.device", value_name = "NAME")]
+    pub probe_device: Vec<String>,
+    /// Opt-in write probe: a directory on a filesystem of a monitored drive; the exporter writes only its own file there.
+    #[arg(long = "probe.write.path", value_name = "DIR")]
+    pub probe_write_path: Option<PathBuf>,
+    /// Write probe operations per second [default: 0.2].
+    #[arg(long = "probe.write.rate", value_name = "PER_SECOND")]
+    pub probe_write_rate: Option<f64>,
+    /// direct (O_DIRECT|O_DSYNC writes) or flush (write + fdatasync) [default: direct].
+    #[arg(long = "probe.write.mode", value_name = "MODE")]
+    pub probe_write_mode: Option<String>,
+    /// Size of the write probe's file in bytes [default: 67108864].
+    #[arg(long = "probe.write.max-bytes", value_name = "BYTES")]
+    pub probe_write_max: Option<u64>,
     /// sysfs mount point [default: /sys].
     #[arg(long = "path.sysfs", value_name = "PATH")]
     pub sysfs: Option<PathBuf>,
@@ -111,6 +143,20 @@ impl Flags {
                 format: self.log_format.clone(),
             },
             replay: self.replay.clone(),
+            probe: RawProbe {
+                disable: self.probe_disable.then_some(true),
+                rate: self.probe_rate,
+                window: self.probe_window.clone(),
+                timeout: self.probe_timeout.clone(),
+                busy_threshold: self.probe_busy,
+                device: self.probe_device.clone(),
+                write: RawProbeWrite {
+                    path: self.probe_write_path.clone(),
+                    rate: self.probe_write_rate,
+                    mode: self.probe_write_mode.clone(),
+                    max_bytes: self.probe_write_max,
+                },
+            },
             path: RawPath {
                 sysfs: self.sysfs.clone(),
                 dev: self.dev.clone(),

@@ -41,6 +41,28 @@ pub struct RawFile {
     pub log: RawLog,
     pub replay: Vec<PathBuf>,
     pub path: RawPath,
+    pub probe: RawProbe,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawProbe {
+    pub disable: Option<bool>,
+    pub rate: Option<f64>,
+    pub window: Option<String>,
+    pub timeout: Option<String>,
+    pub busy_threshold: Option<f64>,
+    pub device: Vec<String>,
+    pub write: RawProbeWrite,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawProbeWrite {
+    pub path: Option<PathBuf>,
+    pub rate: Option<f64>,
+    pub mode: Option<String>,
+    pub max_bytes: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -133,6 +155,17 @@ impl RawFile {
         pick(&mut self.path.sysfs, other.path.sysfs);
         pick(&mut self.path.dev, other.path.dev);
         pick(&mut self.path.drivedb, other.path.drivedb);
+        let (p, o) = (&mut self.probe, other.probe);
+        pick(&mut p.disable, o.disable);
+        pick(&mut p.rate, o.rate);
+        pick(&mut p.window, o.window);
+        pick(&mut p.timeout, o.timeout);
+        pick(&mut p.busy_threshold, o.busy_threshold);
+        pick_vec(&mut p.device, o.device);
+        pick(&mut p.write.path, o.write.path);
+        pick(&mut p.write.rate, o.write.rate);
+        pick(&mut p.write.mode, o.write.mode);
+        pick(&mut p.write.max_bytes, o.write.max_bytes);
         self
     }
 }
@@ -161,9 +194,88 @@ pub struct Config {
     pub replay: Vec<PathBuf>,
     pub sysfs: PathBuf,
     pub dev: PathBuf,
+    pub probe: Probe,
     /// smartmontools drivedb.h files to try, first existing wins; empty
     /// (`path.drivedb: none`) = the built-in attribute table only.
     pub drivedb: Vec<PathBuf>,
+}
+
+/// The latency probe's settings.
+#[derive(Debug, Clone)]
+pub struct Probe {
+    pub enabled: bool,
+    pub rate: f64,
+    pub window: Duration,
+    pub timeout: Duration,
+    pub busy_threshold: f64,
+    /// Extra block devices to probe (kernel names or /dev paths).
+    pub devices: Vec<String>,
+    pub write: Option<ProbeWrite>,
+}
+
+/// The opt-in write probe.
+#[derive(Debug, Clone)]
+pub struct ProbeWrite {
+    pub path: PathBuf,
+    pub rate: f64,
+    /// `direct` (O_DIRECT|O_DSYNC writes) or `flush` (write + fdatasync).
+    pub flush: bool,
+    pub max_bytes: u64,
+}
+
+/// Default write probe rate: 0.2/s is 4 KiB × 0.2 × 86 400 ≈ 71 MB a day.
+pub const DEFAULT_WRITE_RATE: f64 = 0.2;
+
+fn probe(raw: RawProbe) -> Result<Probe, ConfigError> {
+    let positive = |key: &str, v: Option<f64>, default: f64| match v.unwrap_or(default) {
+        x if x.is_finite() && x > 0.0 => Ok(x),
+        x => Err(invalid(
+            key,
+            format!("{x} must be a number above 0, e.g. {default}"),
+        )),
+    };
+    let busy = raw.busy_threshold.unwrap_or(0.9);
+    if !(busy > 0.0 && busy <= 1.0) {
+        return Err(invalid(
+            "probe.busy_threshold",
+            format!("{busy} must be a utilisation above 0 and at most 1, e.g. 0.9"),
+        ));
+    }
+    let write = match raw.write.path {
+        None => None,
+        Some(path) => Some(ProbeWrite {
+            path,
+            rate: positive("probe.write.rate", raw.write.rate, DEFAULT_WRITE_RATE)?,
+            flush: match raw.write.mode.as_deref().unwrap_or("direct") {
+                "direct" => false,
+                "flush" => true,
+                other => {
+                    return Err(invalid(
+                        "probe.write.mode",
+                        format!("{other:?} is not accepted; use direct or flush"),
+                    ));
+                }
+            },
+            max_bytes: match raw.write.max_bytes.unwrap_or(64 << 20) {
+                n if n >= 1 << 20 => n,
+                n => {
+                    return Err(invalid(
+                        "probe.write.max_bytes",
+                        format!("{n} is too small; use at least 1048576 (1 MiB)"),
+                    ));
+                }
+            },
+        }),
+    };
+    Ok(Probe {
+        enabled: !raw.disable.unwrap_or(false),
+        rate: positive("probe.rate", raw.rate, 5.0)?,
+        window: duration_key("probe.window", raw.window, "10m")?,
+        timeout: duration_key("probe.timeout", raw.timeout, "5s")?,
+        busy_threshold: busy,
+        devices: raw.device,
+        write,
+    })
 }
 
 /// Where smartmontools keeps drivedb.h: the updated copy first.
@@ -215,6 +327,7 @@ impl TryFrom<RawFile> for Config {
                 }
             },
             replay: raw.replay,
+            probe: probe(raw.probe)?,
             sysfs: raw.path.sysfs.unwrap_or_else(|| "/sys".into()),
             dev: raw.path.dev.unwrap_or_else(|| "/dev".into()),
             drivedb: match raw.path.drivedb {

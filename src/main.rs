@@ -57,7 +57,9 @@ fn load(cli: &Cli) -> Result<Config, ConfigError> {
         Some(path) => RawFile::load(path)?,
         None => RawFile::default(),
     };
-    Config::try_from(file.overlay(cli.flags.to_raw()))
+    let config = Config::try_from(file.overlay(cli.flags.to_raw()))?;
+    app::validate(&config)?;
+    Ok(config)
 }
 
 fn serve(config: Config) -> anyhow::Result<ExitCode> {

@@ -16,10 +16,12 @@ use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::Registry;
 
+use crate::probe::fleet::ProbeView;
 use crate::snapshot::DriveSnapshot;
 
 mod ata;
 mod health;
+mod probe;
 mod tables;
 
 /// Exposition formats (`/metrics` content negotiation picks one).
@@ -49,7 +51,12 @@ impl Default for BuildInfo {
 /// finished, overrun its deadline or been skipped (standby), so its series
 /// never show a half-known identity; `ssd_exporter_devices` counts it from
 /// discovery on.
-pub fn encode(drives: Vec<Arc<DriveSnapshot>>, build: &BuildInfo, format: TextFormat) -> String {
+pub fn encode(
+    drives: Vec<Arc<DriveSnapshot>>,
+    probes: Vec<ProbeView>,
+    build: &BuildInfo,
+    format: TextFormat,
+) -> String {
     let monitored = drives.len();
     let mut registry = Registry::default();
     registry.register_collector(Box::new(Exposition {
@@ -57,6 +64,7 @@ pub fn encode(drives: Vec<Arc<DriveSnapshot>>, build: &BuildInfo, format: TextFo
             .into_iter()
             .filter(|d| d.polls > 0 || !d.skipped.is_empty())
             .collect(),
+        probes,
         monitored,
         build: build.clone(),
     }));
@@ -95,6 +103,7 @@ type Labels<'a> = Vec<(&'static str, &'a str)>;
 #[derive(Debug)]
 struct Exposition {
     drives: Vec<Arc<DriveSnapshot>>,
+    probes: Vec<ProbeView>,
     monitored: usize,
     build: BuildInfo,
 }
@@ -123,7 +132,8 @@ impl Collector for Exposition {
         )?;
         self.collection(&mut enc)?;
         self.health(&mut enc)?;
-        self.ata(&mut enc)
+        self.ata(&mut enc)?;
+        self.probe(&mut enc)
     }
 }
 

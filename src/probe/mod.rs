@@ -11,8 +11,10 @@
 //! - [`reader`], [`writer`]: the probe I/O itself (read-only device access;
 //!   the opt-in write probe only touches a file it created).
 //! - [`runner`]: one probe thread per drive, its deadline watchdog and stats.
+//! - [`fleet`]: the running probes, started and stopped with discovery.
 
 pub mod busy;
+pub mod fleet;
 pub mod histogram;
 pub mod qos;
 pub mod reader;

@@ -249,3 +249,107 @@ fn write_probe_writes_only_its_own_file_on_the_expected_drive() {
     drop(again);
     assert_eq!(other.sha256(), other_before, "the other drive was written");
 }
+
+/// The binary probing a loop device named with --probe.device: the probe
+/// series appear, promtool accepts them, and the device is unchanged.
+#[test]
+fn exporter_serves_probe_series_for_a_named_device() {
+    use crate::common::{Exporter, parse, path_str, repo};
+    let dev = LoopDev::attach();
+    let before = dev.sha256();
+    let fixture = repo().join("tests/fixtures/sata/kingston-dc600m/sda");
+    let args = [
+        format!("--replay={}", path_str(&fixture)),
+        format!("--probe.device={}", dev.name),
+        "--probe.rate=100".to_string(),
+        "--path.drivedb=none".to_string(),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let exporter = Exporter::start(&args);
+    let ok_reads = |text: &str| {
+        parse(text)
+            .iter()
+            .filter(|(k, _)| {
+                k.starts_with("ssd_probe_ios_total{")
+                    && k.contains(&format!("block=\"{}\"", dev.name))
+                    && k.contains("result=\"ok\"")
+            })
+            .map(|(_, v)| *v)
+            .sum::<f64>()
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let text = loop {
+        let (_, body) = exporter.get("/metrics", "");
+        if ok_reads(&body) >= 50.0 {
+            break body;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no probe reads served:\n{body}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let series = parse(&text);
+    let has = |prefix: &str| {
+        series
+            .keys()
+            .any(|k| k.starts_with(prefix) && k.contains(&format!("block=\"{}\"", dev.name)))
+    };
+    assert!(has("ssd_probe_latency_seconds_bucket{"), "{text}");
+    assert!(has("ssd_probe_latency_seconds_count{"));
+    assert!(has("ssd_probe_latency_quantile_seconds{"));
+    assert!(has("ssd_probe_window_samples{"));
+    // The DC600M fixture's datasheet QoS targets (drives.md): 200 µs read, 300 µs write.
+    let qos = |op: &str| {
+        series
+            .iter()
+            .find(|(k, _)| {
+                k.starts_with("ssd_latency_qos_target_seconds{")
+                    && k.contains(&format!("op=\"{op}\""))
+            })
+            .map(|(_, v)| *v)
+    };
+    assert_eq!(qos("read"), Some(0.0002));
+    assert_eq!(qos("write"), Some(0.0003));
+    let (ok, out) = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .output_with(&text);
+    assert!(ok, "promtool check metrics failed:\n{out}");
+    drop(exporter);
+    assert_eq!(
+        dev.sha256(),
+        before,
+        "probing through the exporter changed the device"
+    );
+}
+
+/// `Command` with its stdin fed from a string: (success, stdout + stderr).
+trait OutputWith {
+    fn output_with(&mut self, input: &str) -> (bool, String);
+}
+
+impl OutputWith for Command {
+    fn output_with(&mut self, input: &str) -> (bool, String) {
+        let mut child = self
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("promtool");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.success(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        )
+    }
+}

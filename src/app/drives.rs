@@ -1,0 +1,227 @@
+//! Which drives are watched and how: replay folders, or sysfs discovery
+//! with one poll loop (and latency probes) per drive, started when a drive
+//! appears and stopped when it goes.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::task::JoinHandle;
+use tracing::{info, warn};
+
+use super::Ctx;
+use crate::ata::attributes::Namer;
+use crate::config::Config;
+use crate::device::discovery::{self, Discovered, Filter, Transport};
+use crate::device::nvme_live::NvmeLive;
+use crate::device::replay::{self, DumpKind, NvmeReplay, SataReplay};
+use crate::device::sata_live::SataLive;
+use crate::health::Identity;
+use crate::poll::Poller;
+use crate::poll::nvme::{NvmePoller, PollPolicy};
+use crate::poll::sata::{SataPolicy, SataPoller};
+use crate::poll::schedule::{self, Schedule};
+use crate::probe::fleet::blocks_of;
+use crate::snapshot::DriveSnapshot;
+
+/// Interval jitter: ±10 %.
+const JITTER: f64 = 0.1;
+
+fn schedule_of(config: &Config) -> Schedule {
+    Schedule {
+        interval: config.poll_interval,
+        deadline: config.poll_timeout,
+        jitter: JITTER,
+    }
+}
+
+fn placeholder(transport: Transport, model: &str, serial: &str, firmware: &str) -> Identity {
+    Identity {
+        transport,
+        model: model.to_string(),
+        serial: serial.to_string(),
+        firmware: firmware.to_string(),
+        wwn: String::new(),
+        capacity_bytes: None,
+    }
+}
+
+/// Attribute names: the built-in table, overridden by the host's
+/// smartmontools drivedb.h when there is one (a malformed file is reported
+/// and the built-in table used).
+pub fn load_namer(config: &Config) -> Namer {
+    let paths: Vec<&std::path::Path> = config.drivedb.iter().map(|p| p.as_path()).collect();
+    let (namer, errors) = Namer::load(&paths);
+    for e in errors.iter().take(5) {
+        warn!("drivedb: {e}");
+    }
+    if errors.len() > 5 {
+        warn!("drivedb: {} more problems not shown", errors.len() - 5);
+    }
+    namer
+}
+
+/// Serves each replay folder as a drive; returns a handle owning their loops.
+pub fn start_replays(ctx: &Ctx) -> anyhow::Result<JoinHandle<()>> {
+    let mut tasks = Vec::new();
+    for dir in &ctx.config.replay {
+        let kind = replay::dump_kind(dir).map_err(anyhow::Error::msg)?;
+        let name = replay::device_name(dir);
+        let (poller, transport): (Box<dyn Poller>, _) = match kind {
+            DumpKind::Nvme => {
+                let src = Box::new(NvmeReplay::new(dir));
+                (
+                    Box::new(NvmePoller::new(src, PollPolicy::EVERY_PAGE)),
+                    Transport::Nvme,
+                )
+            }
+            DumpKind::Sata => {
+                let src = Box::new(SataReplay::new(dir));
+                let poller = SataPoller::new(src, ctx.namer.clone(), SataPolicy::EVERY_PAGE);
+                (Box::new(poller), Transport::Sata)
+            }
+        };
+        let origin = dir.display().to_string();
+        ctx.store.insert(DriveSnapshot::new(
+            &name,
+            &origin,
+            placeholder(transport, "", "", ""),
+        ));
+        info!(device = name, folder = %dir.display(), "replaying dump");
+        let run = schedule::run(
+            name,
+            poller,
+            schedule_of(&ctx.config),
+            ctx.store.clone(),
+            ctx.gone.clone(),
+        );
+        tasks.push(tokio::spawn(run));
+    }
+    Ok(tokio::spawn(async move {
+        let _guard = AbortOnDrop(tasks);
+        std::future::pending::<()>().await
+    }))
+}
+
+/// Aborts the drive loops when the owning task is aborted.
+struct AbortOnDrop(Vec<JoinHandle<()>>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.iter().for_each(JoinHandle::abort);
+    }
+}
+
+/// Rescans sysfs every `discovery_interval` (and at once when a drive
+/// reports it is gone): new drives get a poll loop and probes, vanished ones
+/// lose them and their series.
+pub async fn discover(ctx: Arc<Ctx>) {
+    let c = &ctx.config;
+    let filter = Filter {
+        include: c.include.clone(),
+        exclude: c.exclude.clone(),
+    };
+    let mut running = Drives(HashMap::new());
+    let mut warned_empty = false;
+    loop {
+        let (sysfs, dev, f) = (c.sysfs.clone(), c.dev.clone(), filter.clone());
+        let scan = tokio::task::spawn_blocking(move || {
+            let mut found = discovery::nvme_controllers(&sysfs, &dev, &f);
+            found.extend(discovery::sata_disks(&sysfs, &dev, &f));
+            found
+        });
+        match tokio::time::timeout(Duration::from_secs(10), scan).await {
+            Ok(Ok(found)) => {
+                if found.is_empty() && !warned_empty {
+                    warn!(sysfs = %c.sysfs.display(), "no NVMe or SATA drives found; serving exporter metrics and rescanning every {:?}", c.discovery_interval);
+                    warned_empty = true;
+                }
+                reconcile(&mut running, found, &ctx);
+                ctx.start_extra_probes();
+            }
+            _ => warn!("sysfs scan did not finish within 10s; keeping the current drives"),
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(c.discovery_interval) => {}
+            _ = ctx.gone.notified() => tokio::time::sleep(Duration::from_millis(200)).await,
+        }
+    }
+}
+
+/// The poller of a discovered drive, for its transport.
+fn live_poller(d: &Discovered, ctx: &Ctx) -> Box<dyn Poller> {
+    let timeout = ctx.config.poll_timeout;
+    match d.transport {
+        Transport::Nvme => Box::new(NvmePoller::new(
+            Box::new(NvmeLive::new(&d.dev_path, timeout)),
+            PollPolicy::LIVE,
+        )),
+        Transport::Sata => {
+            let src = Box::new(SataLive::new(&d.dev_path, timeout));
+            let policy = SataPolicy {
+                wake_standby: ctx.config.wake_standby,
+                ..SataPolicy::LIVE
+            };
+            Box::new(SataPoller::new(src, ctx.namer.clone(), policy))
+        }
+    }
+}
+
+/// Running drive loops by kernel name; aborted when dropped.
+struct Drives(HashMap<String, (PathBuf, JoinHandle<()>)>);
+
+impl Drop for Drives {
+    fn drop(&mut self) {
+        self.0.values().for_each(|(_, h)| h.abort());
+    }
+}
+
+fn reconcile(running: &mut Drives, found: Vec<Discovered>, ctx: &Ctx) {
+    let started = Instant::now();
+    running.0.retain(|name, (path, handle)| {
+        let keep = found.iter().any(|d| &d.name == name && &d.dev_path == path);
+        if !keep {
+            info!(device = name, "drive gone; removing its series");
+            handle.abort();
+            ctx.store.remove(name);
+            if let Some(p) = &ctx.probes {
+                p.stop_drive(name);
+            }
+        }
+        keep
+    });
+    for d in found {
+        if running.0.contains_key(&d.name) {
+            continue;
+        }
+        info!(
+            device = d.name,
+            model = d.model,
+            serial = d.serial,
+            "drive found"
+        );
+        let identity = placeholder(d.transport, &d.model, &d.serial, &d.firmware);
+        ctx.store.insert(DriveSnapshot::new(
+            &d.name,
+            &d.dev_path.display().to_string(),
+            identity,
+        ));
+        let run = schedule::run(
+            d.name.clone(),
+            live_poller(&d, ctx),
+            schedule_of(&ctx.config),
+            ctx.store.clone(),
+            ctx.gone.clone(),
+        );
+        let h = tokio::spawn(run);
+        if let Some(p) = &ctx.probes {
+            let skip = (d.transport == Transport::Sata).then(|| ctx.standby_check(&d.name));
+            for block in blocks_of(&d.namespaces) {
+                p.start(&d.name, &block, skip.clone());
+            }
+        }
+        running.0.insert(d.name, (d.dev_path, h));
+    }
+    tracing::debug!(took = ?started.elapsed(), drives = running.0.len(), "discovery reconciled");
+}

@@ -1,0 +1,265 @@
+//! Wiring: discovery (or replay folders) → one poll loop and probe per
+//! drive → the snapshot store → the HTTP server; one shutdown signal for all
+//! of it.
+
+mod drives;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use anyhow::Context;
+use tokio::sync::{Notify, watch};
+use tracing::info;
+
+use crate::ata::attributes::Namer;
+use crate::config::{Config, ConfigError};
+use crate::http::{self, DriveRow, Exposition, Format};
+use crate::metrics::{self, BuildInfo, TextFormat};
+use crate::probe::busy::BusyPolicy;
+use crate::probe::fleet::Fleet;
+use crate::probe::runner::{ProbeConfig, SkipIf, WriteConfig};
+use crate::probe::writer::{self, WriteMode};
+use crate::snapshot::{DriveSnapshot, Store};
+
+pub use drives::load_namer;
+
+/// What the HTTP server reads: the store, the probes and build info.
+#[derive(Default)]
+pub struct State {
+    pub store: Arc<Store>,
+    pub build: BuildInfo,
+    /// The latency probes, unless disabled.
+    pub probes: Option<Arc<Fleet>>,
+}
+
+impl Exposition for State {
+    fn metrics(&self, format: Format) -> String {
+        let f = match format {
+            Format::OpenMetrics => TextFormat::OpenMetrics,
+            Format::PrometheusText => TextFormat::Prometheus,
+        };
+        let probes = self.probes.as_ref().map(|p| p.views()).unwrap_or_default();
+        metrics::encode(self.store.list(), probes, &self.build, f)
+    }
+
+    fn drives(&self) -> Vec<DriveRow> {
+        let now = SystemTime::now();
+        self.store
+            .list()
+            .iter()
+            .map(|d| DriveRow {
+                device: d.device.clone(),
+                transport: d.identity.transport.as_str().to_string(),
+                model: d.identity.model.clone(),
+                serial: d.identity.serial.clone(),
+                firmware: d.identity.firmware.clone(),
+                up: d.up,
+                last_poll_age: d.last_success.and_then(|t| now.duration_since(t).ok()),
+                state: drive_state(d),
+            })
+            .collect()
+    }
+}
+
+fn drive_state(d: &DriveSnapshot) -> String {
+    match (&d.last_error, d.polls, d.up) {
+        (_, 0, _) if !d.skipped.is_empty() => "in standby, not woken".to_string(),
+        (_, 0, _) => "waiting for the first poll".to_string(),
+        (None, _, true) => "ok".to_string(),
+        (Some(e), _, true) => format!("ok, but a page failed: {e}"),
+        (Some(e), _, false) => format!("poll failing: {e}"),
+        (None, _, false) => "poll failing".to_string(),
+    }
+}
+
+/// Everything the drive loops share.
+pub(crate) struct Ctx {
+    config: Config,
+    store: Arc<Store>,
+    namer: Arc<Namer>,
+    probes: Option<Arc<Fleet>>,
+    /// Notified by a poll loop whose device vanished: rescan at once.
+    gone: Arc<Notify>,
+}
+
+impl Ctx {
+    /// Skips a probe while the drive's last CHECK POWER MODE said standby.
+    fn standby_check(&self, device: &str) -> SkipIf {
+        let (store, device) = (self.store.clone(), device.to_string());
+        Arc::new(move || {
+            let standby = store
+                .list()
+                .iter()
+                .any(|d| d.device == device && d.power_mode == Some("standby"));
+            standby.then_some("standby")
+        })
+    }
+
+    /// The block devices named with `--probe.device`, probed as themselves
+    /// unless discovery already probes them for a drive.
+    fn start_extra_probes(&self) {
+        if let Some(p) = &self.probes {
+            for dev in &self.config.probe.devices {
+                let name = Path::new(dev)
+                    .file_name()
+                    .map_or(dev.clone(), |n| n.to_string_lossy().into_owned());
+                p.start(&name, &name, None);
+            }
+        }
+    }
+}
+
+/// Checks what the configuration can only check against the host: the
+/// write probe's directory must be on a block device (a config error).
+pub fn validate(config: &Config) -> Result<(), ConfigError> {
+    if let Some(w) = config.probe.write.as_ref().filter(|_| config.probe.enabled) {
+        writer::disk_of(&w.path, &config.sysfs).map_err(|e| ConfigError::Invalid {
+            key: "probe.write.path".into(),
+            message: format!(
+                "{}: {e}; use a directory on a filesystem of a monitored drive",
+                w.path.display()
+            ),
+        })?;
+    }
+    Ok(())
+}
+
+fn fleet(config: &Config) -> anyhow::Result<Option<Arc<Fleet>>> {
+    let p = &config.probe;
+    if !p.enabled {
+        return Ok(None);
+    }
+    let probe = ProbeConfig {
+        rate: p.rate,
+        timeout: p.timeout,
+        window: p.window,
+        busy: BusyPolicy {
+            max_utilisation: p.busy_threshold,
+            ..BusyPolicy::default()
+        },
+        range: None,
+        write: None,
+        sysfs: config.sysfs.clone(),
+    };
+    let write = match &p.write {
+        None => None,
+        Some(w) => {
+            let disk = writer::disk_of(&w.path, &config.sysfs)?;
+            info!(dir = %w.path.display(), disk, rate = w.rate, "write probe enabled");
+            let mode = if w.flush {
+                WriteMode::Flush
+            } else {
+                WriteMode::Direct
+            };
+            Some((
+                disk,
+                WriteConfig {
+                    dir: w.path.clone(),
+                    rate: w.rate,
+                    max_bytes: w.max_bytes,
+                    mode,
+                },
+            ))
+        }
+    };
+    Ok(Some(Arc::new(Fleet::new(probe, config.dev.clone(), write))))
+}
+
+/// Runs the exporter until SIGINT or SIGTERM.
+pub async fn run(config: Config) -> anyhow::Result<()> {
+    let mut signals = Signals::install().context("install signal handlers")?;
+    let mut listeners = Vec::new();
+    for addr in &config.listen {
+        let l = bind(*addr)
+            .await
+            .with_context(|| format!("listen on {addr}"))?;
+        info!(address = %l.local_addr()?, "listening");
+        listeners.push(l);
+    }
+    let probes = fleet(&config)?;
+    let state = Arc::new(State {
+        probes: probes.clone(),
+        ..State::default()
+    });
+    let namer = Arc::new(load_namer(&config));
+    let ctx = Arc::new(Ctx {
+        config: config.clone(),
+        store: state.store.clone(),
+        namer,
+        probes: probes.clone(),
+        gone: Arc::new(Notify::new()),
+    });
+    let drives = if config.replay.is_empty() {
+        tokio::spawn(drives::discover(ctx.clone()))
+    } else {
+        ctx.start_extra_probes();
+        drives::start_replays(&ctx)?
+    };
+    let watchdog = tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            if let Some(p) = &probes {
+                p.watchdog();
+            }
+        }
+    });
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let mut servers = Vec::new();
+    for l in listeners {
+        let cfg = http::ServerConfig {
+            telemetry_path: config.telemetry_path.clone(),
+            version: state.build.version.clone(),
+            banner: None,
+        };
+        let mut rx = stop_rx.clone();
+        let shutdown = async move {
+            let _ = rx.wait_for(|&stop| stop).await;
+        };
+        servers.push(tokio::spawn(http::serve(l, state.clone(), cfg, shutdown)));
+    }
+    signals.wait().await;
+    info!("shutting down");
+    let _ = stop_tx.send(true);
+    drives.abort();
+    watchdog.abort();
+    for s in servers {
+        s.await??;
+    }
+    Ok(())
+}
+
+/// `[::]:port` falls back to `0.0.0.0:port` on hosts without IPv6.
+async fn bind(addr: std::net::SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    match tokio::net::TcpListener::bind(addr).await {
+        Err(e) if addr.ip().is_unspecified() && addr.is_ipv6() => {
+            let v4 = std::net::SocketAddr::from(([0, 0, 0, 0], addr.port()));
+            tokio::net::TcpListener::bind(v4).await.map_err(|_| e)
+        }
+        other => other,
+    }
+}
+
+/// SIGTERM and SIGINT handlers, installed before anything is served so a
+/// signal that arrives early still shuts down cleanly.
+struct Signals {
+    term: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn install() -> std::io::Result<Self> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Self {
+            term: signal(SignalKind::terminate())?,
+            int: signal(SignalKind::interrupt())?,
+        })
+    }
+
+    async fn wait(&mut self) {
+        tokio::select! {
+            _ = self.term.recv() => {}
+            _ = self.int.recv() => {}
+        }
+    }
+}

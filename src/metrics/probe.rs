@@ -1,0 +1,140 @@
+//! Latency probe families and datasheet QoS targets.
+
+use std::fmt;
+
+use prometheus_client::encoding::DescriptorEncoder;
+use prometheus_client::metrics::MetricType;
+
+use super::{Exposition, Labels, Wide, counter, family};
+use crate::probe::fleet::ProbeView;
+use crate::probe::qos;
+
+impl Exposition {
+    /// `device` and `serial` of the drive a probe belongs to (serial empty
+    /// for a `--probe.device` that is no monitored drive), plus `block`.
+    fn probe_base<'a>(&'a self, p: &'a ProbeView) -> Labels<'a> {
+        let serial = self
+            .drives
+            .iter()
+            .find(|d| d.device == p.drive)
+            .map_or("", |d| d.identity.serial.as_str());
+        vec![
+            ("device", p.drive.as_str()),
+            ("serial", serial),
+            ("block", p.block.as_str()),
+        ]
+    }
+
+    pub(super) fn probe(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
+        self.probe_histogram(enc)?;
+        let quantiles = self.probes.iter().flat_map(|p| {
+            p.ops.iter().flat_map(move |o| {
+                o.quantiles.iter().map(move |&(q, v)| {
+                    let mut l = self.probe_base(p);
+                    l.extend([("op", o.op), ("q", q), ("window", p.window.as_str())]);
+                    (l, v)
+                })
+            })
+        });
+        family(
+            enc,
+            "ssd_probe_latency_quantile_seconds",
+            "Exact latency quantiles of probe I/O over a sliding window (nearest rank, < 0.8 % high).",
+            MetricType::Gauge,
+            quantiles,
+        )?;
+        let samples = self.probes.iter().flat_map(|p| {
+            p.ops.iter().map(move |o| {
+                let mut l = self.probe_base(p);
+                l.extend([("op", o.op), ("window", p.window.as_str())]);
+                (l, o.window_samples as f64)
+            })
+        });
+        family(
+            enc,
+            "ssd_probe_window_samples",
+            "Probe I/Os in the sliding window behind the quantiles (p99.9 needs tens of thousands).",
+            MetricType::Gauge,
+            samples,
+        )?;
+        let ios = self.probes.iter().flat_map(|p| {
+            p.ops.iter().flat_map(move |o| {
+                o.ios.iter().map(move |&(r, n)| {
+                    let mut l = self.probe_base(p);
+                    l.extend([("op", o.op), ("result", r)]);
+                    (l, Wide(u128::from(n)))
+                })
+            })
+        });
+        counter(
+            enc,
+            "ssd_probe_ios",
+            "Probe I/Os by result (ok, error, timeout).",
+            ios,
+        )?;
+        let skipped = self.probes.iter().flat_map(|p| {
+            p.skipped.iter().map(move |&(r, n)| {
+                let mut l = self.probe_base(p);
+                l.push(("reason", r));
+                (l, Wide(u128::from(n)))
+            })
+        });
+        counter(
+            enc,
+            "ssd_probe_skipped",
+            "Probes not issued so as not to disturb the drive (busy, standby) or because it could not be read (permission, error).",
+            skipped,
+        )?;
+        let busy = self
+            .probes
+            .iter()
+            .filter_map(|p| p.busy_ratio.map(|b| (self.probe_base(p), b)));
+        family(
+            enc,
+            "ssd_probe_busy_ratio",
+            "The probe's own share of the drive's busy time over the last interval.",
+            MetricType::Gauge,
+            busy,
+        )?;
+        self.qos_targets(enc)
+    }
+
+    fn probe_histogram(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
+        if self.probes.is_empty() {
+            return Ok(());
+        }
+        let help = "Latency of every probe I/O (4 KiB, queue depth 1, O_DIRECT); fixed buckets 10 µs to 10 s shared by every exporter.";
+        let mut m = enc.encode_descriptor(
+            "ssd_probe_latency_seconds",
+            help,
+            None,
+            MetricType::Histogram,
+        )?;
+        for p in &self.probes {
+            for o in &p.ops {
+                let mut l = self.probe_base(p);
+                l.push(("op", o.op));
+                let mut h = m.encode_family(&l)?;
+                h.encode_histogram::<Labels<'_>>(o.sum, o.count, &o.buckets, None)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn qos_targets(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
+        let rows = self.drives.iter().flat_map(|d| {
+            qos::targets_for(&d.identity.model).iter().map(move |t| {
+                let mut l = Self::base(d);
+                l.extend([("op", t.op), ("q", t.quantile_label)]);
+                (l, t.seconds)
+            })
+        });
+        family(
+            enc,
+            "ssd_latency_qos_target_seconds",
+            "The datasheet's latency QoS limit (4 KiB, queue depth 1) for this model.",
+            MetricType::Gauge,
+            rows,
+        )
+    }
+}

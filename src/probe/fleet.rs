@@ -1,0 +1,226 @@
+//! Every running probe, by block device: started when discovery finds a
+//! drive, stopped when it goes, watched for stuck I/O, and read by the
+//! metrics encoder as [`ProbeView`]s (computed under each probe's lock,
+//! never touching a device).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use tracing::{info, warn};
+
+use super::reader::ProbeTarget;
+use super::runner::{self, OpStats, ProbeConfig, ProbeHandle, SkipIf, WriteConfig};
+use super::window::QUANTILES;
+
+/// What the metrics encoder needs of one probe.
+#[derive(Debug, Clone)]
+pub struct ProbeView {
+    /// The drive the probed block device belongs to (`nvme0`, `sda`), or the
+    /// block device itself for a `--probe.device` that is no known drive.
+    pub drive: String,
+    /// The block device probed (`nvme0n1`, `sda`).
+    pub block: String,
+    pub ops: Vec<OpView>,
+    pub skipped: Vec<(&'static str, u64)>,
+    pub busy_ratio: Option<f64>,
+    /// The window label, e.g. `10m`.
+    pub window: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct OpView {
+    pub op: &'static str,
+    /// Non-cumulative counts per bucket bound (the encoder accumulates).
+    pub buckets: Vec<(f64, u64)>,
+    pub sum: f64,
+    pub count: u64,
+    pub ios: Vec<(&'static str, u64)>,
+    /// `(quantile label, seconds)` over the window.
+    pub quantiles: Vec<(&'static str, f64)>,
+    /// Samples in the window behind the quantiles.
+    pub window_samples: u64,
+}
+
+struct Entry {
+    drive: String,
+    handle: ProbeHandle,
+}
+
+/// The running probes.
+pub struct Fleet {
+    config: ProbeConfig,
+    dev: PathBuf,
+    /// The block device the write probe's directory lives on, with its
+    /// configuration: only that device's probe writes.
+    write: Option<(String, WriteConfig)>,
+    running: Mutex<BTreeMap<String, Entry>>,
+}
+
+impl Fleet {
+    pub fn new(config: ProbeConfig, dev: PathBuf, write: Option<(String, WriteConfig)>) -> Self {
+        Self {
+            config,
+            dev,
+            write,
+            running: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    fn running(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Entry>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Starts probing `block` for `drive` unless it already runs; a device
+    /// that cannot be probed is logged and left alone.
+    pub fn start(&self, drive: &str, block: &str, skip_if: Option<SkipIf>) {
+        if self.running().contains_key(block) {
+            return;
+        }
+        let target = match ProbeTarget::from_sysfs(&self.config.sysfs, &self.dev, block) {
+            Ok(t) => t,
+            Err(e) => {
+                warn!(device = drive, block, "not probing: {e}");
+                return;
+            }
+        };
+        let mut config = self.config.clone();
+        config.write = self
+            .write
+            .as_ref()
+            .filter(|(disk, _)| disk == block)
+            .map(|(_, w)| w.clone());
+        match runner::spawn(target, config, skip_if) {
+            Ok(handle) => {
+                info!(device = drive, block, "latency probe started");
+                self.running().insert(
+                    block.to_string(),
+                    Entry {
+                        drive: drive.to_string(),
+                        handle,
+                    },
+                );
+            }
+            Err(e) => warn!(device = drive, block, "not probing: {e}"),
+        }
+    }
+
+    /// Stops every probe of `drive` (without waiting for a stuck thread).
+    pub fn stop_drive(&self, drive: &str) {
+        self.running().retain(|block, e| {
+            let keep = e.drive != drive;
+            if !keep {
+                info!(device = drive, block, "latency probe stopped");
+                e.handle.stop();
+            }
+            keep
+        });
+    }
+
+    /// Counts I/O stuck past its deadline; call periodically.
+    pub fn watchdog(&self) {
+        let now = Instant::now();
+        for e in self.running().values() {
+            e.handle.watchdog(now);
+        }
+    }
+
+    /// The probes' current figures, for one scrape.
+    pub fn views(&self) -> Vec<ProbeView> {
+        let now = Instant::now();
+        let window = label_duration(self.config.window);
+        self.running()
+            .iter()
+            .map(|(block, e)| {
+                let mut s = e.handle.stats.lock().unwrap_or_else(|e| e.into_inner());
+                s.advance(now);
+                let mut ops = vec![op_view(&s.read)];
+                ops.extend(s.write.as_ref().map(op_view));
+                ProbeView {
+                    drive: e.drive.clone(),
+                    block: block.clone(),
+                    ops,
+                    skipped: s.skipped.iter().map(|(&k, &v)| (k, v)).collect(),
+                    busy_ratio: s.busy_ratio,
+                    window: window.clone(),
+                }
+            })
+            .collect()
+    }
+}
+
+fn op_view(s: &OpStats) -> OpView {
+    let cumulative = s.histogram.cumulative();
+    let mut prev = 0;
+    let buckets = cumulative
+        .iter()
+        .map(|&(le, c)| {
+            let n = c.saturating_sub(prev);
+            prev = c;
+            (le, n)
+        })
+        .collect();
+    let quantiles = QUANTILES
+        .iter()
+        .filter_map(|&(q, label)| s.window.quantile(q).map(|v| (label, v)))
+        .collect();
+    OpView {
+        op: s.op,
+        buckets,
+        sum: s.histogram.sum(),
+        count: s.histogram.count(),
+        ios: s.ios.iter().map(|(&k, &v)| (k, v)).collect(),
+        quantiles,
+        window_samples: s.window.count(),
+    }
+}
+
+/// A duration as a Prometheus-style label: `10m`, `90s`, `1h`.
+pub fn label_duration(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0 => format!("{}ms", d.as_millis()),
+        s if s % 3600 == 0 => format!("{}h", s / 3600),
+        s if s % 60 == 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
+    }
+}
+
+/// The block devices to probe for a drive: an NVMe controller's namespaces
+/// (`nvme0c0n1`, a multipath path, is probed as `nvme0n1`), a SATA disk
+/// itself.
+pub fn blocks_of(namespaces: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = namespaces
+        .iter()
+        .map(|n| match (n.find('c'), n.rfind('n')) {
+            (Some(c), Some(last)) if n.starts_with("nvme") && c < last => {
+                format!("{}{}", &n[..c], &n[last..])
+            }
+            _ => n.clone(),
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn window_labels() {
+        assert_eq!(label_duration(Duration::from_secs(600)), "10m");
+        assert_eq!(label_duration(Duration::from_secs(3600)), "1h");
+        assert_eq!(label_duration(Duration::from_secs(90)), "90s");
+        assert_eq!(label_duration(Duration::from_millis(500)), "500ms");
+    }
+
+    #[test]
+    fn multipath_namespace_paths_map_to_the_block_device() {
+        let ns = ["nvme0c0n1", "nvme0n1", "nvme0n2", "sda"].map(String::from);
+        assert_eq!(blocks_of(&ns), ["nvme0n1", "nvme0n2", "sda"]);
+    }
+}
