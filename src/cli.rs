@@ -157,6 +157,7 @@ impl Flags {
                     max_bytes: self.probe_write_max,
                 },
             },
+            health: Default::default(),
             path: RawPath {
                 sysfs: self.sysfs.clone(),
                 dev: self.dev.clone(),

@@ -42,6 +42,20 @@ pub struct RawFile {
     pub replay: Vec<PathBuf>,
     pub path: RawPath,
     pub probe: RawProbe,
+    pub health: RawHealth,
+}
+
+/// Health verdict thresholds (config file only).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawHealth {
+    pub wear_warning: Option<f64>,
+    pub wear_critical: Option<f64>,
+    pub spare_warning_factor: Option<f64>,
+    pub plp_health_critical: Option<f64>,
+    pub throttle_recent: Option<String>,
+    pub increase_window: Option<String>,
+    pub latency_qos: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -155,6 +169,11 @@ impl RawFile {
         pick(&mut self.path.sysfs, other.path.sysfs);
         pick(&mut self.path.dev, other.path.dev);
         pick(&mut self.path.drivedb, other.path.drivedb);
+        self.health = if other.health.is_set() {
+            other.health
+        } else {
+            self.health
+        };
         let (p, o) = (&mut self.probe, other.probe);
         pick(&mut p.disable, o.disable);
         pick(&mut p.rate, o.rate);
@@ -195,9 +214,66 @@ pub struct Config {
     pub sysfs: PathBuf,
     pub dev: PathBuf,
     pub probe: Probe,
+    pub health: Health,
     /// smartmontools drivedb.h files to try, first existing wins; empty
     /// (`path.drivedb: none`) = the built-in attribute table only.
     pub drivedb: Vec<PathBuf>,
+}
+
+/// Health verdict settings.
+#[derive(Debug, Clone)]
+pub struct Health {
+    pub rules: crate::health::verdict::Rules,
+    /// "Increasing" compares with what was seen within this window; `None`
+    /// = since the exporter started.
+    pub increase_window: Option<Duration>,
+}
+
+impl RawHealth {
+    fn is_set(&self) -> bool {
+        self.wear_warning.is_some()
+            || self.wear_critical.is_some()
+            || self.spare_warning_factor.is_some()
+            || self.plp_health_critical.is_some()
+            || self.throttle_recent.is_some()
+            || self.increase_window.is_some()
+            || self.latency_qos.is_some()
+    }
+}
+
+fn health(raw: RawHealth) -> Result<Health, ConfigError> {
+    let d = crate::health::verdict::Rules::default();
+    let ratio = |key: &str, v: Option<f64>, default: f64| match v.unwrap_or(default) {
+        x if x.is_finite() && x > 0.0 => Ok(x),
+        x => Err(invalid(
+            key,
+            format!("{x} must be a number above 0, e.g. {default}"),
+        )),
+    };
+    let rules = crate::health::verdict::Rules {
+        wear_warning: ratio("health.wear_warning", raw.wear_warning, d.wear_warning)?,
+        wear_critical: ratio("health.wear_critical", raw.wear_critical, d.wear_critical)?,
+        spare_warning_factor: ratio(
+            "health.spare_warning_factor",
+            raw.spare_warning_factor,
+            d.spare_warning_factor,
+        )?,
+        plp_health_critical: ratio(
+            "health.plp_health_critical",
+            raw.plp_health_critical,
+            d.plp_health_critical,
+        )?,
+        throttle_recent: duration_key("health.throttle_recent", raw.throttle_recent, "1h")?,
+        latency_qos: raw.latency_qos.unwrap_or(d.latency_qos),
+    };
+    let increase_window = match raw.increase_window {
+        None => None,
+        Some(w) => Some(duration_key("health.increase_window", Some(w), "24h")?),
+    };
+    Ok(Health {
+        rules,
+        increase_window,
+    })
 }
 
 /// The latency probe's settings.
@@ -328,6 +404,7 @@ impl TryFrom<RawFile> for Config {
             },
             replay: raw.replay,
             probe: probe(raw.probe)?,
+            health: health(raw.health)?,
             sysfs: raw.path.sysfs.unwrap_or_else(|| "/sys".into()),
             dev: raw.path.dev.unwrap_or_else(|| "/dev".into()),
             drivedb: match raw.path.drivedb {

@@ -5,8 +5,16 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, SystemTime};
 
+use crate::health::datasheet::{self, rating_for};
+use crate::health::forecast;
+use crate::health::history::History;
+use crate::health::verdict::{self, Context, Rules, Verdict};
 use crate::health::{Identity, Reading};
 use crate::poll::PollOutcome;
+
+/// History must span this long before the forecast prefers the exporter's
+/// own observed wear rate over the drive's lifetime average.
+const FORECAST_MIN_SPAN: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// Everything the exporter knows about one drive.
 #[derive(Debug, Clone)]
@@ -38,6 +46,14 @@ pub struct DriveSnapshot {
     /// before (`up`, the poll timestamp and the error counters say how
     /// fresh it is).
     pub reading: Option<Reading>,
+    /// What the exporter saw of this drive before, for "increasing" rules.
+    pub history: History,
+    /// The newest health verdict (after the first poll).
+    pub verdict: Option<Verdict>,
+    /// Seconds until percentage used reaches 100 % at the rate seen so far.
+    pub wearout_seconds: Option<f64>,
+    /// Host bytes written against the model's rated endurance.
+    pub endurance_used: Option<f64>,
 }
 
 impl DriveSnapshot {
@@ -57,6 +73,10 @@ impl DriveSnapshot {
             errors: BTreeMap::new(),
             last_error: None,
             reading: None,
+            history: History::new(None),
+            verdict: None,
+            wearout_seconds: None,
+            endurance_used: None,
         }
     }
 
@@ -89,6 +109,45 @@ impl DriveSnapshot {
         if self.up {
             self.last_success = Some(now);
         }
+    }
+
+    /// Judges the drive after a poll: records the reading into the history,
+    /// then the verdict, the wear-out forecast and the endurance used.
+    /// `latency_over_qos` is `(op, measured, target)` for each datasheet
+    /// QoS limit the probe shows exceeded.
+    pub fn judge(
+        &mut self,
+        rules: &Rules,
+        latency_over_qos: Vec<(&str, f64, f64)>,
+        now: SystemTime,
+    ) {
+        if let Some(r) = &self.reading {
+            self.history.record(now, r);
+        }
+        let rating = rating_for(&self.identity.model, self.identity.capacity_bytes);
+        let ctx = Context {
+            up: self.up,
+            polled: self.polls > 0,
+            last_error: self.last_error.as_deref(),
+            has_plp: datasheet::has_plp(rating.as_ref(), self.reading.as_ref()),
+            latency_over_qos,
+        };
+        self.verdict = Some(verdict::evaluate(
+            self.reading.as_ref(),
+            &self.history,
+            &ctx,
+            rules,
+            now,
+        ));
+        self.wearout_seconds = self
+            .reading
+            .as_ref()
+            .and_then(|r| forecast::wearout_seconds(r, &self.history, FORECAST_MIN_SPAN));
+        self.endurance_used = self
+            .reading
+            .as_ref()
+            .zip(rating.as_ref())
+            .and_then(|(r, rating)| forecast::endurance_used(r, rating));
     }
 
     /// Records a poll that did not finish within its deadline.

@@ -23,7 +23,6 @@ use crate::poll::nvme::{NvmePoller, PollPolicy};
 use crate::poll::sata::{SataPolicy, SataPoller};
 use crate::poll::schedule::{self, Schedule};
 use crate::probe::fleet::blocks_of;
-use crate::snapshot::DriveSnapshot;
 
 /// Interval jitter: ±10 %.
 const JITTER: f64 = 0.1;
@@ -83,16 +82,14 @@ pub fn start_replays(ctx: &Ctx) -> anyhow::Result<JoinHandle<()>> {
             }
         };
         let origin = dir.display().to_string();
-        ctx.store.insert(DriveSnapshot::new(
-            &name,
-            &origin,
-            placeholder(transport, "", "", ""),
-        ));
+        ctx.store
+            .insert(ctx.snapshot(&name, &origin, placeholder(transport, "", "", "")));
         info!(device = name, folder = %dir.display(), "replaying dump");
         let run = schedule::run(
             name,
             poller,
             schedule_of(&ctx.config),
+            ctx.judge.clone(),
             ctx.store.clone(),
             ctx.gone.clone(),
         );
@@ -202,15 +199,13 @@ fn reconcile(running: &mut Drives, found: Vec<Discovered>, ctx: &Ctx) {
             "drive found"
         );
         let identity = placeholder(d.transport, &d.model, &d.serial, &d.firmware);
-        ctx.store.insert(DriveSnapshot::new(
-            &d.name,
-            &d.dev_path.display().to_string(),
-            identity,
-        ));
+        ctx.store
+            .insert(ctx.snapshot(&d.name, &d.dev_path.display().to_string(), identity));
         let run = schedule::run(
             d.name.clone(),
             live_poller(&d, ctx),
             schedule_of(&ctx.config),
+            ctx.judge.clone(),
             ctx.store.clone(),
             ctx.gone.clone(),
         );

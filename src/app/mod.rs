@@ -13,11 +13,14 @@ use tokio::sync::{Notify, watch};
 use tracing::info;
 
 use crate::ata::attributes::Namer;
-use crate::config::{Config, ConfigError};
+use crate::config::{Config, ConfigError, Health};
+use crate::health::history::History;
 use crate::http::{self, DriveRow, Exposition, Format};
 use crate::metrics::{self, BuildInfo, TextFormat};
+use crate::poll::schedule::Judge;
 use crate::probe::busy::BusyPolicy;
 use crate::probe::fleet::Fleet;
+use crate::probe::qos;
 use crate::probe::runner::{ProbeConfig, SkipIf, WriteConfig};
 use crate::probe::writer::{self, WriteMode};
 use crate::snapshot::{DriveSnapshot, Store};
@@ -81,9 +84,48 @@ pub(crate) struct Ctx {
     probes: Option<Arc<Fleet>>,
     /// Notified by a poll loop whose device vanished: rescan at once.
     gone: Arc<Notify>,
+    /// Judges each drive after each poll.
+    judge: Judge,
+}
+
+/// Samples a window must hold before its p99.99 is compared with a
+/// datasheet limit (the limits are p99.999; a p99.99 above one is a broken
+/// promise whatever the p99.999 is, but only with enough samples behind it).
+const QOS_MIN_SAMPLES: u64 = 10_000;
+
+/// The verdict after each poll: the configured rules, and the probes'
+/// tail latency against the model's datasheet QoS.
+fn judge(health: &Health, probes: Option<Arc<Fleet>>) -> Judge {
+    let rules = health.rules.clone();
+    Arc::new(move |s: &mut DriveSnapshot, now| {
+        let mut over = Vec::new();
+        if let (true, Some(p)) = (rules.latency_qos, &probes) {
+            for t in qos::targets_for(&s.identity.model) {
+                match p.quantile(&s.device, t.op, 0.9999) {
+                    Some((v, n)) if n >= QOS_MIN_SAMPLES && v > t.seconds => {
+                        over.push((t.op, v, t.seconds))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        s.judge(&rules, over, now);
+    })
 }
 
 impl Ctx {
+    /// A snapshot for a newly found drive, with the configured history window.
+    fn snapshot(
+        &self,
+        device: &str,
+        origin: &str,
+        identity: crate::health::Identity,
+    ) -> DriveSnapshot {
+        let mut s = DriveSnapshot::new(device, origin, identity);
+        s.history = History::new(self.config.health.increase_window);
+        s
+    }
+
     /// Skips a probe while the drive's last CHECK POWER MODE said standby.
     fn standby_check(&self, device: &str) -> SkipIf {
         let (store, device) = (self.store.clone(), device.to_string());
@@ -189,6 +231,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         namer,
         probes: probes.clone(),
         gone: Arc::new(Notify::new()),
+        judge: judge(&config.health, probes.clone()),
     });
     let drives = if config.replay.is_empty() {
         tokio::spawn(drives::discover(ctx.clone()))

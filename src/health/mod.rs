@@ -8,5 +8,6 @@ pub mod nvme;
 pub mod reading;
 pub mod sata;
 pub mod verdict;
+mod verdict_rules;
 
 pub use reading::{AtaAttribute, Counters, Identity, Reading};

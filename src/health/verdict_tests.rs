@@ -295,13 +295,13 @@ fn latency_above_qos_only_when_judged_and_exceeded() {
         latency_over_qos: vec![("read", 0.000_25, 0.000_2), ("write", 0.000_3, 0.000_3)],
         ..up()
     };
-    let off = evaluate(Some(&r), &h, &ctx, &Rules::default(), at(T0));
-    assert!(off.problems.is_empty());
     let rules = Rules {
-        latency_qos: true,
+        latency_qos: false,
         ..Rules::default()
     };
-    let on = evaluate(Some(&r), &h, &ctx, &rules, at(T0));
+    let off = evaluate(Some(&r), &h, &ctx, &rules, at(T0));
+    assert!(off.problems.is_empty());
+    let on = evaluate(Some(&r), &h, &ctx, &Rules::default(), at(T0));
     assert_eq!(names(&on), [("latency_above_qos", Severity::Warning)]);
     assert_eq!(
         on.problems[0].reason,
@@ -409,4 +409,26 @@ fn plp_is_known_from_the_datasheet_or_from_evidence() {
         .critical_warning
         .push(("volatile_memory_backup", true));
     assert_eq!(has_plp(None, Some(&failed)), Some(true));
+}
+
+#[test]
+fn a_failed_self_test_is_critical_an_aborted_one_is_not() {
+    let mut r = healthy();
+    r.self_test_last_result = Some("read_failure");
+    assert_eq!(
+        names(&judge(&r)),
+        [("self_test_failed", Severity::Critical)]
+    );
+    r.self_test_last_result = Some("segments_failed");
+    assert_eq!(judge(&r).status, Severity::Critical);
+    for benign in [
+        "passed",
+        "aborted_by_host",
+        "interrupted_by_reset",
+        "aborted_by_command",
+        "in_progress",
+    ] {
+        r.self_test_last_result = Some(benign);
+        assert_eq!(judge(&r).status, Severity::Ok, "{benign}");
+    }
 }

@@ -23,6 +23,7 @@ mod ata;
 mod health;
 mod probe;
 mod tables;
+mod verdict;
 
 /// Exposition formats (`/metrics` content negotiation picks one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,6 +133,7 @@ impl Collector for Exposition {
         )?;
         self.collection(&mut enc)?;
         self.health(&mut enc)?;
+        self.verdict(&mut enc)?;
         self.ata(&mut enc)?;
         self.probe(&mut enc)
     }

@@ -13,7 +13,11 @@ use tokio::sync::Notify;
 use tracing::{error, warn};
 
 use super::Poller;
-use crate::snapshot::Store;
+use crate::snapshot::{DriveSnapshot, Store};
+
+/// Judges a drive's snapshot after each poll (health verdict, forecast);
+/// supplied by the app, which knows the rules and the probes.
+pub type Judge = Arc<dyn Fn(&mut DriveSnapshot, SystemTime) + Send + Sync>;
 
 /// How often and how long a drive is polled.
 #[derive(Debug, Clone, Copy)]
@@ -45,6 +49,7 @@ pub async fn run(
     device: String,
     mut poller: Box<dyn Poller>,
     schedule: Schedule,
+    judge: Judge,
     store: Arc<Store>,
     gone: Arc<Notify>,
 ) {
@@ -60,7 +65,10 @@ pub async fn run(
             Ok(joined) => joined,
             Err(_) => {
                 warn!(device, deadline = ?schedule.deadline, "poll overran its deadline; waiting for it before polling again");
-                store.update(&device, |s| s.apply_deadline(schedule.deadline));
+                store.update(&device, |s| {
+                    s.apply_deadline(schedule.deadline);
+                    judge(s, SystemTime::now());
+                });
                 task.await
             }
         };
@@ -73,7 +81,11 @@ pub async fn run(
                 }
                 let elapsed = started.elapsed();
                 if elapsed <= schedule.deadline {
-                    store.update(&device, |s| s.apply(outcome, elapsed, SystemTime::now()));
+                    store.update(&device, |s| {
+                        let now = SystemTime::now();
+                        s.apply(outcome, elapsed, now);
+                        judge(s, now);
+                    });
                 }
             }
             Err(e) => {
@@ -84,6 +96,7 @@ pub async fn run(
                     s.up = false;
                     *s.errors.entry("poll").or_default() += 1;
                     s.last_error = Some(format!("poller stopped: {e}"));
+                    judge(s, SystemTime::now());
                 });
                 return;
             }
@@ -103,7 +116,6 @@ mod tests {
     use crate::device::discovery::Transport;
     use crate::health::{Identity, Reading};
     use crate::poll::{PollError, PollOutcome};
-    use crate::snapshot::DriveSnapshot;
     use std::sync::mpsc;
 
     fn identity() -> Identity {
@@ -175,6 +187,12 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_hung_drive_delays_neither_its_deadline_nor_other_drives() {
+        // Counts judgements: every applied poll and overrun is judged.
+        let judgements = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let counter = judgements.clone();
+        let judged: Judge = Arc::new(move |_, _| {
+            counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        });
         let store = store_with(&["hung", "ok", "bad"]);
         let gone = Arc::new(Notify::new());
         let fast = Schedule {
@@ -190,6 +208,7 @@ mod tests {
                 fail: false,
             }),
             fast,
+            judged.clone(),
             store.clone(),
             gone.clone(),
         ));
@@ -200,6 +219,7 @@ mod tests {
                 fail: false,
             }),
             fast,
+            judged.clone(),
             store.clone(),
             gone.clone(),
         ));
@@ -210,6 +230,7 @@ mod tests {
                 fail: true,
             }),
             fast,
+            judged.clone(),
             store.clone(),
             gone.clone(),
         ));
@@ -226,6 +247,8 @@ mod tests {
         release.send(()).unwrap();
         drop(release);
         wait_for(&store, "hung", |s| s.up).await;
+        let polls: u64 = store.list().iter().map(|s| s.polls).sum();
+        assert!(judgements.load(std::sync::atomic::Ordering::Relaxed) >= polls.saturating_sub(3));
         for t in [hung, ok, bad] {
             t.abort();
         }

@@ -126,6 +126,26 @@ impl Fleet {
         }
     }
 
+    /// The highest `q` quantile of `op` over `drive`'s probes, with the
+    /// samples behind it: `(seconds, samples)`.
+    pub fn quantile(&self, drive: &str, op: &str, q: f64) -> Option<(f64, u64)> {
+        let now = Instant::now();
+        self.running()
+            .values()
+            .filter(|e| e.drive == drive)
+            .filter_map(|e| {
+                let mut s = e.handle.stats.lock().unwrap_or_else(|e| e.into_inner());
+                s.advance(now);
+                let stats = if op == s.read.op {
+                    Some(&s.read)
+                } else {
+                    s.write.as_ref().filter(|w| w.op == op)
+                }?;
+                stats.window.quantile(q).map(|v| (v, stats.window.count()))
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+    }
+
     /// The probes' current figures, for one scrape.
     pub fn views(&self) -> Vec<ProbeView> {
         let now = Instant::now();

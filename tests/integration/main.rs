@@ -6,3 +6,4 @@ mod docs;
 mod exit_codes;
 mod golden;
 mod probe;
+mod verdict;

@@ -1,0 +1,76 @@
+//! The health verdict: status, active problems, what could not be judged,
+//! and the wear-out forecast.
+
+use std::fmt;
+
+use prometheus_client::encoding::DescriptorEncoder;
+use prometheus_client::metrics::MetricType;
+
+use super::{Exposition, family};
+
+impl Exposition {
+    pub(super) fn verdict(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
+        let judged = || {
+            self.drives
+                .iter()
+                .filter_map(|d| d.verdict.as_ref().map(|v| (d.as_ref(), v)))
+        };
+        let status = judged().map(|(d, v)| (Self::base(d), f64::from(v.status as u8)));
+        family(
+            enc,
+            "ssd_health_status",
+            "Health verdict: 0 ok, 1 warning, 2 critical (see ssd_health_problem for why).",
+            MetricType::Gauge,
+            status,
+        )?;
+        let problems = judged().flat_map(|(d, v)| {
+            v.problems.iter().map(move |p| {
+                (
+                    Self::with(d, &[("problem", p.name), ("severity", p.severity.as_str())]),
+                    1.0,
+                )
+            })
+        });
+        family(
+            enc,
+            "ssd_health_problem",
+            "One series per active problem of the drive; always 1.",
+            MetricType::Gauge,
+            problems,
+        )?;
+        let unknown = judged().flat_map(|(d, v)| {
+            v.unknown
+                .iter()
+                .map(move |&u| (Self::with(d, &[("data", u)]), 1.0))
+        });
+        family(
+            enc,
+            "ssd_health_unknown",
+            "What the verdict could not judge because the drive does not report it; always 1.",
+            MetricType::Gauge,
+            unknown,
+        )?;
+        let wearout = self
+            .drives
+            .iter()
+            .filter_map(|d| d.wearout_seconds.map(|s| (Self::base(d), s)));
+        family(
+            enc,
+            "ssd_wearout_estimated_seconds",
+            "Time until percentage used reaches 100 % at the rate seen so far.",
+            MetricType::Gauge,
+            wearout,
+        )?;
+        let endurance = self
+            .drives
+            .iter()
+            .filter_map(|d| d.endurance_used.map(|e| (Self::base(d), e)));
+        family(
+            enc,
+            "ssd_endurance_used_ratio",
+            "Host bytes written against the model's rated endurance (TBW or DWPD x warranty); may exceed 1.",
+            MetricType::Gauge,
+            endurance,
+        )
+    }
+}
