@@ -43,6 +43,7 @@ pub mod metrics;
 pub mod nvme;
 pub mod poll;
 pub mod probe;
+pub mod report;
 pub mod snapshot;
 pub mod sys;
 pub mod timefmt;

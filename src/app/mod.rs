@@ -51,28 +51,8 @@ impl Exposition for State {
         self.store
             .list()
             .iter()
-            .map(|d| DriveRow {
-                device: d.device.clone(),
-                transport: d.identity.transport.as_str().to_string(),
-                model: d.identity.model.clone(),
-                serial: d.identity.serial.clone(),
-                firmware: d.identity.firmware.clone(),
-                up: d.up,
-                last_poll_age: d.last_success.and_then(|t| now.duration_since(t).ok()),
-                state: drive_state(d),
-            })
+            .map(|d| DriveRow::from_snapshot(d, now))
             .collect()
-    }
-}
-
-fn drive_state(d: &DriveSnapshot) -> String {
-    match (&d.last_error, d.polls, d.up) {
-        (_, 0, _) if !d.skipped.is_empty() => "in standby, not woken".to_string(),
-        (_, 0, _) => "waiting for the first poll".to_string(),
-        (None, _, true) => "ok".to_string(),
-        (Some(e), _, true) => format!("ok, but a page failed: {e}"),
-        (Some(e), _, false) => format!("poll failing: {e}"),
-        (None, _, false) => "poll failing".to_string(),
     }
 }
 

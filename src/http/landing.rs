@@ -11,7 +11,9 @@ const STYLE: &str = "body{font-family:sans-serif;margin:2em}\
 table{border-collapse:collapse}\
 th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left}\
 .banner{background:#fd0;padding:.5em;font-weight:bold}\
-.down{color:#b00;font-weight:bold}";
+.down{color:#b00;font-weight:bold}\
+.ok{background:#dfd}.warning{background:#ffd27f}.critical{background:#f99}.unknown{background:#ddd}\
+td.num{text-align:right}ul{margin:0;padding-left:1.2em}";
 
 /// Renders the landing page for `drives`.
 pub fn render(config: &ServerConfig, drives: &[DriveRow]) -> String {
@@ -41,25 +43,58 @@ pub fn render(config: &ServerConfig, drives: &[DriveRow]) -> String {
 
 fn drive_table(page: &mut String, drives: &[DriveRow]) {
     page.push_str(
-        "<table>\n<tr><th>Device</th><th>Transport</th><th>Model</th><th>Serial</th>\
-         <th>Firmware</th><th>Status</th><th>Last poll</th><th>State</th></tr>\n",
+        "<table>\n<tr><th>Device</th><th>Model</th><th>Serial</th><th>Firmware</th>\
+         <th>Health</th><th>Wear</th><th>Temp</th><th>PLP</th><th>Unsafe shutdowns</th>\
+         <th>Throttling</th><th>Problems</th><th>Last poll</th><th>State</th></tr>\n",
     );
     for d in drives {
-        let status = if d.up {
-            "<td>up</td>"
-        } else {
-            "<td class=\"down\">down</td>"
+        let class = match d.status.as_str() {
+            s @ ("ok" | "warning" | "critical") => s,
+            _ => "unknown",
         };
-        let _ = writeln!(
+        let temp = d
+            .temperature_celsius
+            .map_or("-".into(), |t| format!("{t:.0} °C"));
+        let unsafe_ = d.unsafe_shutdowns.map_or("-".into(), |n| n.to_string());
+        let throttling = match d.throttling {
+            Some(true) => "now",
+            Some(false) => "no",
+            None => "-",
+        };
+        let _ = write!(
             page,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{status}<td>{}</td><td>{}</td></tr>",
+            "<tr class=\"drive {class}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"status\">{}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>",
             escape(&d.device),
-            escape(&d.transport),
             escape(&d.model),
             escape(&d.serial),
             escape(&d.firmware),
+            escape(&d.status),
+            crate::report::percent(d.wear_ratio),
+            escape(&temp),
+            crate::report::percent(d.plp_health_ratio),
+            unsafe_,
+            throttling,
+        );
+        if !d.problems.is_empty() {
+            page.push_str("<ul>");
+            for p in &d.problems {
+                let _ = write!(
+                    page,
+                    "<li class=\"problem\"><b>{}</b> ({}): {}</li>",
+                    escape(&p.name),
+                    escape(&p.severity),
+                    escape(&p.reason)
+                );
+            }
+            page.push_str("</ul>");
+        }
+        let up = if d.up { "" } else { " class=\"down\"" };
+        let _ = writeln!(
+            page,
+            "</td><td>{}</td><td{up}>{}</td></tr>",
             poll_age(d.last_poll_age),
-            escape(&d.state),
+            escape(&d.state)
         );
     }
     page.push_str("</table>\n");
@@ -115,6 +150,8 @@ mod tests {
             up: false,
             last_poll_age: Some(Duration::from_millis(2500)),
             state: "poll failing: timeout".to_owned(),
+            status: "warning".to_owned(),
+            ..DriveRow::default()
         }
     }
 

@@ -15,8 +15,6 @@ mod tests;
 pub use negotiate::{accepts_gzip, negotiate};
 pub use server::serve;
 
-use std::time::Duration;
-
 /// Exposition format chosen by content negotiation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -36,26 +34,11 @@ impl Format {
     }
 }
 
-/// One drive's line on the landing page.
-///
-/// Every string may come from the drive itself (model, serial, firmware) and
-/// is treated as untrusted: the landing page escapes all of them.
-#[derive(Debug, Clone)]
-pub struct DriveRow {
-    /// Device path, e.g. `/dev/nvme0`.
-    pub device: String,
-    /// `nvme`, `sata`, ...
-    pub transport: String,
-    pub model: String,
-    pub serial: String,
-    pub firmware: String,
-    /// Whether the last poll succeeded.
-    pub up: bool,
-    /// Time since the last successful poll; `None` if it never succeeded.
-    pub last_poll_age: Option<Duration>,
-    /// Free text: `ok`, `poll failing: <error>`, ...
-    pub state: String,
-}
+/// One drive's line on the landing page: the same row `ssd_exporter check`
+/// prints. Every string may come from the drive itself (model, serial,
+/// firmware) and is treated as untrusted: the landing page escapes all of
+/// them.
+pub use crate::report::Row as DriveRow;
 
 /// What the server needs from the application; implemented by the app's
 /// shared state.

@@ -157,6 +157,7 @@ async fn landing_page_escapes_drive_strings() {
         up: true,
         last_poll_age: Some(Duration::from_secs(3)),
         state: "ok".to_owned(),
+        ..DriveRow::default()
     });
     let server = TestServer::start(Arc::new(fake)).await;
     let reply = fetch(server.addr, "GET", "/", &[]).await;
