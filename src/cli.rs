@@ -23,6 +23,14 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Poll every drive once, judge it and print a table; exit 0 ok, 1 warning, 2 critical, 3 unknown.
+    Check {
+        /// Print JSON instead of the table (schema in README.md).
+        #[arg(long)]
+        json: bool,
+        /// Only these drives (kernel names or /dev paths); all when none.
+        devices: Vec<String>,
+    },
     /// Write what a drive answers into a replay folder (see --replay).
     Dump {
         /// The drive: /dev/nvme0 (or a namespace such as /dev/nvme0n1).
@@ -75,7 +83,7 @@ pub struct Flags {
     #[arg(long = "log.format", value_name = "FORMAT", global = true)]
     pub log_format: Option<String>,
     /// Serve a dump folder as a drive instead of live drives (repeatable).
-    #[arg(long = "replay", value_name = "FOLDER")]
+    #[arg(long = "replay", value_name = "FOLDER", global = true)]
     pub replay: Vec<PathBuf>,
     /// Turn the latency probe off.
     #[arg(long = "probe.disable")]

@@ -32,6 +32,7 @@
 
 pub mod app;
 pub mod ata;
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod decode;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::Parser;
 use ssd_exporter::cli::{Cli, Command};
 use ssd_exporter::config::{Config, ConfigError, RawFile};
-use ssd_exporter::{app, device, logging};
+use ssd_exporter::{app, check, device, logging};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -41,6 +41,13 @@ fn main() -> ExitCode {
             folder,
             redact,
         }) => dump(&device, &folder, config.poll_timeout, redact),
+        // Nagios: a check that cannot run at all is UNKNOWN (3).
+        Some(Command::Check { json, devices }) => Ok(ExitCode::from(
+            check::run(&config, &devices, json).unwrap_or_else(|e| {
+                eprintln!("error: {e:#}");
+                3
+            }),
+        )),
         None => serve(config),
     };
     match result {

@@ -35,7 +35,8 @@ pub struct Row {
     /// Free text: `ok`, `poll failing: <error>`, `in standby, not woken`.
     pub state: String,
     /// `ok`, `warning`, `critical`, or `unknown` before any verdict or when
-    /// nothing could be read.
+    /// the drive's core health data could not be read (unless something
+    /// known is critical).
     pub status: String,
     /// Percentage used as a ratio (may exceed 1).
     pub wear_ratio: Option<f64>,
@@ -54,7 +55,10 @@ impl Row {
     pub fn from_snapshot(d: &DriveSnapshot, now: SystemTime) -> Row {
         let r = d.reading.as_ref();
         let verdict = d.verdict.as_ref();
-        let no_data = r.is_none();
+        // Without its core health data a drive's health is unknown, not
+        // merely "warning" (Nagios UNKNOWN for `check`).
+        let no_data = r.is_none()
+            || verdict.is_some_and(|v| v.problems.iter().any(|p| p.name == "data_missing"));
         Row {
             device: d.device.clone(),
             transport: d.identity.transport.as_str().to_string(),
@@ -65,7 +69,7 @@ impl Row {
             last_poll_age: d.last_success.and_then(|t| now.duration_since(t).ok()),
             state: state(d),
             status: match verdict {
-                Some(_) if no_data => "unknown".into(),
+                Some(v) if no_data && v.status != Severity::Critical => "unknown".into(),
                 Some(v) => v.status.as_str().into(),
                 None => "unknown".into(),
             },

@@ -61,26 +61,49 @@ pub fn load_namer(config: &Config) -> Namer {
     namer
 }
 
+/// A dump folder as a drive: its `device` name, transport and poller.
+pub fn replay_poller(
+    dir: &std::path::Path,
+    namer: &Arc<Namer>,
+) -> anyhow::Result<(String, Transport, Box<dyn Poller>)> {
+    let kind = replay::dump_kind(dir).map_err(anyhow::Error::msg)?;
+    let name = replay::device_name(dir);
+    Ok(match kind {
+        DumpKind::Nvme => {
+            let src = Box::new(NvmeReplay::new(dir));
+            (
+                name,
+                Transport::Nvme,
+                Box::new(NvmePoller::new(src, PollPolicy::EVERY_PAGE)),
+            )
+        }
+        DumpKind::Sata => {
+            let src = Box::new(SataReplay::new(dir));
+            (
+                name,
+                Transport::Sata,
+                Box::new(SataPoller::new(src, namer.clone(), SataPolicy::EVERY_PAGE)),
+            )
+        }
+    })
+}
+
+/// The drives sysfs shows now, filtered as configured.
+pub fn scan(config: &Config) -> Vec<Discovered> {
+    let f = Filter {
+        include: config.include.clone(),
+        exclude: config.exclude.clone(),
+    };
+    let mut found = discovery::nvme_controllers(&config.sysfs, &config.dev, &f);
+    found.extend(discovery::sata_disks(&config.sysfs, &config.dev, &f));
+    found
+}
+
 /// Serves each replay folder as a drive; returns a handle owning their loops.
-pub fn start_replays(ctx: &Ctx) -> anyhow::Result<JoinHandle<()>> {
+pub(crate) fn start_replays(ctx: &Ctx) -> anyhow::Result<JoinHandle<()>> {
     let mut tasks = Vec::new();
     for dir in &ctx.config.replay {
-        let kind = replay::dump_kind(dir).map_err(anyhow::Error::msg)?;
-        let name = replay::device_name(dir);
-        let (poller, transport): (Box<dyn Poller>, _) = match kind {
-            DumpKind::Nvme => {
-                let src = Box::new(NvmeReplay::new(dir));
-                (
-                    Box::new(NvmePoller::new(src, PollPolicy::EVERY_PAGE)),
-                    Transport::Nvme,
-                )
-            }
-            DumpKind::Sata => {
-                let src = Box::new(SataReplay::new(dir));
-                let poller = SataPoller::new(src, ctx.namer.clone(), SataPolicy::EVERY_PAGE);
-                (Box::new(poller), Transport::Sata)
-            }
-        };
+        let (name, transport, poller) = replay_poller(dir, &ctx.namer)?;
         let origin = dir.display().to_string();
         ctx.store
             .insert(ctx.snapshot(&name, &origin, placeholder(transport, "", "", "")));
@@ -113,22 +136,14 @@ impl Drop for AbortOnDrop {
 /// Rescans sysfs every `discovery_interval` (and at once when a drive
 /// reports it is gone): new drives get a poll loop and probes, vanished ones
 /// lose them and their series.
-pub async fn discover(ctx: Arc<Ctx>) {
+pub(crate) async fn discover(ctx: Arc<Ctx>) {
     let c = &ctx.config;
-    let filter = Filter {
-        include: c.include.clone(),
-        exclude: c.exclude.clone(),
-    };
     let mut running = Drives(HashMap::new());
     let mut warned_empty = false;
     loop {
-        let (sysfs, dev, f) = (c.sysfs.clone(), c.dev.clone(), filter.clone());
-        let scan = tokio::task::spawn_blocking(move || {
-            let mut found = discovery::nvme_controllers(&sysfs, &dev, &f);
-            found.extend(discovery::sata_disks(&sysfs, &dev, &f));
-            found
-        });
-        match tokio::time::timeout(Duration::from_secs(10), scan).await {
+        let config = c.clone();
+        let scanned = tokio::task::spawn_blocking(move || scan(&config));
+        match tokio::time::timeout(Duration::from_secs(10), scanned).await {
             Ok(Ok(found)) => {
                 if found.is_empty() && !warned_empty {
                     warn!(sysfs = %c.sysfs.display(), "no NVMe or SATA drives found; serving exporter metrics and rescanning every {:?}", c.discovery_interval);
@@ -147,8 +162,8 @@ pub async fn discover(ctx: Arc<Ctx>) {
 }
 
 /// The poller of a discovered drive, for its transport.
-fn live_poller(d: &Discovered, ctx: &Ctx) -> Box<dyn Poller> {
-    let timeout = ctx.config.poll_timeout;
+pub fn live_poller(d: &Discovered, config: &Config, namer: &Arc<Namer>) -> Box<dyn Poller> {
+    let timeout = config.poll_timeout;
     match d.transport {
         Transport::Nvme => Box::new(NvmePoller::new(
             Box::new(NvmeLive::new(&d.dev_path, timeout)),
@@ -157,10 +172,10 @@ fn live_poller(d: &Discovered, ctx: &Ctx) -> Box<dyn Poller> {
         Transport::Sata => {
             let src = Box::new(SataLive::new(&d.dev_path, timeout));
             let policy = SataPolicy {
-                wake_standby: ctx.config.wake_standby,
+                wake_standby: config.wake_standby,
                 ..SataPolicy::LIVE
             };
-            Box::new(SataPoller::new(src, ctx.namer.clone(), policy))
+            Box::new(SataPoller::new(src, namer.clone(), policy))
         }
     }
 }
@@ -203,7 +218,7 @@ fn reconcile(running: &mut Drives, found: Vec<Discovered>, ctx: &Ctx) {
             .insert(ctx.snapshot(&d.name, &d.dev_path.display().to_string(), identity));
         let run = schedule::run(
             d.name.clone(),
-            live_poller(&d, ctx),
+            live_poller(&d, &ctx.config, &ctx.namer),
             schedule_of(&ctx.config),
             ctx.judge.clone(),
             ctx.store.clone(),

@@ -2,7 +2,7 @@
 //! drive → the snapshot store → the HTTP server; one shutdown signal for all
 //! of it.
 
-mod drives;
+pub mod drives;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -1,6 +1,7 @@
 //! The one integration test binary: the real `ssd_exporter` binary serving
 //! dump fixtures, the command line, and the exposition.
 
+mod check;
 mod common;
 mod docs;
 mod exit_codes;
