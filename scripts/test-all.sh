@@ -19,6 +19,7 @@ command -v nvme >/dev/null || need+=(nvme-cli)
 command -v smartctl >/dev/null || need+=(smartmontools)
 command -v losetup >/dev/null || need+=(mount)
 command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
+command -v chromium >/dev/null || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   echo "== installing: ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive

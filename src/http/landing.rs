@@ -13,7 +13,7 @@ th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left}\
 .banner{background:#fd0;padding:.5em;font-weight:bold}\
 .down{color:#b00;font-weight:bold}\
 .ok{background:#dfd}.warning{background:#ffd27f}.critical{background:#f99}.unknown{background:#ddd}\
-td.num{text-align:right}ul{margin:0;padding-left:1.2em}";
+td.num{text-align:right}td{max-width:24em;overflow-wrap:anywhere}ul{margin:0;padding-left:1.2em}";
 
 /// Renders the landing page for `drives`.
 pub fn render(config: &ServerConfig, drives: &[DriveRow]) -> String {

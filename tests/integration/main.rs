@@ -6,5 +6,6 @@ mod common;
 mod docs;
 mod exit_codes;
 mod golden;
+mod landing;
 mod probe;
 mod verdict;
