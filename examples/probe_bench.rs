@@ -95,6 +95,34 @@ fn pread(dev: &str, count: u64) -> serde_json::Value {
     })
 }
 
+/// The same O_DIRECT reads at the same Poisson rate as the probe, with
+/// nothing else: sleep, pread, repeat. What any rate-limited QD1 reader
+/// pays per I/O (the wake-up and the cold syscall), to subtract from the
+/// probe's cost.
+fn paced(dev: &str, rate: f64, seconds: f64) -> serde_json::Value {
+    let mut reader = Reader::open(&target(dev)).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(2)
+    });
+    let poisson = ssd_exporter::probe::schedule::Poisson::new(rate);
+    let end = Instant::now() + Duration::from_secs_f64(seconds);
+    let cpu0 = thread_cpu();
+    let mut calls = 0u64;
+    while Instant::now() < end {
+        std::thread::sleep(poisson.next_gap());
+        reader
+            .read_once(reader.random_offset(fastrand::u64(..)))
+            .expect("pread");
+        calls += 1;
+    }
+    let cpu = thread_cpu() - cpu0;
+    json!({
+        "device": dev,
+        "calls": calls,
+        "cpu_ns_per_call": cpu.as_nanos() as f64 / calls.max(1) as f64,
+    })
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |i: usize| -> &str { args.get(i).map(String::as_str).unwrap_or("") };
@@ -105,8 +133,15 @@ fn main() {
             arg(3).parse().expect("seconds"),
         ),
         "pread" => pread(arg(1), arg(2).parse().expect("count")),
+        "paced" => paced(
+            arg(1),
+            arg(2).parse().expect("rate"),
+            arg(3).parse().expect("seconds"),
+        ),
         _ => {
-            eprintln!("usage: probe_bench probe <dev> <rate> <seconds> | pread <dev> <count>");
+            eprintln!(
+                "usage: probe_bench probe <dev> <rate> <seconds> | pread <dev> <count> | paced <dev> <rate> <seconds>"
+            );
             std::process::exit(2)
         }
     };

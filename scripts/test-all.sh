@@ -31,6 +31,8 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --all-targets --quiet -- -D warnings
+echo "== cargo doc (broken intra-doc links fail)"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 echo "== fixture dumps agree with their meta.toml"
 python3 tests/fixtures/check_fixtures.py
 python3 tests/fixtures/check_sata_fixtures.py

@@ -52,7 +52,7 @@ pub struct Flags {
     /// Validate the configuration and exit.
     #[arg(long = "check-config")]
     pub check_config: bool,
-    /// Address to listen on (repeatable): :port, host:port, [ipv6]:port [default: :10049].
+    /// Address to listen on (repeatable): :port, host:port, `[ipv6]:port` [default: :10049].
     #[arg(long = "web.listen-address", value_name = "ADDR")]
     pub listen_address: Vec<String>,
     /// Path under which to expose metrics [default: /metrics].

@@ -143,17 +143,40 @@ fn the_shipped_example_config_is_valid_and_sets_every_key() {
 fn probe_and_health_values_are_checked() {
     let cases = [
         ("probe:\n  rate: 0\n", "probe.rate", "above 0"),
-        ("probe:\n  busy_threshold: 1.5\n", "probe.busy_threshold", "at most 1"),
+        (
+            "probe:\n  busy_threshold: 1.5\n",
+            "probe.busy_threshold",
+            "at most 1",
+        ),
         ("probe:\n  window: forever\n", "probe.window", "e.g. 30s"),
-        ("probe:\n  write:\n    path: /x\n    mode: fast\n", "probe.write.mode", "direct or flush"),
-        ("health:\n  wear_warning: -1\n", "health.wear_warning", "above 0"),
-        ("health:\n  throttle_recent: 1x\n", "health.throttle_recent", "e.g. 30s"),
+        (
+            "probe:\n  write:\n    path: /x\n    mode: fast\n",
+            "probe.write.mode",
+            "direct or flush",
+        ),
+        (
+            "health:\n  wear_warning: -1\n",
+            "health.wear_warning",
+            "above 0",
+        ),
+        (
+            "health:\n  throttle_recent: 1x\n",
+            "health.throttle_recent",
+            "e.g. 30s",
+        ),
     ];
     for (yaml, key, accepted) in cases {
         let e = validate(yaml).unwrap_err();
-        assert!(e.starts_with(key) && e.contains(accepted), "{yaml:?} gave {e}");
+        assert!(
+            e.starts_with(key) && e.contains(accepted),
+            "{yaml:?} gave {e}"
+        );
     }
-    let c = validate("probe:\n  write:\n    path: /srv/probe\n    rate: 0.5\n    mode: flush\n").unwrap();
+    let c = validate("probe:\n  write:\n    path: /srv/probe\n    rate: 0.5\n    mode: flush\n")
+        .unwrap();
     let w = c.probe.write.unwrap();
-    assert_eq!((w.path.to_str(), w.rate, w.flush), (Some("/srv/probe"), 0.5, true));
+    assert_eq!(
+        (w.path.to_str(), w.rate, w.flush),
+        (Some("/srv/probe"), 0.5, true)
+    );
 }

@@ -19,8 +19,8 @@ const IDENTIFY_LEN: usize = 4096;
 
 /// The admin command and buffer length for `req`.
 ///
-/// Get Log Page (NVMe Base 2.0 §5.16): CDW10 = LID[7:0] | NUMDL[31:16],
-/// CDW11 = NUMDU[15:0], CDW14 = UUID index[6:0]; NUMD = dwords − 1.
+/// Get Log Page (NVMe Base 2.0 §5.16): CDW10 = LID\[7:0\] | NUMDL\[31:16\],
+/// CDW11 = NUMDU\[15:0\], CDW14 = UUID index\[6:0\]; NUMD = dwords − 1.
 pub fn command_for(req: NvmeRequest) -> (AdminCommand, usize) {
     let mut cmd = AdminCommand {
         opcode: OPC_IDENTIFY,

@@ -1,7 +1,7 @@
 //! Datasheet ratings of the drives this project is built around
 //! (`shared/reference/drives.md`). Only what that file states is here; a
 //! model it does not rate gets no number, never a guessed one. To add a
-//! drive, add one [`Entry`] to [`TABLE`] and cite where its numbers come from.
+//! drive, add one `Entry` to `TABLE` and cite where its numbers come from.
 
 use super::reading::Reading;
 

@@ -25,34 +25,66 @@ fn rendered_dom(url: &str) -> String {
         ])
         .output()
         .expect("chromium (Debian package chromium) must be installed; the README test command installs it");
-    assert!(out.status.success(), "chromium failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]
 fn chromium_renders_the_drives_and_their_problems() {
     let dirs = fixtures();
-    let mut args: Vec<String> = dirs.iter().map(|d| format!("--replay={}", path_str(d))).collect();
-    args.extend(["--poll.interval=1h".into(), "--path.drivedb=none".into(), "--probe.disable".into()]);
+    let mut args: Vec<String> = dirs
+        .iter()
+        .map(|d| format!("--replay={}", path_str(d)))
+        .collect();
+    args.extend([
+        "--poll.interval=1h".into(),
+        "--path.drivedb=none".into(),
+        "--probe.disable".into(),
+    ]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let exporter = Exporter::start(&args);
-    let devices: Vec<String> = dirs.iter().map(|d| d.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    let devices: Vec<String> = dirs
+        .iter()
+        .map(|d| d.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
     exporter.scrape_after_polls(&devices, 1.0);
     let dom = rendered_dom(&format!("http://{}/", exporter.addr));
     assert!(dom.contains("<title>SSD Exporter</title>"), "{dom}");
     // One row per replayed drive, with its verdict as the row's class.
     for d in &devices {
-        assert!(dom.contains(&format!("<td>{d}</td>")), "{d} not on the page");
+        assert!(
+            dom.contains(&format!("<td>{d}</td>")),
+            "{d} not on the page"
+        );
     }
     assert_eq!(dom.matches("class=\"drive ").count(), devices.len());
     assert!(dom.contains("class=\"drive critical\""));
     assert!(dom.contains("class=\"drive ok\""));
-    assert!(dom.contains("class=\"drive unknown\""), "the broken dump is unknown");
+    assert!(
+        dom.contains("class=\"drive unknown\""),
+        "the broken dump is unknown"
+    );
     // The failing fixtures' problems are shown with their reasons.
-    for problem in ["plp_failed", "spare_below_threshold", "smart_failed", "self_test_failed", "poll_failing"] {
-        assert!(dom.contains(&format!("<b>{problem}</b>")), "{problem} not on the page");
+    for problem in [
+        "plp_failed",
+        "spare_below_threshold",
+        "smart_failed",
+        "self_test_failed",
+        "poll_failing",
+    ] {
+        assert!(
+            dom.contains(&format!("<b>{problem}</b>")),
+            "{problem} not on the page"
+        );
     }
-    assert!(dom.contains("http-equiv=\"refresh\""), "the page does not refresh itself");
+    assert!(
+        dom.contains("http-equiv=\"refresh\""),
+        "the page does not refresh itself"
+    );
     // No external assets: nothing the page would load from another host.
     for attr in ["src=", "<link", "<script"] {
         assert!(!dom.contains(attr), "external asset: {attr}");

@@ -3,7 +3,7 @@
 //! exporter's unified meanings (wear, host writes, unsafe shutdowns, …).
 //!
 //! Names and formats come from a built-in table (smartctl's DEFAULT names and
-//! a few datacenter SSD families, see [`families`]) that a smartmontools
+//! a few datacenter SSD families, see `families.rs`) that a smartmontools
 //! `drivedb.h` on the host can override ([`Namer::with_drivedb`]): a drive
 //! the file knows takes the file's entry, a drive it does not know falls back
 //! to the built-in families, and the file's DEFAULT entry replaces built-in
