@@ -232,6 +232,57 @@ def unplug(r, share: Path) -> None:
             f"still served after the unplug: {left[:3]}")
 
 
+# ---- 3b. every scrape of the run ------------------------------------------------------
+
+# The guest's scrapes in the order it took them (a watch's scrapes carry a clock line).
+SCRAPE_ORDER = ("a/metrics-1.txt", "a/metrics-2.txt", "p/metrics-1.txt", "p/metrics-2.txt",
+                "b-set/scrape-*.txt", "b-clear/scrape-*.txt", "c-unplug/metrics-before.txt",
+                "c-unplug/scrape-*.txt", "c-unplug/metrics-after-1.txt",
+                "c-unplug/metrics-after-2.txt", "c-plug/scrape-*.txt", "s/metrics-0.txt",
+                "s/metrics-1.txt", "s/metrics-2.txt", "d/metrics-before.txt",
+                "d/metrics-after.txt")
+
+
+def _scrapes(share: Path) -> list[tuple[str, list[Sample]]]:
+    out = []
+    for pattern in SCRAPE_ORDER:
+        for f in sorted(share.glob(pattern)):
+            text = f.read_text(errors="replace")
+            if f.name.startswith("scrape-"):
+                text = text.split("\n", 1)[-1]
+            try:
+                m = parse_exposition(text)
+            except ValueError:
+                continue
+            if m:
+                out.append((str(f.relative_to(share)), m))
+    return out
+
+
+def whole_run(r, share: Path) -> None:
+    """nvme0n1's and sda's probes run the whole time: in every scrape from stage p on
+    their ok count is served and never goes down (a restarted probe would start from
+    0, e.g. one stopped by the unplug of the other controller), and no scrape shows an
+    error or timeout for them."""
+    scrapes = _scrapes(share)
+    start = next((i for i, (n, _) in enumerate(scrapes) if n.startswith("p/")), len(scrapes))
+    for block in SURVIVORS:
+        bad = [f"{n}: {b}" for n, m in scrapes for b in _bad_results(m, block)]
+        r.check(f"probe.{block}.no_errors_in_any_scrape", bool(scrapes) and not bad,
+                f"{len(bad)} in {len(scrapes)} scrapes: {bad[:3]}")
+        prev, problems = None, []
+        for n, m in scrapes[start:]:
+            s = _ios(m, block, "ok")
+            if s is None:
+                problems.append(f"{n}: no ok series")
+            elif prev is not None and s.value < prev[1]:
+                problems.append(f"{prev[0]} {prev[1]:g} -> {n} {s.value:g}")
+            if s is not None:
+                prev = (n, s.value)
+        r.check(f"probe.{block}.ok_count_never_resets", len(scrapes) > start and not problems,
+                f"over {len(scrapes) - start} scrapes from stage p on: {problems[:3]}")
+
+
 # ---- 4. the exporter log --------------------------------------------------------------
 
 def _log(share: Path) -> list[str]:
@@ -302,6 +353,7 @@ def all_checks(r, share: Path) -> None:
         unplug(r, share)
     else:
         r.check("probe.hot_unplug", False, "the guest never reached stage c-unplug")
+    whole_run(r, share)
     log(r, share)
     if (share / "d/metrics-after.txt").exists():
         hot_plugged(r, share)
