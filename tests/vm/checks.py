@@ -14,6 +14,7 @@ import math
 from pathlib import Path
 
 from prom import Sample, one, parse_exposition, select
+from probe import PROBE_RATE  # noqa: F401  (run.py passes it to the guest)
 
 CONTROLLERS = {"nvme0": "NVME0000", "nvme1": "NVME0001"}
 SATA_DISKS = {"sda": "SATA0000"}  # checked by sata.py
@@ -213,6 +214,8 @@ class Report:
             if (share / stage).is_dir():
                 self.check(f"{stage}_exporter_alive", (share / stage / "exporter-alive").exists(),
                            f"the exporter process was gone after {stage} (see exporter.log)")
+        import probe
+        probe.all_checks(self, share)
         if (share / "b-set/nvme0-smart-log.json").exists():
             cw = _load_json(share / "b-set/nvme0-smart-log.json").get("critical_warning")
             self.check("critical_warning_injected_nvme_cli", cw == 4,

@@ -15,6 +15,7 @@ Python 3.11 standard library only.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -31,6 +32,10 @@ import checks  # noqa: E402
 from prom import parse_exposition  # noqa: E402
 
 IMAGE_SIZE = 64 * 1024 * 1024
+# Zeros at the start of each image (no partition table for the kernel to find),
+# random bytes after it, so that a write of any content changes the checksum.
+IMAGE_ZERO_HEAD = 1024 * 1024
+IMAGES = ("nvme0", "nvme1", "nvme2", "sata0")
 
 
 class Failure(Exception):
@@ -91,9 +96,10 @@ class Vm:
         self.serial = work / "serial.log"
         self.qmp_path = work / "qmp.sock"
         self.share.mkdir(parents=True, exist_ok=True)
-        for name in ("nvme0", "nvme1", "nvme2", "sata0"):
+        for name in IMAGES:
             with open(work / f"{name}.img", "wb") as f:
-                f.truncate(IMAGE_SIZE)
+                f.write(bytes(IMAGE_ZERO_HEAD))
+                f.write(os.urandom(IMAGE_SIZE - IMAGE_ZERO_HEAD))
         self.cmd = [
             "qemu-system-x86_64",
             "-accel", "tcg,thread=multi", "-cpu", "max", "-machine", "q35",
@@ -148,6 +154,16 @@ class Vm:
         except OSError:
             return "(no serial log)"
         return "\n".join(text.splitlines()[-lines:])
+
+    def image_md5s(self) -> dict[str, str]:
+        out = {}
+        for name in IMAGES:
+            h = hashlib.md5()
+            with open(self.work / f"{name}.img", "rb") as f:
+                while chunk := f.read(1 << 20):
+                    h.update(chunk)
+            out[name] = h.hexdigest()
+        return out
 
 
 class Driver:
@@ -286,10 +302,12 @@ def main() -> int:
         work = Path(tempfile.mkdtemp(prefix="ssd-vm-"))
     share = work / "share"
     share.mkdir()
-    (share / "config").write_text(f"BENCH={1 if args.bench else 0}\n")
+    (share / "config").write_text(f"BENCH={1 if args.bench else 0}\n"
+                                  f"PROBE_RATE={checks.PROBE_RATE:g}\n")
 
     report = checks.Report()
     vm = Vm(work, args.kernel, args.initrd)
+    md5_before = vm.image_md5s()
     timeout = args.timeout + (120 if args.bench else 0)
     drv = Driver(vm, time.monotonic() + timeout)
     started = time.monotonic()
@@ -308,6 +326,10 @@ def main() -> int:
     finally:
         vm.kill()
     vm_seconds = time.monotonic() - started
+    # the images as QEMU left them, for probe.never_writes (kept for --recheck)
+    (share / "p").mkdir(exist_ok=True)
+    (share / "p/host-md5.json").write_text(json.dumps(
+        {"before": md5_before, "after": vm.image_md5s()}, indent=1))
 
     report.offline(share, args.exporter)
     if args.bench:

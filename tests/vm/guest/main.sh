@@ -4,6 +4,7 @@
 . /guest/lib.sh
 
 BENCH=0
+PROBE_RATE=50
 [ -f "$SHARE/config" ] && . "$SHARE/config"
 
 ip link set lo up
@@ -18,10 +19,20 @@ smartctl -j -x /dev/sda > "$SHARE/env/smartctl-sda.json" 2>&1
 
 sync_stage boot || exit 1
 
+# ---- p) checksums before the exporter ever opens a device ---------------------
+# The probe only reads: after the run (exporter stopped) they must be the same.
+mkdir -p "$SHARE/p"
+cat /proc/uptime > "$SHARE/p/md5-uptime-0"
+md5sum /dev/nvme0n1 /dev/nvme1n1 /dev/sda > "$SHARE/p/md5-before.txt" 2>&1
+cat /proc/uptime > "$SHARE/p/md5-uptime-1"
+
 # ---- the exporter --------------------------------------------------------------
+# start_exporter <poll interval> [extra flags...]
 start_exporter() {
-    ssd_exporter --web.listen-address=127.0.0.1:10049 --poll.interval="$1" \
-        --discovery.interval=1s --log.level=debug 2>>"$SHARE/exporter.log" &
+    _interval=$1
+    shift
+    ssd_exporter --web.listen-address=127.0.0.1:10049 --poll.interval="$_interval" \
+        --discovery.interval=1s --log.level=debug "$@" 2>>"$SHARE/exporter.log" &
     EXPORTER_PID=$!
     echo "$EXPORTER_PID" > "$SHARE/exporter.pid"
 }
@@ -43,7 +54,8 @@ wait_exporter() {
     return 1
 }
 
-start_exporter 1s
+# the probe at a high rate for the whole run, so it is busy when nvme1 is unplugged
+start_exporter 1s --probe.rate="$PROBE_RATE"
 if wait_exporter; then
     echo ok > "$SHARE/exporter-ready"
 else
@@ -71,6 +83,14 @@ scrape "$SHARE/a/metrics-2.txt"
 date +%s > "$SHARE/a/t3"
 sync_stage a
 
+# ---- p) the latency probe on the real devices -------------------------------------
+# Two scrapes 2 s apart, each with the guest's /proc/uptime just before it.
+cat /proc/uptime > "$SHARE/p/uptime-1"
+scrape "$SHARE/p/metrics-1.txt"
+sleep 2
+cat /proc/uptime > "$SHARE/p/uptime-2"
+scrape "$SHARE/p/metrics-2.txt"
+
 # ---- b) critical warning injection ---------------------------------------------
 sync_stage b-set && watch_metrics b-set 15
 nvme smart-log /dev/nvme0 -o json > "$SHARE/b-set/nvme0-smart-log.json" 2>&1
@@ -78,9 +98,21 @@ sync_stage b-clear && watch_metrics b-clear 15
 nvme smart-log /dev/nvme0 -o json > "$SHARE/b-clear/nvme0-smart-log.json" 2>&1
 
 # ---- c) hot-unplug, hot-plug -----------------------------------------------------
+# the probes are running right before the unplug (metrics-before), the exporter log
+# is cut there and before the hot-plug (log-lines-*: line counts)
+mkdir -p "$SHARE/c-unplug"
+scrape "$SHARE/c-unplug/metrics-before.txt"
+wc -l < "$SHARE/exporter.log" > "$SHARE/c-unplug/log-lines-before"
 sync_stage c-unplug && watch_metrics c-unplug 15
+# after the series are gone: do the other drives' probes go on?
+cat /proc/uptime > "$SHARE/c-unplug/uptime-after-1"
+scrape "$SHARE/c-unplug/metrics-after-1.txt"
+sleep 2
+cat /proc/uptime > "$SHARE/c-unplug/uptime-after-2"
+scrape "$SHARE/c-unplug/metrics-after-2.txt"
 ls /dev > "$SHARE/c-unplug/dev.txt"
 kill -0 "$EXPORTER_PID" 2>/dev/null && echo alive > "$SHARE/c-unplug/exporter-alive"
+wc -l < "$SHARE/exporter.log" > "$SHARE/c-unplug/log-lines-after"
 sync_stage c-plug && watch_metrics c-plug 20
 ls /dev > "$SHARE/c-plug/dev.txt"
 nvme list -o json > "$SHARE/c-plug/nvme-list.json" 2>&1
@@ -120,5 +152,16 @@ if [ "$BENCH" = 1 ]; then
 fi
 
 kill "$EXPORTER_PID" 2>/dev/null
-sleep 0.2
+_n=30
+while [ "$_n" -gt 0 ] && kill -0 "$EXPORTER_PID" 2>/dev/null; do
+    usleep 100000
+    _n=$((_n - 1))
+done
+kill -0 "$EXPORTER_PID" 2>/dev/null && echo running > "$SHARE/p/exporter-still-running"
+
+# ---- p) checksums after the probes (exporter stopped, page cache dropped) ----------
+# nvme1 was unplugged in stage c: run.py compares its image file on the host.
+sync
+echo 3 > /proc/sys/vm/drop_caches
+md5sum /dev/nvme0n1 /dev/sda > "$SHARE/p/md5-after.txt" 2>&1
 sync_stage done 5
