@@ -156,7 +156,12 @@ impl BusyTracker {
     /// re-added), which restarts the interval. A call at the same instant
     /// as the previous one keeps the previous interval.
     pub fn decide(&mut self, now: Duration, stat: DiskStat) -> Decision {
+        const MIN_INTERVAL: Duration = Duration::from_millis(200);
         match self.last {
+            // Too short to measure: io_ticks has millisecond (or jiffy)
+            // granularity, so one probe read could read as a busy drive.
+            // Keep accumulating until the interval is long enough.
+            Some((then, _)) if now.saturating_sub(then) < MIN_INTERVAL => {}
             Some((then, prev)) if now > then => {
                 if let Some(dticks) = stat.io_ticks_ms.checked_sub(prev.io_ticks_ms) {
                     let probe_ms = self.pending_probe_busy.as_secs_f64() * 1e3;
@@ -209,6 +214,36 @@ impl BusyTracker {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_short_interval_is_not_measured_so_the_probe_does_not_skip_itself() {
+        // A probe read of 0.4 ms bumps io_ticks by a whole millisecond; over
+        // a 5 ms gap that would read as 12 % "other" load, over 1.2 ms as
+        // 50 %. Intervals under 200 ms are accumulated instead.
+        let policy = BusyPolicy {
+            max_utilisation: 0.1,
+            max_in_flight: 32,
+        };
+        let mut t = BusyTracker::new(policy);
+        let stat = |ticks| DiskStat {
+            io_ticks_ms: ticks,
+            ..DiskStat::default()
+        };
+        let ms = Duration::from_millis;
+        assert!(matches!(t.decide(ms(0), stat(0)), Decision::Probe));
+        t.add_probe_busy(Duration::from_micros(400));
+        assert!(matches!(t.decide(ms(5), stat(1)), Decision::Probe));
+        t.add_probe_busy(Duration::from_micros(400));
+        assert!(matches!(t.decide(ms(6), stat(2)), Decision::Probe));
+        // 300 ms later: 2 ms of ticks, 0.8 ms of it the probe's → 0.4 %.
+        assert!(matches!(t.decide(ms(300), stat(2)), Decision::Probe));
+        assert!(t.utilisation().unwrap() < 0.01);
+        // Real load: 280 ms busy over the next 300 ms → skip.
+        assert!(matches!(
+            t.decide(ms(600), stat(282)),
+            Decision::SkipBusy { .. }
+        ));
+    }
+
     use super::*;
 
     // A hand-written /sys/block/sda/stat line, 17 fields in kernel order:
@@ -335,15 +370,15 @@ mod tests {
     fn counters_going_backwards_restart() {
         let mut t = BusyTracker::new(BusyPolicy::default());
         t.decide(Duration::ZERO, stat(5000, 0));
-        t.decide(Duration::from_millis(100), stat(5100, 0)); // 100 % busy
+        t.decide(Duration::from_millis(200), stat(5200, 0)); // 100 % busy
         assert_eq!(t.utilisation(), Some(1.0));
         // Device re-added: counters reset. Probe, no utilisation known.
-        let d = t.decide(Duration::from_millis(200), stat(10, 0));
+        let d = t.decide(Duration::from_millis(400), stat(10, 0));
         assert_eq!(d, Decision::Probe);
         assert_eq!(t.utilisation(), None);
         // Same instant twice: the interval is kept, no division by zero.
-        t.decide(Duration::from_millis(300), stat(100, 0));
-        let d = t.decide(Duration::from_millis(300), stat(100, 0));
+        t.decide(Duration::from_millis(600), stat(190, 0));
+        let d = t.decide(Duration::from_millis(600), stat(190, 0));
         assert_eq!(
             d,
             Decision::SkipBusy {
