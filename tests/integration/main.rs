@@ -8,4 +8,5 @@ mod exit_codes;
 mod golden;
 mod landing;
 mod probe;
+mod rules;
 mod verdict;
