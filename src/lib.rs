@@ -1,6 +1,7 @@
-//! ssd_exporter: SSD health as Prometheus metrics, read through the
-//! exporter's own NVMe admin-passthrough ioctls — no smartctl, no nvme-cli,
-//! no forks, and no device I/O on the scrape path.
+//! ssd_exporter: SSD health and latency as Prometheus metrics, read through
+//! the exporter's own NVMe admin-passthrough and SG_IO ATA PASS-THROUGH
+//! ioctls — no smartctl, no nvme-cli, no forks, and no device I/O on the
+//! scrape path.
 //!
 //! # Layout
 //!
@@ -8,7 +9,8 @@
 //!
 //! ```text
 //! device (live ioctl | replay folder) → decode (pure) → reading (unified)
-//!     → snapshot (per drive) → /metrics, landing page
+//!     → verdict (health) → snapshot (per drive) → /metrics, check, landing page
+//! probe (O_DIRECT, rate-limited) → histogram + sliding window → /metrics
 //! ```
 //!
 //! - [`sys`]: the only `unsafe` in the crate: ioctls wrapped as safe functions.
@@ -22,10 +24,17 @@
 //!   folder, behind one trait — plus sysfs discovery and `dump`.
 //! - [`poll`]: one poll of one drive (which pages, what a failure means) and
 //!   each drive's schedule with its deadline.
-//! - [`health`]: the unified reading that NVMe (and later SATA) pages map onto.
+//! - [`health`]: the unified reading that NVMe and SATA pages map onto; the
+//!   verdict (rules over the reading and its history), wear-out forecast and
+//!   datasheet ratings.
+//! - [`probe`]: the latency probe: Poisson schedule, busy back-off, read and
+//!   opt-in write I/O, histogram and sliding-window quantiles, one thread per
+//!   drive.
 //! - [`snapshot`]: the latest state of every drive, shared with the server.
 //! - [`metrics`]: every metric's name, help, type and labels, in one place.
 //! - [`http`]: the server: `/metrics`, the landing page, `/healthz`.
+//! - [`report`], [`check`]: one row per drive for people — `ssd_exporter
+//!   check` (text, JSON, Nagios exit codes) and the landing page share it.
 //! - [`config`], [`cli`], [`logging`], [`timefmt`], [`app`]: flags and config
 //!   file, log output and timestamps, and the wiring that runs it all.
 #![deny(unsafe_code)]
