@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, mpsc};
 use std::time::{Instant, SystemTime};
 
-use crate::app::drives::{live_poller, replay_poller, scan};
+use crate::app::drives::{live_poller, placeholder, replay_poller, scan};
 use crate::app::load_namer;
 use crate::config::Config;
 use crate::health::Identity;
@@ -30,14 +30,7 @@ pub fn rows(config: &Config, devices: &[String]) -> anyhow::Result<Vec<Row>> {
     let mut drives: Vec<(String, String, Identity, Box<dyn Poller>)> = Vec::new();
     if config.replay.is_empty() {
         for d in scan(config).into_iter().filter(|d| wanted(&d.name)) {
-            let identity = Identity {
-                transport: d.transport,
-                model: d.model.clone(),
-                serial: d.serial.clone(),
-                firmware: d.firmware.clone(),
-                wwn: String::new(),
-                capacity_bytes: None,
-            };
+            let identity = placeholder(d.transport, &d.model, &d.serial, &d.firmware);
             let poller = live_poller(&d, config, &namer);
             drives.push((d.name, d.dev_path.display().to_string(), identity, poller));
         }
@@ -45,14 +38,7 @@ pub fn rows(config: &Config, devices: &[String]) -> anyhow::Result<Vec<Row>> {
         for dir in &config.replay {
             let (name, transport, poller) = replay_poller(dir, &namer)?;
             if wanted(&name) {
-                let identity = Identity {
-                    transport,
-                    model: String::new(),
-                    serial: String::new(),
-                    firmware: String::new(),
-                    wwn: String::new(),
-                    capacity_bytes: None,
-                };
+                let identity = placeholder(transport, "", "", "");
                 drives.push((name, dir.display().to_string(), identity, poller));
             }
         }

@@ -35,7 +35,8 @@ fn schedule_of(config: &Config) -> Schedule {
     }
 }
 
-fn placeholder(transport: Transport, model: &str, serial: &str, firmware: &str) -> Identity {
+/// Identity before the drive's own identify data is read.
+pub fn placeholder(transport: Transport, model: &str, serial: &str, firmware: &str) -> Identity {
     Identity {
         transport,
         model: model.to_string(),
