@@ -140,3 +140,56 @@ fn throttling_counts_for_an_hour_after_it_was_seen() {
     assert!(has(&d.poll_at(at(T0 + 600 + 59 * 60)), "thermal_throttling").is_some());
     assert!(has(&d.poll_at(at(T0 + 600 + 61 * 60)), "thermal_throttling").is_none());
 }
+
+#[test]
+fn sata_crc_errors_rising_is_a_warning() {
+    use ssd_exporter::ata::attributes::Namer;
+    use ssd_exporter::device::replay::SataReplay;
+    use ssd_exporter::poll::sata::{SataPolicy, SataPoller};
+    use std::sync::Arc;
+
+    let dir = tempfile::tempdir().unwrap();
+    let src = repo().join("tests/fixtures/sata/kingston-dc600m/sda");
+    for e in std::fs::read_dir(&src).unwrap().flatten() {
+        std::fs::copy(e.path(), dir.path().join(e.file_name())).unwrap();
+    }
+    let source = Box::new(SataReplay::new(dir.path()));
+    let mut poller = SataPoller::new(source, Arc::new(Namer::builtin()), SataPolicy::EVERY_PAGE);
+    let mut snap = DriveSnapshot::new(
+        "sda",
+        "test",
+        ssd_exporter::health::Identity {
+            transport: ssd_exporter::device::discovery::Transport::Sata,
+            model: String::new(),
+            serial: String::new(),
+            firmware: String::new(),
+            wwn: String::new(),
+            capacity_bytes: None,
+        },
+    );
+    let mut poll_at = |now| {
+        snap.apply(poller.poll(), Duration::from_millis(1), now);
+        snap.judge(&Rules::default(), Vec::new(), now);
+        let v = snap.verdict.as_ref().unwrap();
+        v.problems
+            .iter()
+            .map(|p| (p.name, p.severity))
+            .collect::<Vec<_>>()
+    };
+    assert!(poll_at(at(T0)).is_empty());
+    // Attribute 199 (slot 17, entry at byte 206): raw bytes start at 211.
+    // 0 → 3 CRC errors, and the SMART data checksum (byte 511) kept valid.
+    let path = dir.path().join("smart-data.bin");
+    let mut page = std::fs::read(&path).unwrap();
+    assert_eq!(page[206], 199);
+    page[211] = 3;
+    let sum = page[..511].iter().fold(0u8, |a, &b| a.wrapping_add(b));
+    page[511] = sum.wrapping_neg();
+    std::fs::write(&path, page).unwrap();
+    let p = poll_at(at(T0 + 60));
+    assert_eq!(
+        has(&p, "crc_errors_increasing"),
+        Some(Severity::Warning),
+        "{p:?}"
+    );
+}
