@@ -293,6 +293,8 @@ pub fn spawn(
     let in_flight = Arc::new(InFlight(AtomicU64::new(0)));
     let worker = Worker {
         stat_path: config.sysfs.join("block").join(&target.device).join("stat"),
+        stat_file: None,
+        stat_buf: vec![0; 512],
         read_schedule: Poisson::new(config.rate),
         tracker: BusyTracker::new(config.busy),
         timeout: config.timeout,
@@ -329,6 +331,10 @@ struct Worker {
     tracker: BusyTracker,
     skip_if: Option<SkipIf>,
     stat_path: PathBuf,
+    /// `stat_path` kept open: sysfs regenerates an attribute on every read
+    /// at offset 0, so one pread per probe replaces open + read + close.
+    stat_file: Option<std::fs::File>,
+    stat_buf: Vec<u8>,
     timeout: Duration,
     stats: Arc<Mutex<ProbeStats>>,
     stop: Arc<AtomicBool>,
@@ -422,12 +428,34 @@ impl Worker {
         lock(&self.stats).last_error = Some(msg);
     }
 
+    /// Reads `/sys/block/<dev>/stat` into `stat_buf`; the byte count.
+    fn read_stat(&mut self) -> io::Result<usize> {
+        use std::os::unix::fs::FileExt;
+        if self.stat_file.is_none() {
+            self.stat_file = Some(std::fs::File::open(&self.stat_path)?);
+        }
+        let file = self.stat_file.as_ref().expect("just opened");
+        match file.read_at(&mut self.stat_buf, 0) {
+            Ok(n) => Ok(n),
+            Err(e) => {
+                self.stat_file = None;
+                Err(e)
+            }
+        }
+    }
+
     fn tick(&mut self, write: bool) -> Flow {
         let now = Instant::now();
         lock(&self.stats).advance(now);
-        let stat = match std::fs::read_to_string(&self.stat_path) {
-            Ok(text) => DiskStat::parse(&text),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+        let stat = match self.read_stat() {
+            Ok(n) => std::str::from_utf8(&self.stat_buf[..n])
+                .ok()
+                .and_then(DiskStat::parse),
+            // A removed device's open sysfs file reads as ENODEV.
+            Err(e)
+                if e.kind() == io::ErrorKind::NotFound
+                    || e.raw_os_error() == Some(libc::ENODEV) =>
+            {
                 info!(device = %self.target.device, "device is gone; its probe ends");
                 lock(&self.stats).last_error = Some(format!(
                     "{}: device vanished; probe stopped",
