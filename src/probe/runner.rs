@@ -161,6 +161,9 @@ impl ProbeStats {
 /// and [`COUNTED`] once the watchdog has counted it as a timeout. One word,
 /// so the watchdog and the completing thread agree on who counts it.
 struct InFlight(AtomicU64);
+
+/// How many probes share one open descriptor of the drive's stat file.
+const STAT_REOPEN: u32 = 64;
 const COUNTED: u64 = 1 << 63;
 const WRITE: u64 = 1 << 62;
 const NANOS: u64 = WRITE - 1;
@@ -294,6 +297,7 @@ pub fn spawn(
     let worker = Worker {
         stat_path: config.sysfs.join("block").join(&target.device).join("stat"),
         stat_file: None,
+        stat_reads: 0,
         stat_buf: vec![0; 512],
         read_schedule: Poisson::new(config.rate),
         tracker: BusyTracker::new(config.busy),
@@ -333,7 +337,10 @@ struct Worker {
     stat_path: PathBuf,
     /// `stat_path` kept open: sysfs regenerates an attribute on every read
     /// at offset 0, so one pread per probe replaces open + read + close.
+    /// Reopened every [`STAT_REOPEN`] reads, so a stat file that vanished
+    /// without an error on the open descriptor (outside sysfs) is noticed.
     stat_file: Option<std::fs::File>,
+    stat_reads: u32,
     stat_buf: Vec<u8>,
     timeout: Duration,
     stats: Arc<Mutex<ProbeStats>>,
@@ -431,6 +438,10 @@ impl Worker {
     /// Reads `/sys/block/<dev>/stat` into `stat_buf`; the byte count.
     fn read_stat(&mut self) -> io::Result<usize> {
         use std::os::unix::fs::FileExt;
+        self.stat_reads = self.stat_reads.wrapping_add(1);
+        if self.stat_reads % STAT_REOPEN == 0 {
+            self.stat_file = None;
+        }
         if self.stat_file.is_none() {
             self.stat_file = Some(std::fs::File::open(&self.stat_path)?);
         }
