@@ -123,6 +123,20 @@ fn paced(dev: &str, rate: f64, seconds: f64) -> serde_json::Value {
     })
 }
 
+/// CPU per read of `/sys/block/<dev>/stat` (pread at offset 0 on an open
+/// descriptor, as the probe does before every I/O for its busy check).
+fn stat(dev: &str, count: u64) -> serde_json::Value {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::File::open(format!("/sys/block/{dev}/stat")).expect("open stat");
+    let mut buf = [0u8; 512];
+    let cpu0 = thread_cpu();
+    for _ in 0..count {
+        f.read_at(&mut buf, 0).expect("read stat");
+    }
+    let cpu = thread_cpu() - cpu0;
+    json!({ "device": dev, "reads": count, "cpu_ns_per_read": cpu.as_nanos() as f64 / count as f64 })
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |i: usize| -> &str { args.get(i).map(String::as_str).unwrap_or("") };
@@ -133,6 +147,7 @@ fn main() {
             arg(3).parse().expect("seconds"),
         ),
         "pread" => pread(arg(1), arg(2).parse().expect("count")),
+        "stat" => stat(arg(1), arg(2).parse().expect("count")),
         "paced" => paced(
             arg(1),
             arg(2).parse().expect("rate"),
@@ -140,7 +155,7 @@ fn main() {
         ),
         _ => {
             eprintln!(
-                "usage: probe_bench probe <dev> <rate> <seconds> | pread <dev> <count> | paced <dev> <rate> <seconds>"
+                "usage: probe_bench probe <dev> <rate> <seconds> | pread <dev> <count> | paced <dev> <rate> <seconds> | stat <dev> <count>"
             );
             std::process::exit(2)
         }

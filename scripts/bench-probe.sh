@@ -9,16 +9,23 @@
 #            I/O), so only same-rate figures are comparable.
 #  cpu       the probe thread's CPU per I/O (schedstat) minus (a) a tight
 #            pread loop's CPU per call and (b) a bare paced loop's (sleep a
-#            Poisson gap, pread, at the probe's rate): (b) is what the probe's
-#            own work costs beyond the syscall and the wake-up any
-#            rate-limited reader pays; (a) also counts that wake-up.
+#            Poisson gap, pread, at the probe's rate), CPU_PAIRS interleaved
+#            pairs, median of the differences: (b) is what the probe's own
+#            work (busy check, stats) costs beyond the syscall and the
+#            wake-up any rate-limited reader pays; (a) also counts that
+#            wake-up. Also the CPU of one read of the stat file.
 #  impact    a foreground fio random-read job (iodepth 4) with and without
 #            the probe at its default 5/s, PAIRS interleaved pairs (order
 #            alternating), the median with/without IOPS ratio. 10 pairs is a
 #            quick look; claiming "< 1 % impact" takes about 50.
 #
 # Needs root (losetup). Environment knobs: PAIRS (10), PAIR_SECONDS (5),
-# ACC_RATE (100 reads/s), ACC_SECONDS (20), SIZE_MIB (1024), WORK (a temp dir).
+# ACC_RATE (100 reads/s), ACC_SECONDS (20), CPU_PAIRS (5), CPU_SECONDS (15),
+# SIZE_MIB (1024), WORK (a temp dir), BACKING=disk|ram: `disk` (default) backs
+# the loop device with a file on disk opened with direct I/O, so the backing
+# disk's own tail shows; `ram` backs it with a file in /dev/shm (no direct
+# I/O on tmpfs), a stable device that compares the measuring methods
+# rather than the disk's moods.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +33,8 @@ PAIRS=${PAIRS:-10}
 PAIR_SECONDS=${PAIR_SECONDS:-5}
 ACC_RATE=${ACC_RATE:-100}
 ACC_SECONDS=${ACC_SECONDS:-20}
+CPU_PAIRS=${CPU_PAIRS:-5}
+CPU_SECONDS=${CPU_SECONDS:-15}
 SIZE_MIB=${SIZE_MIB:-1024}
 DEFAULT_RATE=5
 
@@ -38,7 +47,14 @@ command -v python3 >/dev/null || { echo "python3 is needed for the JSON summary"
 cargo build -q --release --example probe_bench
 BENCH="${CARGO_TARGET_DIR:-target}/release/examples/probe_bench"
 
-WORK=${WORK:-$(mktemp -d /var/tmp/bench-probe.XXXXXX)}
+BACKING=${BACKING:-disk}
+if [ "$BACKING" = ram ]; then
+  WORK=${WORK:-$(mktemp -d /dev/shm/bench-probe.XXXXXX)}
+  DIRECT=off
+else
+  WORK=${WORK:-$(mktemp -d /var/tmp/bench-probe.XXXXXX)}
+  DIRECT=on
+fi
 LOOP=""
 cleanup() {
   [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null || true
@@ -47,10 +63,10 @@ cleanup() {
 trap cleanup EXIT
 # Real data, not a sparse file: reads of holes never reach the disk.
 dd if=/dev/zero of="$WORK/disk.img" bs=1M count="$SIZE_MIB" conv=fsync status=none
-LOOP=$(losetup --find --show --direct-io=on "$WORK/disk.img") || {
+LOOP=$(losetup --find --show --direct-io="$DIRECT" "$WORK/disk.img") || {
   echo "cannot create a loop device (needs root and loop support)" >&2; exit 1; }
 DEV=$(basename "$LOOP")
-echo "bench on $LOOP ($SIZE_MIB MiB, direct I/O)" >&2
+echo "bench on $LOOP ($SIZE_MIB MiB, $BACKING-backed, loop direct I/O $DIRECT)" >&2
 
 fio_qd1() { # rate seconds out
   fio --name=acc --filename="$LOOP" --rw=randread --bs=4k --iodepth=1 --direct=1 \
@@ -63,15 +79,23 @@ fio_fg() { # out
     --ioengine=libaio --time_based --runtime="$PAIR_SECONDS" --output-format=json >"$1"
 }
 
+# Warm the device and the page cache of the tools' binaries first: the first
+# timed run of a series was consistently slower here.
+fio --name=warm --filename="$LOOP" --rw=randread --bs=4k --direct=1 --ioengine=psync \
+  --time_based --runtime=3 --output-format=json >/dev/null
 echo "== accuracy: probe vs fio at $ACC_RATE/s, ${ACC_SECONDS}s each, twice" >&2
 for i in 1 2; do
   "$BENCH" probe "$DEV" "$ACC_RATE" "$ACC_SECONDS" >"$WORK/acc-probe-$i.json"
   fio_qd1 "$ACC_RATE" "$ACC_SECONDS" "$WORK/acc-fio-$i.json"
 done
 
-echo "== cpu: tight pread loop, and paced preads at the probe's rate" >&2
+echo "== cpu: tight pread loop; $CPU_PAIRS interleaved pairs of paced preads and the probe at $ACC_RATE/s" >&2
 "$BENCH" pread "$DEV" 20000 >"$WORK/pread.json"
-"$BENCH" paced "$DEV" "$ACC_RATE" "$ACC_SECONDS" >"$WORK/paced.json"
+"$BENCH" stat "$DEV" 20000 >"$WORK/stat.json"
+for i in $(seq 1 "$CPU_PAIRS"); do
+  "$BENCH" paced "$DEV" "$ACC_RATE" "$CPU_SECONDS" >"$WORK/paced-$i.json"
+  "$BENCH" probe "$DEV" "$ACC_RATE" "$CPU_SECONDS" >"$WORK/cpu-probe-$i.json"
+done
 
 echo "== impact: $PAIRS pairs of ${PAIR_SECONDS}s, probe at $DEFAULT_RATE/s" >&2
 for i in $(seq 1 "$PAIRS"); do
@@ -88,9 +112,9 @@ for i in $(seq 1 "$PAIRS"); do
   done
 done
 
-python3 - "$WORK" "$PAIRS" "$ACC_RATE" <<'EOF'
+python3 - "$WORK" "$PAIRS" "$ACC_RATE" "$CPU_PAIRS" <<'EOF'
 import json, statistics, sys, glob
-work, pairs, rate = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+work, pairs, rate, cpu_pairs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 load = lambda p: json.load(open(p))
 def fio_pct(j, key="lat_ns"):
     r = j["jobs"][0]["read"]
@@ -105,10 +129,11 @@ for i in (1, 2):
                 "p50_ratio_probe_over_fio": pr["p50_s"] / fi["p50_s"],
                 "p99_ratio_probe_over_fio": pr["p99_s"] / fi["p99_s"]})
 pread = load(f"{work}/pread.json")
-paced = load(f"{work}/paced.json")
-probe_cpu = [load(f"{work}/acc-probe-{i}.json")["thread_cpu_ns_per_io"] for i in (1, 2)]
-beyond = [c - pread["cpu_ns_per_call"] for c in probe_cpu if c is not None]
-beyond_paced = [c - paced["cpu_ns_per_call"] for c in probe_cpu if c is not None]
+stat = load(f"{work}/stat.json")
+paced = [load(f"{work}/paced-{i}.json")["cpu_ns_per_call"] for i in range(1, cpu_pairs + 1)]
+probe_cpu = [load(f"{work}/cpu-probe-{i}.json")["thread_cpu_ns_per_io"] for i in range(1, cpu_pairs + 1)]
+beyond = [c - pread["cpu_ns_per_call"] for c in probe_cpu]
+beyond_paced = [c - p for c, p in zip(probe_cpu, paced)]
 ratios, probe_ios, skipped = [], [], {}
 for i in range(1, pairs + 1):
     w = load(f"{work}/imp-with-{i}.json")["jobs"][0]["read"]["iops"]
@@ -123,9 +148,12 @@ print(json.dumps({
     "cpu": {"probe_thread_cpu_ns_per_io": probe_cpu,
             "pread_cpu_ns_per_call": pread["cpu_ns_per_call"],
             "pread_wall_ns_per_call": pread["wall_ns_per_call"],
-            "paced_pread_cpu_ns_per_call": paced["cpu_ns_per_call"],
+            "paced_pread_cpu_ns_per_call": paced,
+            "busy_check_stat_read_cpu_ns": stat["cpu_ns_per_read"],
+            "beyond_paced_pread_ns_per_io_median": statistics.median(beyond_paced),
             "beyond_tight_pread_ns_per_io": beyond,
-            "beyond_paced_pread_ns_per_io": beyond_paced},
+            "beyond_paced_pread_ns_per_io": beyond_paced,
+            },
     "impact": {"pairs": pairs, "probe_rate_per_s": 5,
                "iops_ratio_with_over_without_median": statistics.median(ratios),
                "iops_ratio_min": min(ratios), "iops_ratio_max": max(ratios),
