@@ -39,4 +39,12 @@ python3 tests/fixtures/check_sata_fixtures.py
 echo "== real kernel: QEMU with emulated NVMe and SATA under the Debian kernel"
 tests/vm/run.sh
 echo "== cargo test"
-cargo test --all-targets
+log=$(mktemp)
+set +e
+cargo test --all-targets 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+# One closing line for the whole cargo test run (it prints one per binary).
+awk '/^test result:/ { p += $4; f += $6 } END { printf "cargo test: %d passed, %d failed\n", p, f }' "$log"
+rm -f "$log"
+exit "$status"
