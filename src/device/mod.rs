@@ -56,6 +56,28 @@ pub enum FetchError {
     Failed(String),
 }
 
+impl FetchError {
+    /// An errno from `what` on `path`: a vanished device is `Gone`, a
+    /// permission error names the capability the transport needs.
+    pub fn from_os(
+        what: &str,
+        path: &std::path::Path,
+        e: std::io::Error,
+        capability: &str,
+    ) -> Self {
+        let path = path.display();
+        match e.raw_os_error() {
+            Some(libc::ENODEV | libc::ENOENT | libc::ENXIO) => {
+                Self::Gone(format!("{what} {path}: {e}"))
+            }
+            Some(libc::EPERM | libc::EACCES) => Self::Failed(format!(
+                "{what} {path}: permission denied (needs {capability}; see systemd/ssd_exporter.service)"
+            )),
+            _ => Self::Failed(format!("{what} {path}: {e}")),
+        }
+    }
+}
+
 /// Something that answers NVMe page requests with raw bytes.
 pub trait NvmeSource: Send {
     /// Human-readable origin, used in log lines (`/dev/nvme0`, a folder).
@@ -105,4 +127,41 @@ pub trait AtaSource: Send {
     fn smart_status(&mut self) -> Result<SmartStatus, FetchError>;
     /// CHECK POWER MODE (never wakes the drive).
     fn power_mode(&mut self) -> Result<PowerMode, FetchError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io;
+    use std::path::Path;
+
+    #[test]
+    fn errno_mapping_names_the_path_and_the_capability() {
+        let gone = FetchError::from_os(
+            "open",
+            Path::new("/dev/sda"),
+            io::Error::from_raw_os_error(libc::ENODEV),
+            "CAP_SYS_RAWIO",
+        );
+        assert!(matches!(gone, FetchError::Gone(_)));
+        let denied = FetchError::from_os(
+            "open",
+            Path::new("/dev/nvme0"),
+            io::Error::from_raw_os_error(libc::EACCES),
+            "CAP_SYS_ADMIN",
+        );
+        assert_eq!(
+            denied,
+            FetchError::Failed("open /dev/nvme0: permission denied (needs CAP_SYS_ADMIN; see systemd/ssd_exporter.service)".into())
+        );
+        let eio = FetchError::from_os(
+            "smart read data",
+            Path::new("/dev/sda"),
+            io::Error::from_raw_os_error(libc::EIO),
+            "CAP_SYS_RAWIO",
+        );
+        assert!(
+            matches!(eio, FetchError::Failed(m) if m.starts_with("smart read data /dev/sda: "))
+        );
+    }
 }

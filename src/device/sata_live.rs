@@ -50,16 +50,7 @@ impl SataLive {
     }
 
     fn os_error(&self, what: &str, e: io::Error) -> FetchError {
-        let path = self.path.display();
-        match e.raw_os_error() {
-            Some(libc::ENODEV | libc::ENOENT | libc::ENXIO) => {
-                FetchError::Gone(format!("{what} {path}: {e}"))
-            }
-            Some(libc::EPERM | libc::EACCES) => FetchError::Failed(format!(
-                "{what} {path}: permission denied (needs CAP_SYS_RAWIO; see systemd/ssd_exporter.service)"
-            )),
-            _ => FetchError::Failed(format!("{what} {path}: {e}")),
-        }
+        FetchError::from_os(what, &self.path, e, "CAP_SYS_RAWIO")
     }
 
     /// Issues `cmd`; returns the data (for PIO in) and the ATA registers
