@@ -85,6 +85,9 @@ pub struct Flags {
     /// Serve a dump folder as a drive instead of live drives (repeatable).
     #[arg(long = "replay", value_name = "FOLDER", global = true)]
     pub replay: Vec<PathBuf>,
+    /// Serve a simulated fleet (four drives, time-compressed) instead of real drives: see dashboards and alerts work with no hardware.
+    #[arg(long = "demo")]
+    pub demo: bool,
     /// Turn the latency probe off.
     #[arg(long = "probe.disable")]
     pub probe_disable: bool,
@@ -151,6 +154,7 @@ impl Flags {
                 format: self.log_format.clone(),
             },
             replay: self.replay.clone(),
+            demo: self.demo.then_some(true),
             probe: RawProbe {
                 disable: self.probe_disable.then_some(true),
                 rate: self.probe_rate,

@@ -40,6 +40,8 @@ pub struct RawFile {
     pub device: RawDevice,
     pub log: RawLog,
     pub replay: Vec<PathBuf>,
+    /// Serve the simulated fleet (`--demo`).
+    pub demo: Option<bool>,
     pub path: RawPath,
     pub probe: RawProbe,
     pub health: RawHealth,
@@ -166,6 +168,7 @@ impl RawFile {
         pick(&mut self.log.level, other.log.level);
         pick(&mut self.log.format, other.log.format);
         pick_vec(&mut self.replay, other.replay);
+        pick(&mut self.demo, other.demo);
         pick(&mut self.path.sysfs, other.path.sysfs);
         pick(&mut self.path.dev, other.path.dev);
         pick(&mut self.path.drivedb, other.path.drivedb);
@@ -211,6 +214,8 @@ pub struct Config {
     pub log_level: tracing::Level,
     pub log_format: LogFormat,
     pub replay: Vec<PathBuf>,
+    /// Serve the simulated fleet instead of real drives.
+    pub demo: bool,
     pub sysfs: PathBuf,
     pub dev: PathBuf,
     pub probe: Probe,
@@ -382,10 +387,19 @@ impl TryFrom<RawFile> for Config {
                 ),
             ));
         }
+        let demo = raw.demo.unwrap_or(false);
+        if demo && !raw.replay.is_empty() {
+            return Err(invalid(
+                "demo",
+                "cannot be combined with replay; use one or the other",
+            ));
+        }
+        // The demo's drives change by the second: poll them often.
+        let poll_default = if demo { "2s" } else { "60s" };
         Ok(Config {
             listen,
             telemetry_path,
-            poll_interval: duration_key("poll.interval", raw.poll.interval, "60s")?,
+            poll_interval: duration_key("poll.interval", raw.poll.interval, poll_default)?,
             poll_timeout: duration_key("poll.timeout", raw.poll.timeout, "10s")?,
             wake_standby: raw.poll.wake_standby.unwrap_or(false),
             discovery_interval: duration_key("discovery.interval", raw.discovery.interval, "30s")?,
@@ -403,6 +417,7 @@ impl TryFrom<RawFile> for Config {
                 }
             },
             replay: raw.replay,
+            demo,
             probe: probe(raw.probe)?,
             health: health(raw.health)?,
             sysfs: raw.path.sysfs.unwrap_or_else(|| "/sys".into()),

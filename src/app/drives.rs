@@ -13,6 +13,7 @@ use tracing::{info, warn};
 use super::Ctx;
 use crate::ata::attributes::Namer;
 use crate::config::Config;
+use crate::device::demo::{self, DemoNvme, DemoSata};
 use crate::device::discovery::{self, Discovered, Filter, Transport};
 use crate::device::nvme_live::NvmeLive;
 use crate::device::replay::{self, DumpKind, NvmeReplay, SataReplay};
@@ -123,6 +124,58 @@ pub(crate) fn start_replays(ctx: &Ctx) -> anyhow::Result<JoinHandle<()>> {
         let _guard = AbortOnDrop(tasks);
         std::future::pending::<()>().await
     }))
+}
+
+/// Probe reads per second of each simulated drive: ten times the real
+/// default, so a p99.99 has enough samples behind it within minutes.
+pub const DEMO_PROBE_RATE: f64 = 50.0;
+
+/// Serves the simulated fleet (`--demo`): each drive's pages come from its
+/// model through the live pollers; its probe draws latencies from the same
+/// model. Returns a handle owning the loops.
+pub(crate) fn start_demo(ctx: &Ctx) -> JoinHandle<()> {
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for drive in demo::FLEET {
+        let poller: Box<dyn Poller> = match drive.transport() {
+            Transport::Nvme => Box::new(NvmePoller::new(
+                Box::new(DemoNvme::new(drive, started)),
+                PollPolicy::LIVE,
+            )),
+            Transport::Sata => Box::new(SataPoller::new(
+                Box::new(DemoSata::new(drive, started)),
+                ctx.namer.clone(),
+                SataPolicy::LIVE,
+            )),
+        };
+        let origin = format!("demo:{}", drive.name);
+        ctx.store.insert(ctx.snapshot(
+            drive.name,
+            &origin,
+            placeholder(drive.transport(), "", "", ""),
+        ));
+        if let Some(p) = &ctx.probes {
+            let model = drive.model;
+            let draw = Box::new(move |t: f64, rng: &mut fastrand::Rng| {
+                let l = demo::sim::latency(model, t);
+                l.sample(1.0 - rng.f64(), rng.f64(), rng.f64())
+            });
+            p.start_simulated(drive.name, drive.block, DEMO_PROBE_RATE, started, draw);
+        }
+        let run = schedule::run(
+            drive.name.to_string(),
+            poller,
+            schedule_of(&ctx.config),
+            ctx.judge.clone(),
+            ctx.store.clone(),
+            ctx.gone.clone(),
+        );
+        tasks.push(tokio::spawn(run));
+    }
+    tokio::spawn(async move {
+        let _guard = AbortOnDrop(tasks);
+        std::future::pending::<()>().await
+    })
 }
 
 /// Aborts the drive loops when the owning task is aborted.

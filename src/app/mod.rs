@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::Context;
 use tokio::sync::{Notify, watch};
-use tracing::info;
+use tracing::{info, warn};
 
 use crate::ata::attributes::Namer;
 use crate::config::{Config, ConfigError, Health};
@@ -213,7 +213,10 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         gone: Arc::new(Notify::new()),
         judge: judge(&config.health, probes.clone()),
     });
-    let drives = if config.replay.is_empty() {
+    let drives = if config.demo {
+        warn!("{}", crate::device::demo::NOTICE);
+        drives::start_demo(&ctx)
+    } else if config.replay.is_empty() {
         tokio::spawn(drives::discover(ctx.clone()))
     } else {
         ctx.start_extra_probes();
@@ -233,7 +236,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         let cfg = http::ServerConfig {
             telemetry_path: config.telemetry_path.clone(),
             version: state.build.version.clone(),
-            banner: None,
+            banner: config.demo.then(|| crate::device::demo::NOTICE.to_string()),
         };
         let mut rx = stop_rx.clone();
         let shutdown = async move {

@@ -106,6 +106,32 @@ impl Fleet {
         }
     }
 
+    /// Starts a simulated probe of `block` for the demo's `drive`: reads at
+    /// `rate` per second whose latencies `model` draws (see
+    /// [`super::simulated`]).
+    pub fn start_simulated(
+        &self,
+        drive: &str,
+        block: &str,
+        rate: f64,
+        demo_started: Instant,
+        model: super::simulated::LatencyModel,
+    ) {
+        match super::simulated::spawn(block, &self.config, rate, demo_started, model) {
+            Ok(handle) => {
+                info!(device = drive, block, "simulated latency probe started");
+                self.running().insert(
+                    block.to_string(),
+                    Entry {
+                        drive: drive.to_string(),
+                        handle,
+                    },
+                );
+            }
+            Err(e) => warn!(device = drive, block, "not probing: {e}"),
+        }
+    }
+
     /// Stops every probe of `drive` (without waiting for a stuck thread).
     pub fn stop_drive(&self, drive: &str) {
         self.running().retain(|block, e| {

@@ -12,6 +12,8 @@
 //!   the opt-in write probe only touches a file it created).
 //! - [`runner`]: one probe thread per drive, its deadline watchdog and stats.
 //! - [`fleet`]: the running probes, started and stopped with discovery.
+//! - [`simulated`]: the demo's probes, recording latencies drawn from a
+//!   model instead of measured.
 
 pub mod busy;
 pub mod fleet;
@@ -20,5 +22,6 @@ pub mod qos;
 pub mod reader;
 pub mod runner;
 pub mod schedule;
+pub mod simulated;
 pub mod window;
 pub mod writer;

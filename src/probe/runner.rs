@@ -105,7 +105,7 @@ pub struct OpStats {
 }
 
 impl OpStats {
-    fn new(op: &'static str, window: Duration) -> Self {
+    pub(super) fn new(op: &'static str, window: Duration) -> Self {
         Self {
             op,
             histogram: LatencyHistogram::default(),
@@ -233,6 +233,24 @@ impl ProbeHandle {
         stats.last_error = Some(msg);
         *stats.op(v & WRITE != 0).ios.entry("timeout").or_default() += 1;
         true
+    }
+}
+
+impl ProbeHandle {
+    /// A probe whose thread records latencies it is given rather than
+    /// measures (the demo's simulated drives): nothing is ever in flight.
+    pub(super) fn simulated(
+        stats: Arc<Mutex<ProbeStats>>,
+        stop: Arc<AtomicBool>,
+        thread: JoinHandle<()>,
+    ) -> Self {
+        Self {
+            stats,
+            stop,
+            thread,
+            in_flight: Arc::new(InFlight(AtomicU64::new(0))),
+            timeout: Duration::MAX,
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod check;
 mod common;
+mod demo;
 mod docs;
 mod exit_codes;
 mod golden;

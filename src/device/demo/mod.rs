@@ -1,0 +1,211 @@
+//! `--demo`: a simulated fleet, for seeing the dashboards and alerts come
+//! alive with no hardware. Each drive is a source like a live or replayed
+//! one: it answers page requests with bytes ([`pages`]), built from a
+//! time-compressed model of the drive ([`sim`]), and those bytes go through
+//! the same pollers and decoders as a real drive's.
+//!
+//! The fleet, modelled on `shared/reference/drives.md`:
+//! - `nvme0`: a Kingston DC2000B-like NVMe drive with PLP that heats up and
+//!   throttles every few minutes, its latency tail spiking meanwhile;
+//! - `nvme1`: a Sabrent Rocket 4.0-like client drive without PLP that now
+//!   and then loses power without warning;
+//! - `sda`: a Kingston DC600M-like SATA drive, healthy, within its QoS;
+//! - `nvme2`: a failing DC2000B-like drive (spare below threshold, worn
+//!   out, capacitors degraded, media errors rising, a failed self-test).
+//!
+//! Serial numbers start with `DEMO`; the landing page and the log say the
+//! drives are simulated.
+
+pub mod pages;
+pub mod sim;
+#[cfg(test)]
+mod tests;
+
+use std::time::Instant;
+
+use crate::ata::{PowerMode, smart::SmartStatus};
+use crate::device::discovery::Transport;
+use crate::device::{AtaRead, AtaSource, FetchError, NvmeRequest, NvmeSource};
+use pages::{AtaIdentity, NvmeIdentity};
+use sim::Model;
+
+/// One simulated drive.
+#[derive(Debug, Clone, Copy)]
+pub struct DemoDrive {
+    /// Kernel-style name: the `device` label.
+    pub name: &'static str,
+    /// The block device its probe reports (`block` label).
+    pub block: &'static str,
+    pub model: Model,
+}
+
+impl DemoDrive {
+    pub fn transport(&self) -> Transport {
+        match self.model {
+            Model::Dc600m => Transport::Sata,
+            _ => Transport::Nvme,
+        }
+    }
+}
+
+/// The simulated fleet.
+pub const FLEET: [DemoDrive; 4] = [
+    DemoDrive {
+        name: "nvme0",
+        block: "nvme0n1",
+        model: Model::Dc2000b,
+    },
+    DemoDrive {
+        name: "nvme1",
+        block: "nvme1n1",
+        model: Model::Rocket,
+    },
+    DemoDrive {
+        name: "nvme2",
+        block: "nvme2n1",
+        model: Model::Failing,
+    },
+    DemoDrive {
+        name: "sda",
+        block: "sda",
+        model: Model::Dc600m,
+    },
+];
+
+/// The banner on the landing page and the log line at start.
+pub const NOTICE: &str = "DEMO MODE: every drive here is SIMULATED (--demo); no real drive is read";
+
+fn nvme_identity(model: Model) -> NvmeIdentity {
+    let dc2000b = |serial| NvmeIdentity {
+        vid: 0x2646,
+        serial,
+        model: "KINGSTON SEDC2000BM8960G",
+        firmware: "EIEK51.3",
+        oacs: 0x0017, // security, format, firmware, self-test
+        wctemp_c: 70.0,
+        cctemp_c: 85.0,
+        capacity_bytes: 960_197_124_096,
+        elpe: 63,
+    };
+    match model {
+        Model::Rocket => NvmeIdentity {
+            vid: 0x1987,
+            serial: "DEMO0000000000000002",
+            model: "Sabrent Rocket 4.0 2TB",
+            firmware: "RKT401.3",
+            oacs: 0x0007, // no self-test
+            wctemp_c: 75.0,
+            cctemp_c: 80.0,
+            capacity_bytes: 2_000_398_934_016,
+            elpe: 62,
+        },
+        Model::Failing => dc2000b("DEMO0000000000000003"),
+        _ => dc2000b("DEMO0000000000000001"),
+    }
+}
+
+/// A simulated NVMe controller.
+pub struct DemoNvme {
+    drive: DemoDrive,
+    started: Instant,
+}
+
+impl DemoNvme {
+    pub fn new(drive: DemoDrive, started: Instant) -> Self {
+        Self { drive, started }
+    }
+}
+
+impl NvmeSource for DemoNvme {
+    fn origin(&self) -> String {
+        format!("demo:{}", self.drive.name)
+    }
+
+    fn fetch(&mut self, req: NvmeRequest) -> Result<Vec<u8>, FetchError> {
+        let t = self.started.elapsed().as_secs_f64();
+        let model = self.drive.model;
+        let (health, ocp) = sim::nvme(model, t);
+        let unsupported = || Err(FetchError::Unsupported(format!("{req}: not simulated")));
+        match req {
+            NvmeRequest::IdentifyController => Ok(pages::nvme_identify(&nvme_identity(model))),
+            NvmeRequest::IdentifyNamespace { .. } => {
+                let mut p = pages::Page::new(4096);
+                // EUI64: the vendor's OUI, then the drive's number
+                p.raw(120, &[0x00, 0x26, 0xB7, 0xDE, 0, 0, 0, model as u8 + 1]);
+                Ok(p.bytes())
+            }
+            NvmeRequest::UuidList => unsupported(),
+            NvmeRequest::Log { lid: 0x02, .. } => Ok(pages::nvme_smart_log(&health)),
+            NvmeRequest::Log { lid: 0xC0, .. } => match ocp {
+                Some(o) => Ok(pages::ocp_smart_log(&o)),
+                None => unsupported(),
+            },
+            NvmeRequest::Log { lid: 0x01, len, .. } => {
+                Ok(pages::nvme_error_log(len / 64, health.error_entries as u64))
+            }
+            NvmeRequest::Log { lid: 0x06, .. } => {
+                let result = if model == Model::Failing { 7 } else { 0 };
+                Ok(pages::nvme_self_test_log(
+                    result,
+                    (health.power_on_hours as u64).saturating_sub(10),
+                ))
+            }
+            NvmeRequest::Log { .. } => unsupported(),
+        }
+    }
+}
+
+/// The simulated SATA drive (DC600M-like).
+pub struct DemoSata {
+    drive: DemoDrive,
+    started: Instant,
+}
+
+impl DemoSata {
+    pub fn new(drive: DemoDrive, started: Instant) -> Self {
+        Self { drive, started }
+    }
+}
+
+impl AtaSource for DemoSata {
+    fn origin(&self) -> String {
+        format!("demo:{}", self.drive.name)
+    }
+
+    fn read(&mut self, req: AtaRead) -> Result<Vec<u8>, FetchError> {
+        let t = self.started.elapsed().as_secs_f64();
+        let devstat = sim::dc600m_devstat(t);
+        Ok(match req {
+            AtaRead::Identify => pages::ata_identify(&AtaIdentity {
+                serial: "DEMO0000000000000004",
+                model: "KINGSTON SEDC600M960G",
+                firmware: "SCEKH5.1",
+                sectors: 1_875_385_008,
+                wwn: 0x5002_6B78_DE00_0004,
+            }),
+            AtaRead::SmartData => pages::ata_smart_data(&sim::dc600m_attributes(t)),
+            AtaRead::SmartThresholds => pages::ata_smart_thresholds(&sim::dc600m_attributes(t)),
+            AtaRead::SelfTestLog => pages::ata_self_test_log(0, 17_500),
+            AtaRead::ErrorLog => pages::ata_error_log(0),
+            AtaRead::DevStat { page: 0 } => {
+                let mut list = vec![0];
+                list.extend(devstat.iter().map(|(n, _)| *n));
+                pages::ata_devstat_list(&list)
+            }
+            AtaRead::DevStat { page } => match devstat.iter().find(|(n, _)| *n == page) {
+                Some((n, stats)) => pages::ata_devstat_page(*n, stats),
+                None => {
+                    return Err(FetchError::Unsupported(format!("{req}: not simulated")));
+                }
+            },
+        })
+    }
+
+    fn smart_status(&mut self) -> Result<SmartStatus, FetchError> {
+        Ok(SmartStatus::Passed)
+    }
+
+    fn power_mode(&mut self) -> Result<PowerMode, FetchError> {
+        Ok(PowerMode::ActiveOrIdle)
+    }
+}

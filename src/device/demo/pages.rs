@@ -1,0 +1,398 @@
+//! Page encoders for the simulated drives: the inverse of the decoders, byte
+//! for byte as `shared/reference/layouts.md` lays the pages out, so a demo
+//! drive's pages go through exactly the decoders a real drive's do.
+//!
+//! Only the fields the exporter reads (and a few a tool would expect to be
+//! plausible) are filled; everything else stays zero, as on many drives.
+
+use crate::nvme::ocp::OCP_SMART_LOG_GUID;
+
+/// A zero-filled buffer with little-endian field writers.
+pub struct Page(Vec<u8>);
+
+impl Page {
+    pub fn new(len: usize) -> Self {
+        Self(vec![0; len])
+    }
+
+    /// `len` bytes of `v`, little-endian, at `off` (bits above `len` bytes
+    /// are dropped, as a narrower device field would drop them).
+    pub fn uint(&mut self, off: usize, len: usize, v: u128) -> &mut Self {
+        let bytes = v.to_le_bytes();
+        self.0[off..off + len].copy_from_slice(&bytes[..len]);
+        self
+    }
+
+    pub fn u8(&mut self, off: usize, v: u8) -> &mut Self {
+        self.uint(off, 1, v.into())
+    }
+
+    pub fn u16(&mut self, off: usize, v: u16) -> &mut Self {
+        self.uint(off, 2, v.into())
+    }
+
+    pub fn u32(&mut self, off: usize, v: u32) -> &mut Self {
+        self.uint(off, 4, v.into())
+    }
+
+    pub fn u64(&mut self, off: usize, v: u64) -> &mut Self {
+        self.uint(off, 8, v.into())
+    }
+
+    pub fn u128(&mut self, off: usize, v: u128) -> &mut Self {
+        self.uint(off, 16, v)
+    }
+
+    /// `data` as is at `off`.
+    pub fn raw(&mut self, off: usize, data: &[u8]) -> &mut Self {
+        self.0[off..off + data.len()].copy_from_slice(data);
+        self
+    }
+
+    /// NVMe string: ASCII, space padded.
+    pub fn ascii(&mut self, off: usize, len: usize, text: &str) -> &mut Self {
+        let field = &mut self.0[off..off + len];
+        field.fill(b' ');
+        let n = text.len().min(len);
+        field[..n].copy_from_slice(&text.as_bytes()[..n]);
+        self
+    }
+
+    /// ATA string: space padded, the two characters of each word swapped.
+    pub fn ata_string(&mut self, word: usize, words: usize, text: &str) -> &mut Self {
+        self.ascii(2 * word, 2 * words, text);
+        for w in self.0[2 * word..2 * (word + words)].chunks_exact_mut(2) {
+            w.swap(0, 1);
+        }
+        self
+    }
+
+    /// IDENTIFY word `n`.
+    pub fn word(&mut self, n: usize, v: u16) -> &mut Self {
+        self.u16(2 * n, v)
+    }
+
+    /// Byte 511 such that the 512 bytes sum to 0 mod 256 (ATA checksums).
+    pub fn checksum(&mut self) -> &mut Self {
+        self.0[511] = 0;
+        let sum = self.0[..512].iter().fold(0u8, |a, &b| a.wrapping_add(b));
+        self.0[511] = sum.wrapping_neg();
+        self
+    }
+
+    pub fn bytes(&self) -> Vec<u8> {
+        self.0.clone()
+    }
+}
+
+/// Kelvin for a whole °C reading (NVMe temperatures are Kelvin).
+pub fn kelvin(celsius: f64) -> u16 {
+    (celsius.round() + 273.0).clamp(0.0, f64::from(u16::MAX)) as u16
+}
+
+/// What an Identify Controller page says.
+pub struct NvmeIdentity {
+    pub vid: u16,
+    pub serial: &'static str,
+    pub model: &'static str,
+    pub firmware: &'static str,
+    /// OACS: bit 4 = device self-test.
+    pub oacs: u16,
+    pub wctemp_c: f64,
+    pub cctemp_c: f64,
+    pub capacity_bytes: u128,
+    /// Error log entries − 1 (ELPE).
+    pub elpe: u8,
+}
+
+/// Identify Controller (CNS 01h), 4096 bytes.
+pub fn nvme_identify(id: &NvmeIdentity) -> Vec<u8> {
+    let mut p = Page::new(4096);
+    p.u16(0, id.vid)
+        .u16(2, id.vid)
+        .ascii(4, 20, id.serial)
+        .ascii(24, 40, id.model)
+        .ascii(64, 8, id.firmware)
+        .u32(80, 0x0001_0400) // NVMe 1.4
+        .u16(256, id.oacs)
+        .u8(261, 0x07) // LPA: per-namespace SMART, command effects, extended data
+        .u8(262, id.elpe)
+        .u16(266, kelvin(id.wctemp_c))
+        .u16(268, kelvin(id.cctemp_c))
+        .u128(280, id.capacity_bytes)
+        .u32(516, 1); // one namespace
+    p.bytes()
+}
+
+/// The SMART / Health log's fields, in the log's own units.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NvmeHealth {
+    pub critical_warning: u8,
+    pub composite_c: f64,
+    pub sensors_c: Vec<f64>,
+    pub available_spare: u8,
+    pub spare_threshold: u8,
+    pub percent_used: u8,
+    /// Thousands of 512-byte units.
+    pub data_units_read: u128,
+    pub data_units_written: u128,
+    pub host_reads: u128,
+    pub host_writes: u128,
+    pub busy_minutes: u128,
+    pub power_cycles: u128,
+    pub power_on_hours: u128,
+    pub unsafe_shutdowns: u128,
+    pub media_errors: u128,
+    pub error_entries: u128,
+    pub warning_temp_minutes: u32,
+    pub critical_temp_minutes: u32,
+    pub tmt1_count: u32,
+    pub tmt2_count: u32,
+    pub tmt1_seconds: u32,
+    pub tmt2_seconds: u32,
+}
+
+/// SMART / Health Information (log 02h), 512 bytes.
+pub fn nvme_smart_log(h: &NvmeHealth) -> Vec<u8> {
+    let mut p = Page::new(512);
+    p.u8(0, h.critical_warning)
+        .u16(1, kelvin(h.composite_c))
+        .u8(3, h.available_spare)
+        .u8(4, h.spare_threshold)
+        .u8(5, h.percent_used)
+        .u128(32, h.data_units_read)
+        .u128(48, h.data_units_written)
+        .u128(64, h.host_reads)
+        .u128(80, h.host_writes)
+        .u128(96, h.busy_minutes)
+        .u128(112, h.power_cycles)
+        .u128(128, h.power_on_hours)
+        .u128(144, h.unsafe_shutdowns)
+        .u128(160, h.media_errors)
+        .u128(176, h.error_entries)
+        .u32(192, h.warning_temp_minutes)
+        .u32(196, h.critical_temp_minutes)
+        .u32(216, h.tmt1_count)
+        .u32(220, h.tmt2_count)
+        .u32(224, h.tmt1_seconds)
+        .u32(228, h.tmt2_seconds);
+    for (i, &c) in h.sensors_c.iter().take(8).enumerate() {
+        p.u16(200 + 2 * i, kelvin(c));
+    }
+    p.bytes()
+}
+
+/// The OCP extended SMART log's fields the demo varies.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OcpHealth {
+    pub media_written_bytes: u128,
+    pub media_read_bytes: u128,
+    pub bad_user_blocks: u64,
+    pub bad_system_blocks: u64,
+    pub uncorrectable_reads: u64,
+    pub soft_ecc: u64,
+    pub throttle_events: u8,
+    pub throttling: bool,
+    pub pcie_correctable: u64,
+    pub incomplete_shutdowns: u32,
+    /// Percent.
+    pub capacitor_health: u16,
+    pub plp_starts: u128,
+}
+
+/// OCP Datacenter NVMe SSD SMART / Health extended log (C0h), 512 bytes.
+pub fn ocp_smart_log(o: &OcpHealth) -> Vec<u8> {
+    let mut p = Page::new(512);
+    p.u128(0, o.media_written_bytes)
+        .u128(16, o.media_read_bytes)
+        .uint(32, 6, o.bad_user_blocks.into())
+        .uint(40, 6, o.bad_system_blocks.into())
+        .u64(56, o.uncorrectable_reads)
+        .u64(64, o.soft_ecc)
+        .u8(96, o.throttle_events)
+        .u8(97, u8::from(o.throttling))
+        .u8(103, 2) // DSSD spec version 2.x
+        .u64(104, o.pcie_correctable)
+        .u32(112, o.incomplete_shutdowns)
+        .u16(128, o.capacitor_health)
+        .u128(160, o.plp_starts)
+        .u16(494, 3); // log page version
+    p.raw(496, &OCP_SMART_LOG_GUID);
+    p.bytes()
+}
+
+/// Error Information (log 01h): `entries` 64-byte entries, the newest
+/// carrying `count` (and an Unrecovered Read Error status) when non-zero.
+pub fn nvme_error_log(entries: usize, count: u64) -> Vec<u8> {
+    let mut p = Page::new(64 * entries.max(1));
+    if count > 0 {
+        // status: phase 1, SC 81h, SCT 2h (media errors)
+        p.u64(0, count)
+            .u16(8, 1)
+            .u16(12, 1 | (0x81 << 1) | (0x2 << 9));
+    }
+    p.bytes()
+}
+
+/// Device Self-test log (06h), 564 bytes: the newest entry is a short test
+/// with `result` (0 passed, 7 = a segment failed) at `power_on_hours`.
+pub fn nvme_self_test_log(result: u8, power_on_hours: u64) -> Vec<u8> {
+    let mut p = Page::new(564);
+    p.u8(4, 0x10 | (result & 0x0F))
+        .u8(5, if result == 7 { 3 } else { 0 })
+        .u64(8, power_on_hours);
+    for i in 1..20 {
+        p.u8(4 + 28 * i, 0x0F); // entry not used
+    }
+    p.bytes()
+}
+
+/// What an ATA IDENTIFY DEVICE page says.
+pub struct AtaIdentity {
+    pub serial: &'static str,
+    pub model: &'static str,
+    pub firmware: &'static str,
+    pub sectors: u64,
+    pub wwn: u64,
+}
+
+/// IDENTIFY DEVICE, 512 bytes: an SSD (rotation rate 1) with SMART, the
+/// self-test and error logs, GPL and the Device Statistics log.
+pub fn ata_identify(id: &AtaIdentity) -> Vec<u8> {
+    let mut p = Page::new(512);
+    p.word(0, 0x0040)
+        .ata_string(10, 10, id.serial)
+        .ata_string(23, 4, id.firmware)
+        .ata_string(27, 20, id.model)
+        .word(49, 0x0F00) // LBA, DMA
+        .word(53, 0x0006)
+        .word(60, id.sectors.min(0x0FFF_FFFF) as u16)
+        .word(61, (id.sectors.min(0x0FFF_FFFF) >> 16) as u16)
+        .word(76, 0x870E) // SATA 1.5/3/6 Gb/s, NCQ
+        .word(80, 0x07F0) // ACS-3 and earlier
+        .word(82, 0x746B) // SMART supported (bit 0)
+        .word(83, 0x7401) // LBA48 (bit 10)
+        .word(84, 0x4163) // SMART error log, self-test, GPL, WWN
+        .word(85, 0x7469) // SMART enabled (bit 0)
+        .word(86, 0xB401)
+        .word(87, 0x4163)
+        .word(106, 0x6003) // 512-byte logical, 4 KiB physical sectors
+        .word(217, 1) // non-rotating
+        .word(222, 0x107F)
+        .word(255, 0x00A5);
+    for i in 0..4 {
+        p.word(100 + i, (id.sectors >> (16 * i)) as u16);
+        p.word(108 + i, (id.wwn >> (16 * (3 - i))) as u16);
+    }
+    // Word 255's high byte is the checksum (signature A5h in the low byte).
+    p.checksum();
+    p.bytes()
+}
+
+/// One SMART attribute: id, flags, normalized value, worst, threshold, raw.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Attr {
+    pub id: u8,
+    pub flags: u16,
+    pub value: u8,
+    pub worst: u8,
+    pub threshold: u8,
+    pub raw: [u8; 6],
+}
+
+impl Attr {
+    /// An attribute whose raw value is a plain 48-bit counter.
+    pub fn counter(id: u8, flags: u16, value: u8, threshold: u8, raw: u64) -> Self {
+        let mut bytes = [0; 6];
+        bytes.copy_from_slice(&raw.to_le_bytes()[..6]);
+        Self {
+            id,
+            flags,
+            value,
+            worst: value,
+            threshold,
+            raw: bytes,
+        }
+    }
+}
+
+/// SMART READ DATA, 512 bytes (up to 30 attributes).
+pub fn ata_smart_data(attrs: &[Attr]) -> Vec<u8> {
+    let mut p = Page::new(512);
+    p.u16(0, 0x0010);
+    for (i, a) in attrs.iter().take(30).enumerate() {
+        let base = 2 + 12 * i;
+        p.u8(base, a.id)
+            .u16(base + 1, a.flags)
+            .u8(base + 3, a.value)
+            .u8(base + 4, a.worst);
+        p.0[base + 5..base + 11].copy_from_slice(&a.raw);
+    }
+    p.u8(367, 0x11) // offline capability: immediate, self-test
+        .u16(368, 0x0003)
+        .u8(370, 0x01) // error logging
+        .u8(372, 2) // short self-test: 2 minutes
+        .u8(373, 10)
+        .checksum();
+    p.bytes()
+}
+
+/// SMART READ THRESHOLDS, 512 bytes, in the same order as the data.
+pub fn ata_smart_thresholds(attrs: &[Attr]) -> Vec<u8> {
+    let mut p = Page::new(512);
+    p.u16(0, 0x0010);
+    for (i, a) in attrs.iter().take(30).enumerate() {
+        p.u8(2 + 12 * i, a.id).u8(3 + 12 * i, a.threshold);
+    }
+    p.checksum();
+    p.bytes()
+}
+
+/// One Device Statistics value: offset in the page, width (0 = a signed
+/// byte), value.
+pub type Stat = (usize, usize, i64);
+
+/// Device Statistics page `number` with `stats`, each flagged supported and
+/// valid (byte 7 of its qword: bits 7 and 6).
+pub fn ata_devstat_page(number: u8, stats: &[Stat]) -> Vec<u8> {
+    let mut p = Page::new(512);
+    p.u16(0, 0x0001).u8(2, number);
+    for &(off, width, v) in stats {
+        p.uint(off, width.max(1), v as u128);
+        p.u8(off + 7, 0xC0);
+    }
+    p.bytes()
+}
+
+/// Device Statistics page 00h: the list of supported pages.
+pub fn ata_devstat_list(pages: &[u8]) -> Vec<u8> {
+    let mut p = Page::new(512);
+    p.u16(0, 0x0001).u8(8, pages.len() as u8);
+    for (i, &n) in pages.iter().enumerate() {
+        p.u8(9 + i, n);
+    }
+    p.bytes()
+}
+
+/// SMART self-test log (06h), 512 bytes: one short offline test with
+/// `status` (0 = completed without error) at `hours`.
+pub fn ata_self_test_log(status: u8, hours: u16) -> Vec<u8> {
+    let mut p = Page::new(512);
+    p.u16(0, 0x0001)
+        .u8(2, 0x01)
+        .u8(3, status)
+        .u16(4, hours)
+        .u8(508, 1)
+        .checksum();
+    p.bytes()
+}
+
+/// SMART summary error log (01h), 512 bytes, with the device error count.
+pub fn ata_error_log(count: u16) -> Vec<u8> {
+    let mut p = Page::new(512);
+    p.u8(0, 1)
+        .u8(1, if count > 0 { 1 } else { 0 })
+        .u16(452, count)
+        .checksum();
+    p.bytes()
+}

@@ -1,0 +1,378 @@
+//! The simulated fleet's behaviour over time, as pure functions of the
+//! seconds since the demo started: what each drive's pages say at `t`, and
+//! how its probe latency is distributed.
+//!
+//! Time is compressed ([`COMPRESSION`]): one real second is one minute of
+//! the drive's life, so power-on hours, bytes written and wear move visibly
+//! within minutes. Events follow fixed timetables so a new user sees them
+//! within the first few minutes, and so tests know when they happen:
+//! - the DC2000B-like drive heats up every [`THROTTLE_PERIOD`] seconds
+//!   (first at [`THROTTLE_FIRST`]); while it is at or above its 70 °C
+//!   warning threshold it throttles, and its probe latency tail spikes;
+//! - the client drive loses power without warning every
+//!   [`SHUTDOWN_PERIOD`] seconds (first at [`SHUTDOWN_FIRST`]);
+//! - the failing drive's media errors rise every [`MEDIA_ERROR_PERIOD`].
+
+use super::pages::{Attr, NvmeHealth, OcpHealth, Stat};
+
+/// Simulated seconds of drive life per real second.
+pub const COMPRESSION: f64 = 60.0;
+/// When the first throttling episode starts, in real seconds.
+pub const THROTTLE_FIRST: f64 = 150.0;
+pub const THROTTLE_PERIOD: f64 = 300.0;
+/// An episode: the temperature climbs for half of it and falls back.
+pub const THROTTLE_EPISODE: f64 = 60.0;
+/// Peak temperature rise above the drive's idle temperature.
+const HEAT_RISE: f64 = 26.0;
+const DC2000B_IDLE_C: f64 = 52.0;
+const DC2000B_WARNING_C: f64 = 70.0;
+pub const SHUTDOWN_FIRST: f64 = 200.0;
+pub const SHUTDOWN_PERIOD: f64 = 420.0;
+pub const MEDIA_ERROR_PERIOD: f64 = 20.0;
+
+/// The simulated models.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Model {
+    /// Kingston DC2000B-like: NVMe, PLP, OCP log, throttles at 70 °C.
+    Dc2000b,
+    /// Sabrent Rocket 4.0-like: client NVMe, no PLP, no OCP log.
+    Rocket,
+    /// Kingston DC600M-like: SATA, PLP, 1 DWPD.
+    Dc600m,
+    /// A DC2000B-like drive at the end of its life.
+    Failing,
+}
+
+/// How many times `t` has passed `first + k·period + offset` (k ≥ 0), and
+/// the total time spent inside `[first + k·period + offset, … + len)`.
+pub fn timetable(t: f64, first: f64, period: f64, offset: f64, len: f64) -> (u64, f64) {
+    let start = first + offset;
+    if t < start {
+        return (0, 0.0);
+    }
+    let k = ((t - start) / period).floor();
+    let inside = (t - start - k * period).min(len);
+    (k as u64 + 1, k * len + inside)
+}
+
+/// The DC2000B-like drive's composite temperature at `t`: idle with a slow
+/// wobble, plus the heating episodes.
+pub fn dc2000b_temperature(t: f64) -> f64 {
+    let wobble = (t / 37.0).sin();
+    let heat = if t >= THROTTLE_FIRST {
+        let s = (t - THROTTLE_FIRST) % THROTTLE_PERIOD;
+        if s < THROTTLE_EPISODE {
+            let half = THROTTLE_EPISODE / 2.0;
+            HEAT_RISE * (1.0 - (s - half).abs() / half)
+        } else {
+            0.0
+        }
+    } else {
+        0.0
+    };
+    DC2000B_IDLE_C + wobble + heat
+}
+
+/// Within an episode the drive throttles while the heating alone has taken
+/// it to within a degree (the wobble) of its 70 °C warning threshold: the
+/// rise and fall are linear, so that is a window centred on the peak.
+const THROTTLE_ON: f64 =
+    THROTTLE_EPISODE / 2.0 * (DC2000B_WARNING_C - 1.0 - DC2000B_IDLE_C) / HEAT_RISE;
+const THROTTLE_LEN: f64 = THROTTLE_EPISODE - 2.0 * THROTTLE_ON;
+
+/// `(episodes that reached throttling, real seconds spent throttling,
+/// throttling now)`.
+pub fn throttling(t: f64) -> (u64, f64, bool) {
+    let (n, secs) = timetable(
+        t,
+        THROTTLE_FIRST,
+        THROTTLE_PERIOD,
+        THROTTLE_ON,
+        THROTTLE_LEN,
+    );
+    let now = n > 0 && {
+        let s = (t - THROTTLE_FIRST) % THROTTLE_PERIOD;
+        (THROTTLE_ON..THROTTLE_ON + THROTTLE_LEN).contains(&s)
+    };
+    (n, secs, now)
+}
+
+/// Simulated hours that pass in `t` real seconds.
+fn hours(t: f64) -> u128 {
+    (t * COMPRESSION / 3600.0) as u128
+}
+
+/// The SMART / Health log and the OCP log of an NVMe model at `t`.
+pub fn nvme(model: Model, t: f64) -> (NvmeHealth, Option<OcpHealth>) {
+    let t = t.max(0.0);
+    // Host traffic in data units (512 000 bytes) per real second: a drive
+    // writing ~300 MB/s of simulated time.
+    let written = (t * 35_000.0) as u128;
+    let read = (t * 50_000.0) as u128;
+    match model {
+        Model::Dc2000b => {
+            let (episodes, hot, now) = throttling(t);
+            let temp = dc2000b_temperature(t);
+            let h = NvmeHealth {
+                critical_warning: 0,
+                composite_c: temp,
+                sensors_c: vec![temp - 3.0, temp + 4.0],
+                available_spare: 100,
+                spare_threshold: 10,
+                percent_used: 3 + (t / 600.0) as u8,
+                data_units_read: 58_000_000 + read,
+                data_units_written: 32_000_000 + written,
+                host_reads: 3_100_000_000 + read * 8,
+                host_writes: 412_345_678 + written * 8,
+                busy_minutes: 7_321 + (t * 0.3) as u128,
+                power_cycles: 57,
+                power_on_hours: 8_760 + hours(t),
+                unsafe_shutdowns: 4,
+                media_errors: 0,
+                error_entries: 2,
+                warning_temp_minutes: 95 + (hot * COMPRESSION / 60.0) as u32,
+                critical_temp_minutes: 0,
+                tmt1_count: 12 + episodes as u32,
+                tmt2_count: 3,
+                tmt1_seconds: 4_800 + (hot * COMPRESSION) as u32,
+                tmt2_seconds: 600,
+            };
+            let ocp = OcpHealth {
+                // write amplification 1.1
+                media_written_bytes: (32_000_000 + written) * 512_000 * 11 / 10,
+                media_read_bytes: (58_000_000 + read) * 512_000,
+                bad_user_blocks: 14,
+                bad_system_blocks: 2,
+                soft_ecc: 31,
+                throttle_events: (15 + episodes).min(255) as u8,
+                throttling: now,
+                pcie_correctable: 7,
+                capacitor_health: 100,
+                plp_starts: 4,
+                ..OcpHealth::default()
+            };
+            (h, Some(ocp))
+        }
+        Model::Rocket => {
+            let (shutdowns, _) = timetable(t, SHUTDOWN_FIRST, SHUTDOWN_PERIOD, 0.0, 0.0);
+            let temp = 45.0 + 2.0 * (t / 53.0).sin();
+            let h = NvmeHealth {
+                critical_warning: 0,
+                composite_c: temp,
+                sensors_c: vec![temp + 3.0],
+                available_spare: 100,
+                spare_threshold: 5,
+                percent_used: 12 + (t / 900.0) as u8,
+                data_units_read: 845_000_000 + read,
+                data_units_written: 610_000_000 + written,
+                host_reads: 3_912_345_678 + read * 8,
+                host_writes: 5_123_456_789 + written * 8,
+                busy_minutes: 21_450 + (t * 0.2) as u128,
+                power_cycles: 1_284 + u128::from(shutdowns),
+                power_on_hours: 14_220 + hours(t),
+                unsafe_shutdowns: 37 + u128::from(shutdowns),
+                error_entries: 1_876,
+                warning_temp_minutes: 3,
+                ..NvmeHealth::default()
+            };
+            (h, None)
+        }
+        Model::Failing => failing_nvme(t),
+        // Not an NVMe drive: nothing to report.
+        Model::Dc600m => (NvmeHealth::default(), None),
+    }
+}
+
+/// The failing drive: spare below threshold, worn out to 99 %, capacitors
+/// degraded, running hot, media errors rising.
+fn failing_nvme(t: f64) -> (NvmeHealth, Option<OcpHealth>) {
+    let errors = 23 + (t / MEDIA_ERROR_PERIOD) as u128;
+    let temp = 72.0 + (t / 29.0).sin();
+    let h = NvmeHealth {
+        // available spare, temperature, reliability, volatile memory backup
+        critical_warning: 0x01 | 0x02 | 0x04 | 0x10,
+        composite_c: temp,
+        sensors_c: vec![temp - 2.0, temp + 5.0],
+        available_spare: 8,
+        spare_threshold: 10,
+        percent_used: 99,
+        data_units_read: 1_562_500_000 + (t * 20_000.0) as u128,
+        data_units_written: 1_093_750_000 + (t * 10_000.0) as u128,
+        host_reads: 9_876_543_210 + (t * 160_000.0) as u128,
+        host_writes: 7_654_321_098 + (t * 80_000.0) as u128,
+        busy_minutes: 96_000 + (t * 0.5) as u128,
+        power_cycles: 212,
+        power_on_hours: 39_000 + hours(t),
+        unsafe_shutdowns: 19,
+        media_errors: errors,
+        error_entries: 288 + errors,
+        warning_temp_minutes: 4_310 + t as u32,
+        critical_temp_minutes: 12,
+        tmt1_count: 846,
+        tmt2_count: 97,
+        tmt1_seconds: 388_000,
+        tmt2_seconds: 41_000,
+    };
+    let ocp = OcpHealth {
+        media_written_bytes: (1_093_750_000 + (t * 10_000.0) as u128) * 512_000 * 7 / 5,
+        media_read_bytes: (1_562_500_000 + (t * 20_000.0) as u128) * 512_000,
+        bad_user_blocks: 1_873 + errors as u64,
+        bad_system_blocks: 37,
+        uncorrectable_reads: errors as u64,
+        soft_ecc: 90_211 + (t * 3.0) as u64,
+        throttle_events: 255,
+        throttling: false,
+        pcie_correctable: 1_204,
+        incomplete_shutdowns: 19,
+        capacitor_health: 35,
+        plp_starts: 19,
+    };
+    (h, Some(ocp))
+}
+
+/// GiB written by the SATA drive's host in `t` real seconds (~300 MB/s of
+/// simulated time).
+fn sata_gib(t: f64) -> u64 {
+    (t * 17.0) as u64
+}
+
+/// The DC600M-like drive's SMART attributes at `t` (the ids and names of
+/// `shared/reference/drives.md`).
+pub fn dc600m_attributes(t: f64) -> Vec<Attr> {
+    const OLD: u16 = 0x0032;
+    const PRE: u16 = 0x0033;
+    let t = t.max(0.0);
+    let gib = sata_gib(t);
+    let life_left = 97u8.saturating_sub((t / 1200.0) as u8);
+    let temp = dc600m_temperature(t);
+    let mut temp_attr = Attr::counter(194, 0x0022, temp, 0, u64::from(temp));
+    // Kingston tempminmax raw layout: current, 0, highest, 0, lowest, 0
+    temp_attr.raw = [temp, 0, 55, 0, 21, 0];
+    temp_attr.worst = 55;
+    vec![
+        Attr::counter(1, OLD, 100, 0, 0),
+        Attr::counter(9, OLD, 100, 0, 17_520 + hours(t) as u64),
+        Attr::counter(12, OLD, 100, 0, 61),
+        Attr::counter(170, PRE, 100, 10, 27),
+        Attr::counter(187, OLD, 100, 0, 0),
+        Attr::counter(192, OLD, 100, 0, 5),
+        temp_attr,
+        Attr::counter(195, PRE, 100, 10, 0),
+        Attr::counter(199, OLD, 100, 0, 0),
+        Attr::counter(207, OLD, 100, 0, 2),
+        Attr::counter(231, PRE, life_left, 10, u64::from(life_left)),
+        Attr::counter(233, OLD, 100, 0, 385_440 + gib * 12 / 10),
+        Attr::counter(241, OLD, 100, 0, 350_400 + gib),
+        Attr::counter(242, OLD, 100, 0, 700_800 + 2 * gib),
+    ]
+}
+
+/// The DC600M-like drive's temperature, °C.
+pub fn dc600m_temperature(t: f64) -> u8 {
+    (38.0 + 1.5 * (t / 41.0).sin()).round() as u8
+}
+
+/// The DC600M-like drive's Device Statistics pages at `t`: `(page, stats)`.
+pub fn dc600m_devstat(t: f64) -> Vec<(u8, Vec<Stat>)> {
+    const GIB_SECTORS: i64 = (1 << 30) / 512;
+    let t = t.max(0.0);
+    let gib = sata_gib(t) as i64;
+    let used = 3 + (t / 1200.0) as i64;
+    vec![
+        (
+            0x01,
+            vec![
+                (0x08, 4, 61),
+                (0x10, 4, 17_520 + hours(t) as i64),
+                (0x18, 6, (350_400 + gib) * GIB_SECTORS),
+                (0x20, 6, 11_481_600_000 + gib * 8_000),
+                (0x28, 6, (700_800 + 2 * gib) * GIB_SECTORS),
+                (0x30, 6, 18_372_000_000 + gib * 16_000),
+            ],
+        ),
+        (0x04, vec![(0x08, 4, 0), (0x10, 4, 0)]),
+        (
+            0x05,
+            vec![
+                (0x08, 0, i64::from(dc600m_temperature(t))),
+                (0x20, 0, 55),
+                (0x28, 0, 21),
+                (0x50, 4, 0),
+                (0x58, 0, 70),
+            ],
+        ),
+        (0x06, vec![(0x08, 4, 64), (0x10, 4, 0), (0x18, 4, 0)]),
+        (0x07, vec![(0x08, 1, used)]),
+    ]
+}
+
+/// How a drive's probe latency is distributed at `t`: a log-normal body
+/// around `median` seconds with spread `sigma`, and a rare tail: with
+/// probability `tail_p` a read takes `tail_x` times as long.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Latency {
+    pub median: f64,
+    pub sigma: f64,
+    pub tail_p: f64,
+    pub tail_x: f64,
+    /// No read is slower than this (a drive that keeps its datasheet QoS).
+    pub cap: f64,
+}
+
+/// The probe latency distribution of `model` at `t`.
+pub fn latency(model: Model, t: f64) -> Latency {
+    match model {
+        Model::Dc2000b if throttling(t).2 => Latency {
+            median: 130e-6,
+            sigma: 0.35,
+            tail_p: 0.03,
+            tail_x: 25.0,
+            cap: 0.05,
+        },
+        Model::Dc2000b => Latency {
+            median: 75e-6,
+            sigma: 0.15,
+            tail_p: 0.001,
+            tail_x: 8.0,
+            cap: 0.05,
+        },
+        Model::Rocket => Latency {
+            median: 55e-6,
+            sigma: 0.2,
+            tail_p: 0.003,
+            tail_x: 15.0,
+            cap: 0.05,
+        },
+        // The DC600M keeps its datasheet promise: 99.999 % under 200 µs.
+        Model::Dc600m => Latency {
+            median: 95e-6,
+            sigma: 0.12,
+            tail_p: 0.0005,
+            tail_x: 1.6,
+            cap: 190e-6,
+        },
+        Model::Failing => Latency {
+            median: 120e-6,
+            sigma: 0.4,
+            tail_p: 0.02,
+            tail_x: 50.0,
+            cap: 0.5,
+        },
+    }
+}
+
+impl Latency {
+    /// One sample from two independent uniforms in (0, 1] and one in [0, 1).
+    pub fn sample(&self, u1: f64, u2: f64, u3: f64) -> f64 {
+        // Box–Muller: a standard normal from two uniforms.
+        let z = (-2.0 * u1.max(f64::MIN_POSITIVE).ln()).sqrt()
+            * (2.0 * std::f64::consts::PI * u2).cos();
+        let body = self.median * (self.sigma * z).exp();
+        let v = if u3 < self.tail_p {
+            body * self.tail_x
+        } else {
+            body
+        };
+        v.min(self.cap)
+    }
+}

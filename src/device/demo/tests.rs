@@ -1,0 +1,223 @@
+//! The demo's pages decoded by the real decoders, and its timetables.
+//! Expected values are worked out by hand from the layouts and the
+//! timetable constants, never read back from the encoders.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::pages::{self, Attr, NvmeHealth, OcpHealth};
+use super::sim::{self, Latency, Model};
+use super::*;
+use crate::ata::attributes::Namer;
+use crate::ata::devstat::DevstatPage;
+use crate::ata::identify::Identify;
+use crate::ata::smart::{SmartData, SmartThresholds};
+use crate::nvme::{IdCtrl, ocp::OcpSmartLog, smart_log::SmartLog};
+use crate::poll::Poller;
+use crate::poll::nvme::{NvmePoller, PollPolicy};
+use crate::poll::sata::{SataPolicy, SataPoller};
+
+#[test]
+fn nvme_smart_log_decodes_to_the_values_put_in() {
+    let h = NvmeHealth {
+        critical_warning: 0x11,
+        composite_c: 70.4,
+        sensors_c: vec![60.0],
+        available_spare: 8,
+        spare_threshold: 10,
+        percent_used: 99,
+        data_units_written: 3,
+        power_on_hours: 2,
+        media_errors: (1u128 << 64) + 5,
+        tmt1_count: 7,
+        tmt1_seconds: 90,
+        ..NvmeHealth::default()
+    };
+    let log = SmartLog::parse(&pages::nvme_smart_log(&h)).unwrap();
+    assert_eq!(log.temperature_celsius, Some(70.0)); // 343 K
+    assert_eq!(log.sensors_celsius[0], Some(60.0));
+    assert_eq!(log.sensors_celsius[1], None);
+    assert_eq!(log.available_spare_ratio, 0.08);
+    assert_eq!(log.available_spare_threshold_ratio, 0.10);
+    assert_eq!(log.percentage_used_ratio, 0.99);
+    assert_eq!(log.data_written_bytes, 1_536_000);
+    assert_eq!(log.power_on_seconds, 7_200);
+    assert_eq!(log.media_errors, 18_446_744_073_709_551_621);
+    assert_eq!(log.thermal_transitions, [7, 0]);
+    assert_eq!(log.thermal_seconds, [90, 0]);
+    assert!(log.critical_warning.is_set(0) && log.critical_warning.is_set(4));
+    assert!(!log.critical_warning.is_set(2));
+}
+
+#[test]
+fn ocp_log_passes_the_guid_check_and_decodes() {
+    let o = OcpHealth {
+        media_written_bytes: 5_000,
+        throttle_events: 16,
+        throttling: true,
+        capacitor_health: 35,
+        plp_starts: 4,
+        bad_user_blocks: 0x0102_0304_0506,
+        ..OcpHealth::default()
+    };
+    let log = OcpSmartLog::parse(&pages::ocp_smart_log(&o)).unwrap();
+    assert_eq!(log.physical_media_units_written, 5_000);
+    assert_eq!(log.thermal_throttling_events, 16);
+    assert!(log.throttling_active());
+    assert_eq!(log.capacitor_health_ratio(), Some(0.35));
+    assert_eq!(log.plp_start_count, 4);
+    assert_eq!(log.bad_user_nand_blocks_raw, 0x0102_0304_0506);
+}
+
+#[test]
+fn nvme_identify_carries_strings_and_thresholds() {
+    let id = IdCtrl::parse(&pages::nvme_identify(&nvme_identity(Model::Rocket))).unwrap();
+    assert_eq!(id.model, "Sabrent Rocket 4.0 2TB");
+    assert_eq!(id.serial, "DEMO0000000000000002");
+    assert_eq!(id.firmware, "RKT401.3");
+    assert_eq!(id.wctemp_celsius, Some(75.0)); // 348 K
+    assert_eq!(id.cctemp_celsius, Some(80.0));
+    assert!(!id.supports_self_test());
+    assert_eq!(id.error_log_entries(), 63);
+}
+
+#[test]
+fn ata_pages_decode_with_valid_checksums() {
+    let id = Identify::parse(&pages::ata_identify(&AtaIdentity {
+        serial: "DEMO4",
+        model: "KINGSTON SEDC600M960G",
+        firmware: "SCEKH5.1",
+        sectors: 1_875_385_008,
+        wwn: 0x5002_6B78_DE00_0004,
+    }))
+    .unwrap();
+    assert_eq!(id.model, "KINGSTON SEDC600M960G");
+    assert_eq!(id.serial, "DEMO4");
+    assert_eq!(id.checksum_valid, Some(true));
+    assert_eq!(id.capacity_bytes, 960_197_124_096); // sectors × 512
+    assert_eq!(id.wwn_string().as_deref(), Some("naa.50026b78de000004"));
+    assert!(id.is_ssd() && id.smart_enabled && id.gpl_supported);
+
+    let attrs = [Attr::counter(231, 0x0033, 96, 10, 96)];
+    let data = SmartData::parse(&pages::ata_smart_data(&attrs)).unwrap();
+    let a = data.attribute(231).unwrap();
+    assert_eq!((a.value, a.worst, a.raw48()), (96, 96, 96));
+    assert!(a.prefailure());
+    let thr = SmartThresholds::parse(&pages::ata_smart_thresholds(&attrs)).unwrap();
+    assert_eq!(thr.get(231), Some(10));
+
+    let page = DevstatPage::parse(5, &pages::ata_devstat_page(5, &[(0x08, 0, -3)])).unwrap();
+    assert_eq!(page.statistic(0x08).map(|s| s.valid()), Some(true));
+    assert_eq!(page.get(0x08), Some(0xFD)); // a signed byte, raw
+}
+
+#[test]
+fn timetable_counts_passes_and_time_inside() {
+    // windows [10, 12), [20, 22), ... (first 5, period 10, offset 5, len 2)
+    assert_eq!(sim::timetable(9.9, 5.0, 10.0, 5.0, 2.0), (0, 0.0));
+    assert_eq!(sim::timetable(11.0, 5.0, 10.0, 5.0, 2.0), (1, 1.0));
+    assert_eq!(sim::timetable(15.0, 5.0, 10.0, 5.0, 2.0), (1, 2.0));
+    assert_eq!(sim::timetable(21.5, 5.0, 10.0, 5.0, 2.0), (2, 3.5));
+}
+
+#[test]
+fn the_hot_drive_throttles_only_inside_its_episodes() {
+    let peak = sim::THROTTLE_FIRST + sim::THROTTLE_EPISODE / 2.0;
+    // idle 52 °C + 26 °C of heat at the peak, ± 1 °C of wobble
+    assert!((sim::dc2000b_temperature(peak) - 78.0).abs() <= 1.0);
+    assert!(sim::dc2000b_temperature(sim::THROTTLE_FIRST - 1.0) < 54.0);
+    assert_eq!(sim::throttling(sim::THROTTLE_FIRST - 1.0), (0, 0.0, false));
+    let (n, _, now) = sim::throttling(peak);
+    assert_eq!((n, now), (1, true));
+    // After the first episode: one transition, not throttling, and ~21 s
+    // spent throttling: the heat (peak 26 °C) is at or above the 17 °C that
+    // takes the 52 °C idle to within 1 °C of 70 °C for 60 × (26 − 17)/26 s.
+    let (n, secs, now) = sim::throttling(sim::THROTTLE_FIRST + sim::THROTTLE_EPISODE);
+    assert_eq!((n, now), (1, false));
+    assert!((secs - 60.0 * 9.0 / 26.0).abs() < 1e-9, "{secs}");
+    let (h, ocp) = sim::nvme(Model::Dc2000b, peak);
+    assert!(ocp.unwrap().throttling);
+    assert_eq!(h.tmt1_count, 13); // 12 before the demo started
+    assert!(!sim::nvme(Model::Dc2000b, 0.0).1.unwrap().throttling);
+}
+
+#[test]
+fn latency_samples_follow_body_tail_and_cap() {
+    let l = Latency {
+        median: 100e-6,
+        sigma: 0.2,
+        tail_p: 0.01,
+        tail_x: 10.0,
+        cap: 0.5e-3,
+    };
+    // u1 = e^-0.5·… : z = sqrt(-2 ln u1)·cos(2π u2); u2 = 0.25 gives z = 0
+    assert!((l.sample(0.5, 0.25, 0.5) - 100e-6).abs() < 1e-12);
+    assert!((l.sample(0.5, 0.25, 0.001) - 0.5e-3).abs() < 1e-12); // tail, capped
+    let z = (-2.0 * 0.5f64.ln()).sqrt(); // u2 = 0: cos = 1
+    assert!((l.sample(0.5, 0.0, 0.5) - 100e-6 * (0.2 * z).exp()).abs() < 1e-12);
+    assert!(l.sample(0.0, 0.0, 0.5).is_finite());
+}
+
+#[test]
+fn the_failing_drive_polls_as_failing_through_the_real_poller() {
+    let src = DemoNvme::new(FLEET[2], Instant::now() - Duration::from_secs(40));
+    let mut p = NvmePoller::new(Box::new(src), PollPolicy::LIVE);
+    let out = p.poll();
+    assert!(out.up && out.errors.is_empty(), "{:?}", out.errors);
+    let id = out.identity.unwrap();
+    assert_eq!(id.serial, "DEMO0000000000000003");
+    assert_eq!(id.wwn, "eui.0026b7de00000004");
+    let r = out.reading.unwrap();
+    assert_eq!(r.percentage_used_ratio, Some(0.99));
+    assert_eq!(r.available_spare_ratio, Some(0.08));
+    assert_eq!(r.plp_health_ratio, Some(0.35));
+    assert_eq!(r.self_test_last_result, Some("segments_failed"));
+    // 23 at the start, one more every 20 s: 25 after 40 s
+    assert_eq!(r.counters.media_errors, Some(25));
+    let set: Vec<_> = r
+        .critical_warning
+        .iter()
+        .filter(|c| c.1)
+        .map(|c| c.0)
+        .collect();
+    assert_eq!(
+        set,
+        [
+            "available_spare",
+            "temperature",
+            "reliability",
+            "volatile_memory_backup"
+        ]
+    );
+}
+
+#[test]
+fn the_sata_drive_polls_through_the_real_poller() {
+    let src = DemoSata::new(FLEET[3], Instant::now());
+    let mut p = SataPoller::new(Box::new(src), Arc::new(Namer::builtin()), SataPolicy::LIVE);
+    let out = p.poll();
+    assert!(out.up && out.errors.is_empty(), "{:?}", out.errors);
+    let r = out.reading.unwrap();
+    assert_eq!(r.smart_passed, Some(true));
+    assert_eq!(r.percentage_used_ratio, Some(0.03)); // devstat 07h
+    assert_eq!(r.temperature_warning_celsius, Some(70.0)); // devstat 05h
+    assert_eq!(r.plp_health_ratio, Some(1.0)); // attribute 195 at 100
+    assert_eq!(r.counters.unsafe_shutdowns, Some(5)); // attribute 192
+    assert_eq!(r.counters.power_cycles, Some(61));
+    // devstat 01h: 350 400 GiB in 512-byte sectors
+    assert_eq!(r.counters.host_written_bytes, Some(350_400 << 30));
+    let names: Vec<_> = r.ata_attributes.iter().map(|a| a.name.as_str()).collect();
+    assert!(names.contains(&"SSD_Life_Left") && names.contains(&"Power_Fail_Health"));
+}
+
+#[test]
+fn every_client_drive_answers_without_an_ocp_log() {
+    let src = DemoNvme::new(FLEET[1], Instant::now());
+    let mut p = NvmePoller::new(Box::new(src), PollPolicy::LIVE);
+    let out = p.poll();
+    assert!(out.up && out.errors.is_empty(), "{:?}", out.errors);
+    let r = out.reading.unwrap();
+    assert_eq!(r.plp_health_ratio, None);
+    assert_eq!(r.counters.unsafe_shutdowns, Some(37));
+    assert_eq!(r.self_test_last_result, None);
+}
