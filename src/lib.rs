@@ -8,7 +8,7 @@
 //! Data flows one way:
 //!
 //! ```text
-//! device (live ioctl | replay folder) → decode (pure) → reading (unified)
+//! device (live ioctl | replay folder | demo) → decode (pure) → reading (unified)
 //!     → verdict (health) → snapshot (per drive) → /metrics, check, landing page
 //! probe (O_DIRECT, rate-limited) → histogram + sliding window → /metrics
 //! ```
@@ -20,8 +20,9 @@
 //! - [`ata`]: SATA over SG_IO: pass-through CDBs and sense, and pure decoders
 //!   for IDENTIFY, SMART data/thresholds/status, Device Statistics, self-tests;
 //!   attribute names and raw formats (built-in table, drivedb.h) in `ata::attributes`.
-//! - [`device`]: where page bytes come from — a live controller or a replay
-//!   folder, behind one trait — plus sysfs discovery and `dump`.
+//! - [`device`]: where page bytes come from — a live controller, a replay
+//!   folder or the `--demo` simulation, behind one trait — plus sysfs
+//!   discovery and `dump`.
 //! - [`poll`]: one poll of one drive (which pages, what a failure means) and
 //!   each drive's schedule with its deadline.
 //! - [`health`]: the unified reading that NVMe and SATA pages map onto; the
