@@ -199,7 +199,7 @@ impl Fleet {
 fn op_view(s: &OpStats) -> OpView {
     let cumulative = s.histogram.cumulative();
     let mut prev = 0;
-    let buckets = cumulative
+    let mut buckets: Vec<(f64, u64)> = cumulative
         .iter()
         .map(|&(le, c)| {
             let n = c.saturating_sub(prev);
@@ -207,6 +207,10 @@ fn op_view(s: &OpStats) -> OpView {
             (le, n)
         })
         .collect();
+    // The `+Inf` bucket, explicitly: the OpenMetrics encoder writes only the
+    // buckets it is given (the Prometheus text one adds `+Inf` when it is
+    // missing), and without it `histogram_quantile` returns NaN.
+    buckets.push((f64::INFINITY, s.histogram.count().saturating_sub(prev)));
     let quantiles = QUANTILES
         .iter()
         .filter_map(|&(q, label)| s.window.quantile(q).map(|v| (label, v)))
@@ -255,6 +259,38 @@ pub fn blocks_of(namespaces: &[String]) -> Vec<String> {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn both_formats_end_the_histogram_with_one_inf_bucket() {
+        use crate::metrics::{BuildInfo, TextFormat, encode};
+        let mut stats = OpStats::new("read", Duration::from_secs(600));
+        stats.histogram.record(50e-6);
+        stats.histogram.record(20.0); // above the last bound (10 s)
+        let view = ProbeView {
+            drive: "nvme0".into(),
+            block: "nvme0n1".into(),
+            ops: vec![op_view(&stats)],
+            skipped: vec![],
+            busy_ratio: None,
+            window: "10m".into(),
+        };
+        for format in [TextFormat::OpenMetrics, TextFormat::Prometheus] {
+            let text = encode(vec![], vec![view.clone()], &BuildInfo::default(), format);
+            let inf: Vec<_> = text
+                .lines()
+                .filter(|l| l.starts_with("ssd_probe_latency_seconds_bucket") && l.contains("+Inf"))
+                .collect();
+            assert_eq!(inf.len(), 1, "{format:?}: {text}");
+            assert!(inf[0].ends_with(" 2"), "{format:?}: {}", inf[0]);
+            let ten = text
+                .lines()
+                .find(|l| {
+                    l.starts_with("ssd_probe_latency_seconds_bucket") && l.contains("le=\"10")
+                })
+                .unwrap();
+            assert!(ten.ends_with(" 1"), "{format:?}: {ten}");
+        }
+    }
 
     #[test]
     fn window_labels() {

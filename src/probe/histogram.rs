@@ -90,7 +90,7 @@ impl LatencyHistogram {
     }
 
     /// Cumulative (upper bound, count) pairs for the Prometheus encoder,
-    /// ending before `+Inf` (the encoder adds `+Inf` = [`Self::count`]).
+    /// ending before `+Inf` (the caller adds `+Inf` = [`Self::count`]).
     pub fn cumulative(&self) -> Vec<(f64, u64)> {
         let mut acc = 0u64;
         bucket_bounds()
