@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from panels import (DRIVE_UID, FLEET_URL, HEALTH_MAP, MERGE, POLL_RATE_INTERVAL,
-                    SEVERITY_MAP, Board, dashboard, heatmap, organize,
+from panels import (DASHED_RED, DRIVE_UID, FLEET_URL, HEALTH_MAP, MERGE,
+                    POLL_RATE_INTERVAL, SEVERITY_MAP, Board, dashboard, heatmap, organize,
                     override, q, sel, stat, state_timeline, table, thresholds,
                     timeseries, value_map, variables, with_model)
 
@@ -17,13 +17,6 @@ def _rate(metric: str, *matchers: str) -> str:
 
 def _increase(metric: str, *matchers: str) -> str:
     return f"increase({sel(metric, *matchers)}{RATE})"
-
-
-def dashed(color: str) -> dict:
-    """Override properties for a threshold drawn as a dashed line."""
-    return {"color": {"mode": "fixed", "fixedColor": color},
-            "custom__lineStyle": {"fill": "dash", "dash": [10, 10]},
-            "custom__fillOpacity": 0}
 
 
 def identity(b: Board) -> None:
@@ -110,7 +103,7 @@ def wear(b: Board) -> None:
                      [q(sel("ssd_available_spare_ratio"), "available spare"),
                       q(sel("ssd_available_spare_threshold_ratio"), "threshold")],
                      "percentunit", min_=0, max_=1, link=False,
-                     overrides=[override("byFrameRefID", "B", **dashed("red"))]), 12, 8)
+                     overrides=[override("byFrameRefID", "B", **DASHED_RED)]), 12, 8)
     b.add(timeseries("Wear over time",
                      "Percentage used and rated endurance used.",
                      [q(sel("ssd_percentage_used_ratio"), "percentage used"),
@@ -126,7 +119,7 @@ def temperature(b: Board) -> None:
                      [q(sel("ssd_temperature_celsius"), "sensor {{sensor}}"),
                       q(sel("ssd_temperature_threshold_celsius"), "{{level}} threshold")],
                      "celsius", link=False,
-                     overrides=[override("byFrameRefID", "B", **dashed("red"))]), 12, 9)
+                     overrides=[override("byFrameRefID", "B", **DASHED_RED)]), 12, 9)
     warning = sel("ssd_temperature_threshold_celsius", 'level="warning"')
     critical = sel("ssd_temperature_threshold_celsius", 'level="critical"')
     composite = sel("ssd_temperature_celsius", 'sensor="composite"')
@@ -240,7 +233,7 @@ def probe(b: Board) -> None:
                         "{{block}} {{op}} p{{q}}"),
                       q(sel("ssd_latency_qos_target_seconds"), "{{op}} limit p{{q}}")],
                      "s", log=True, link=False,
-                     overrides=[override("byFrameRefID", "B", **dashed("red"))]), 12, 9)
+                     overrides=[override("byFrameRefID", "B", **DASHED_RED)]), 12, 9)
     reads = _increase("ssd_probe_latency_seconds_bucket", 'op="read"')
     b.add(heatmap("Probe read latency distribution",
                   "Probe reads per latency bucket over time (10 µs to 10 s buckets).",

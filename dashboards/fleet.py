@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from panels import (DRIVE_URL, FLEET_UID, HEALTH_MAP, MERGE, POLL_RATE_INTERVAL,
-                    SEVERITY_MAP, Board, bargauge, dashboard, organize, override,
-                    per_drive, q, sel, sel_instance, stat, state_timeline, table,
+from panels import (DASHED_RED, DRIVE_URL, FLEET_UID, HEALTH_MAP, MERGE,
+                    POLL_RATE_INTERVAL, SEVERITY_MAP, Board, bargauge, dashboard, organize,
+                    override, per_drive, q, sel, sel_instance, stat, state_timeline, table,
                     thresholds, timeseries, value_map, variables, with_model)
 
 WHO = "{{instance}} {{device}}"
@@ -63,7 +63,7 @@ def overview(b: Board) -> None:
                                                  "serial", "severity", "problem"))],
                 overrides=[override("byName", "severity", mappings=SEVERITY_MAP,
                                     custom__cellOptions={"type": "color-text"})],
-                sort_by=[("severity", False)]), 12, 9)
+                sort_by=[("severity", False)]), 24, 7)
     drives = [
         q(with_model(sel("ssd_health_status")), instant=True, fmt="table"),
         q(per_drive(sel("ssd_device_up")), instant=True, fmt="table"),
@@ -106,7 +106,7 @@ def overview(b: Board) -> None:
                              thresholds=thresholds("red", ("yellow", 0.5), ("green", 0.8)),
                              custom__cellOptions={"type": "color-text"}),
                 ],
-                sort_by=[("Health", True)]), 12, 9)
+                sort_by=[("Health", True)]), 24, 10)
 
 
 def wear(b: Board) -> None:
@@ -246,7 +246,17 @@ def latency(b: Board) -> None:
                      "the shared histogram buckets (resolution: the bucket bounds).",
                      [q(f"histogram_quantile({p}, {buckets})", f"{{{{op}}}} p{label}")
                       for p, label in (("0.5", "50"), ("0.99", "99"), ("0.999", "99.9"))],
-                     "s", log=True, link=False), 12)
+                     "s", log=True, link=False), 8)
+    b.add(timeseries("Worst drive per quantile against the tightest limit",
+                     "For each quantile q, the highest sliding-window value of any selected "
+                     "drive (ssd_probe_latency_quantile_seconds), and dashed the tightest "
+                     "datasheet limit among them (ssd_latency_qos_target_seconds).",
+                     [q(f'max by (op, q) ({sel("ssd_probe_latency_quantile_seconds")})',
+                        "{{op}} p{{q}} worst drive"),
+                      q(f'min by (op, q) ({sel("ssd_latency_qos_target_seconds")})',
+                        "{{op}} p{{q}} limit")],
+                     "s", log=True, link=False,
+                     overrides=[override("byFrameRefID", "B", **DASHED_RED)]), 8)
     b.add(timeseries("Window p99.99 against the datasheet QoS limit",
                      "Each drive's sliding-window p99.99 over its datasheet's p99.999 limit "
                      "(ssd_latency_qos_target_seconds), for models with a published limit. "
@@ -254,7 +264,7 @@ def latency(b: Board) -> None:
                      [q(f"max by (instance, device, serial, op) ({p9999})"
                         f" / on(instance, device, serial, op) {limit}",
                         f"{WHO} {{{{op}}}}")],
-                     "percentunit", min_=0, line_at=1), 12)
+                     "percentunit", min_=0, line_at=1), 8)
     b.add(timeseries("Window p99 per drive",
                      "Exact read p99 over each probed block device's sliding window.",
                      [q(sel("ssd_probe_latency_quantile_seconds", 'op="read"', 'q="0.99"'),
@@ -361,7 +371,8 @@ def build() -> dict:
         "Health, wear, temperature, power loss, latency and polling of every SSD that "
         "ssd_exporter watches. Click a drive for its own view.",
         b, variables(device_multi=True),
-        links=[{"title": "Drive view", "type": "link", "url": DRIVE_URL + "?${datasource:queryparam}",
+        links=[{"title": "Drive view", "type": "link",
+                "url": DRIVE_URL + "?${datasource:queryparam}",
                 "icon": "dashboard", "keepTime": True, "includeVars": False,
-                "targetBlank": False, "asDropdown": False, "tags": [], "tooltip":
-                "One drive in detail"}])
+                "targetBlank": False, "asDropdown": False, "tags": [],
+                "tooltip": "One drive in detail"}])

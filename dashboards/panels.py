@@ -75,6 +75,12 @@ HEALTH_MAP = value_map((0, "OK", "green"), (1, "Warning", "yellow"),
 SEVERITY_MAP = value_map(("warning", "warning", "yellow"), ("critical", "critical", "red"))
 
 
+# Override properties for a limit drawn as a dashed red line.
+DASHED_RED = {"color": {"mode": "fixed", "fixedColor": "red"},
+              "custom__lineStyle": {"fill": "dash", "dash": [10, 10]},
+              "custom__fillOpacity": 0}
+
+
 def drive_link(labels: bool = True) -> dict:
     """A data link to the single-drive view for the clicked series or row."""
     src = "__field.labels" if labels else "__data.fields"
