@@ -257,19 +257,40 @@ def _check_panel(p: dict, problems: list[str], ids: set, titles: set) -> None:
             problems.append(f"{where} {t.get('refId')}: {u}")
 
 
-def validate(path: str) -> list[str]:
-    """Problems that would break an import or a panel; empty when none."""
-    try:
-        dash = _load(path)
-    except (OSError, json.JSONDecodeError) as e:
-        return [f"{path}: {e}"]
+def _check_overlap(panel_list: list, problems: list[str]) -> None:
+    """Panels shown together (top level and expanded rows) must not overlap;
+    a collapsed row's panels are laid out when it opens."""
+    boxes = []
+    for p in panel_list:
+        pos = p.get("gridPos") or {}
+        if all(isinstance(pos.get(k), int) for k in ("x", "y", "w", "h")):
+            boxes.append((p.get("title"), pos))
+    for i, (ta, a) in enumerate(boxes):
+        for tb, b in boxes[i + 1:]:
+            if (a["x"] < b["x"] + b["w"] and b["x"] < a["x"] + a["w"]
+                    and a["y"] < b["y"] + b["h"] and b["y"] < a["y"] + a["h"]):
+                problems.append(f"panels {ta!r} and {tb!r} overlap")
+
+
+def validate_dashboard(dash: dict) -> list[str]:
+    """Problems of a parsed dashboard; empty when none."""
     problems: list[str] = []
     _check_dashboard(dash, problems)
     ids: set = set()
     titles: set = set()
     for p in _walk(dash.get("panels", [])):
         _check_panel(p, problems, ids, titles)
-    return [f"{path}: {p}" for p in problems]
+    _check_overlap(dash.get("panels", []), problems)
+    return problems
+
+
+def validate(path: str) -> list[str]:
+    """Problems that would break an import or a panel; empty when none."""
+    try:
+        dash = _load(path)
+    except (OSError, json.JSONDecodeError) as e:
+        return [f"{path}: {e}"]
+    return [f"{path}: {p}" for p in validate_dashboard(dash)]
 
 
 # ---------------------------------------------------------------- live check
@@ -337,6 +358,50 @@ def selftest() -> list[str]:
                       'ssd_exporter_devices{instance=~"$instance"} + ssd_polls_total'),
            ['ssd_device_up lacks device=~"$device"',
             'ssd_polls_total lacks instance=~"$instance", device=~"$device"'])
+    failures += _selftest_validate()
+    return failures
+
+
+def _selftest_validate() -> list[str]:
+    """A minimal good dashboard passes; each defect is reported."""
+    ds = {"type": "prometheus", "uid": DATASOURCE}
+    good_expr = 'ssd_device_up{instance=~"$instance", device=~"$device"}'
+
+    def panel(pid, title, y, expr=good_expr, datasource=ds):
+        return {"id": pid, "type": "stat", "title": title, "datasource": datasource,
+                "gridPos": {"x": 0, "y": y, "w": 12, "h": 4},
+                "targets": [{"refId": "A", "expr": expr}]}
+
+    def dash(panel_list):
+        return {"uid": "u", "title": "t",
+                "__inputs": [{"name": "DS_PROMETHEUS", "type": "datasource",
+                              "pluginId": "prometheus"}],
+                "__requires": [{"type": "datasource", "id": "prometheus"}],
+                "templating": {"list": [
+                    {"name": "datasource", "type": "datasource", "query": "prometheus"},
+                    {"name": "instance", "datasource": ds},
+                    {"name": "device", "datasource": ds}]},
+                "panels": panel_list}
+
+    failures = []
+    ok = validate_dashboard(dash([panel(1, "a", 0), {
+        "id": 2, "type": "row", "title": "r", "collapsed": True,
+        "gridPos": {"x": 0, "y": 4, "w": 24, "h": 1}, "panels": [panel(3, "b", 5)]}]))
+    if ok:
+        failures.append(f"validate flags a good dashboard: {ok}")
+    cases = {
+        "id used twice": [panel(1, "a", 0), panel(1, "b", 4)],
+        "title used twice": [panel(1, "a", 0), panel(2, "a", 4)],
+        "overlap": [panel(1, "a", 0), panel(2, "b", 2)],
+        "datasource is not": [panel(1, "a", 0, datasource={"uid": "prom"})],
+        "no target with an expr": [panel(1, "a", 0, expr="")],
+        'lacks device=~"$device"': [panel(1, "a", 0, expr='ssd_device_up{instance=~"$instance"}')],
+        "no value for $job": [panel(1, "a", 0, expr=good_expr + ' + up{job="$job"}')],
+    }
+    for want, panel_list in cases.items():
+        got = validate_dashboard(dash(panel_list))
+        if not any(want in g for g in got):
+            failures.append(f"validate missed {want!r}: {got}")
     return failures
 
 
