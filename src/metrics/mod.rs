@@ -236,10 +236,16 @@ impl Exposition {
             "CPU time the exporter spent polling this drive.",
             cpu,
         )?;
+        // A SATA drive's `standby` count is served from 0, so the first skip
+        // is an increase a rule can see.
         let skipped = self.drives.iter().flat_map(|d| {
-            d.skipped
-                .iter()
-                .map(move |(&r, &n)| (Self::with(d, &[("reason", r)]), Wide(u128::from(n))))
+            let mut counts = d.skipped.clone();
+            if d.identity.transport == crate::device::discovery::Transport::Sata {
+                counts.entry("standby").or_default();
+            }
+            counts
+                .into_iter()
+                .map(move |(r, n)| (Self::with(d, &[("reason", r)]), Wide(u128::from(n))))
         });
         counter(
             enc,

@@ -9,6 +9,9 @@ use super::{Exposition, Labels, Wide, counter, family};
 use crate::probe::fleet::ProbeView;
 use crate::probe::qos;
 
+/// The `reason`s of `ssd_probe_skipped_total` (`probe::runner`).
+const SKIP_REASONS: [&str; 4] = ["busy", "error", "permission", "standby"];
+
 impl Exposition {
     /// `device` and `serial` of the drive a probe belongs to (serial empty
     /// for a `--probe.device` that is no monitored drive), plus `block`.
@@ -72,8 +75,13 @@ impl Exposition {
             "Probe I/Os by result (ok, error, timeout).",
             ios,
         )?;
+        // Every reason is served from 0, so the first skip is an increase a
+        // rule can see.
         let skipped = self.probes.iter().flat_map(|p| {
-            p.skipped.iter().map(move |&(r, n)| {
+            let mut counts: std::collections::BTreeMap<&str, u64> =
+                SKIP_REASONS.iter().map(|&r| (r, 0)).collect();
+            counts.extend(p.skipped.iter().copied());
+            counts.into_iter().map(move |(r, n)| {
                 let mut l = self.probe_base(p);
                 l.push(("reason", r));
                 (l, Wide(u128::from(n)))

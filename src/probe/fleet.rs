@@ -261,7 +261,7 @@ mod tests {
     use std::time::Duration;
 
     #[test]
-    fn both_formats_end_the_histogram_with_one_inf_bucket() {
+    fn histogram_ends_with_one_inf_bucket_and_skips_start_at_zero() {
         use crate::metrics::{BuildInfo, TextFormat, encode};
         let mut stats = OpStats::new("read", Duration::from_secs(600));
         stats.histogram.record(50e-6);
@@ -289,6 +289,12 @@ mod tests {
                 })
                 .unwrap();
             assert!(ten.ends_with(" 1"), "{format:?}: {ten}");
+            // no skips yet: every reason is served, at 0
+            let skips = text
+                .lines()
+                .filter(|l| l.starts_with("ssd_probe_skipped_total{") && l.ends_with(" 0"))
+                .count();
+            assert_eq!(skips, 4, "{format:?}: {text}");
         }
     }
 

@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""The operators' kit against the real thing: Debian's Prometheus on loopback
+scraping `ssd_exporter --demo` and `ssd_exporter --replay <every fixture>`,
+with the alert and recording rules loaded. Through Prometheus' HTTP API it
+checks that:
+
+- every dashboard panel's query (variables substituted) returns data;
+- the expected alerts fire for the demo's failing drive (and the failing
+  fixtures), and none fire for the healthy drives;
+- every recording rule produces series;
+- every `ssd_*` name the dashboards, the rules and the docs' runbooks use is
+  one the exporter really emits (compared with both live expositions).
+
+The rules are loaded with every `for:` shortened to 0s (a copy in a temp
+dir): the point is whether each expression matches real data, not the wait.
+
+Usage: tests/ops/prometheus_e2e.py [path/to/ssd_exporter]
+(default target/debug/ssd_exporter). Python 3.11 standard library only.
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import grafana  # noqa: E402  (tests/ops/grafana.py)
+
+# The demo's drives (README "Demo") and the fixtures' healthy drives.
+DEMO_HEALTHY = {"nvme0", "nvme1", "sda"}
+DEMO_FAILING = "nvme2"
+FIXTURE_HEALTHY = {"nvme0", "nvme1", "sda", "sdb", "sdc"}
+
+# What the failing demo drive must fire: its critical warning bits, spare
+# below threshold, 99 % used and ~16 days left, capacitors failed and at
+# 35 %, 72 °C against a 70 °C warning threshold, media errors rising every
+# 20 s, and the verdict.
+DEMO_FAILING_ALERTS = {
+    "SsdCriticalWarning",
+    "SsdSmartFailed",
+    "SsdPlpFailed",
+    "SsdPlpHealthLow",
+    "SsdSpareBelowThreshold",
+    "SsdWearCritical",
+    "SsdWearOutForecast",
+    "SsdMediaErrors",
+    "SsdTemperatureWarning",
+    "SsdHealthCritical",
+}
+# The replayed failing-critical fixture (nvme2) holds still, so nothing can
+# rise; its static state must fire these.
+FIXTURE_FAILING_ALERTS = {
+    "SsdCriticalWarning",
+    "SsdPlpFailed",
+    "SsdSpareBelowThreshold",
+    "SsdWearCritical",
+    "SsdHealthCritical",
+}
+
+# How long the demo runs before the checks: its failing drive's media
+# errors rise every 20 s, and `increase()` needs two samples either side.
+WARMUP_SECONDS = 45
+
+failures = []
+
+
+def check(ok, what):
+    print(("PASS " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(url, timeout=10):
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        return r.read().decode()
+
+
+def wait_http(url, what, seconds=30):
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return get(url, timeout=2)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"{what} did not answer at {url}")
+            time.sleep(0.2)
+
+
+def exposition_names(text):
+    """Series names of a text exposition (histogram _bucket/_sum/_count kept)."""
+    names = set()
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            names.add(re.match(r"[a-zA-Z_:][a-zA-Z0-9_:]*", line).group(0))
+    return names
+
+
+def rules_for_zero(src, dst):
+    """Copies a rules file with every `for:` duration set to 0s."""
+    text = Path(src).read_text()
+    dst.write_text(re.sub(r"(?m)^(\s+for:\s*)\S+", r"\g<1>0s", text))
+
+
+def rule_exprs(path):
+    """(name, expr) of every rule in a Prometheus rules file, read with a
+    small parser for the block scalars and plain values the files use."""
+    out = []
+    lines = Path(path).read_text().splitlines()
+    i = 0
+    name = None
+    while i < len(lines):
+        line = lines[i]
+        m = re.match(r"\s*- (alert|record):\s*(\S+)", line)
+        if m:
+            name = m.group(2)
+        m = re.match(r"(\s*)expr:\s*(.*)$", line)
+        if m:
+            indent, rest = len(m.group(1)), m.group(2)
+            if rest in ("|", ">", "|-", ">-"):
+                body = []
+                i += 1
+                while i < len(lines) and (
+                    not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > indent
+                ):
+                    body.append(lines[i].strip())
+                    i += 1
+                out.append((name, " ".join(body)))
+                continue
+            out.append((name, rest.strip().strip("'\"")))
+        i += 1
+    return out
+
+
+def query(prom, expr):
+    url = f"{prom}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
+    try:
+        body = json.loads(get(url))
+    except urllib.error.HTTPError as e:
+        body = json.loads(e.read().decode())
+    if body.get("status") != "success":
+        return None, body.get("error", "?")
+    return body["data"]["result"], None
+
+
+def main():
+    binary = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "target/debug/ssd_exporter")
+    prom_bin = shutil.which("prometheus")
+    if not prom_bin:
+        raise SystemExit("prometheus is not installed (apt-get install prometheus)")
+    tmp = Path(tempfile.mkdtemp(prefix="ssd-prom-"))
+    procs = []
+    try:
+        demo_port, replay_port, prom_port = free_port(), free_port(), free_port()
+        fixtures = sorted(
+            str(d)
+            for t in ("nvme", "sata")
+            for f in (ROOT / "tests/fixtures" / t).iterdir()
+            if f.is_dir()
+            for d in f.iterdir()
+            if d.is_dir()
+        )
+        log = open(tmp / "exporters.log", "w")
+        procs.append(subprocess.Popen(
+            [binary, "--demo", f"--web.listen-address=127.0.0.1:{demo_port}"],
+            stdout=log, stderr=log))
+        procs.append(subprocess.Popen(
+            [binary, f"--web.listen-address=127.0.0.1:{replay_port}", "--poll.interval=5s",
+             "--probe.disable"] + [f"--replay={d}" for d in fixtures],
+            stdout=log, stderr=log))
+        demo_started = time.monotonic()
+        for f in ("ssd_exporter.rules.yml", "fleet.rules.yml"):
+            rules_for_zero(ROOT / "alerts" / f, tmp / f)
+        (tmp / "prometheus.yml").write_text(f"""
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files: [ssd_exporter.rules.yml, fleet.rules.yml]
+scrape_configs:
+  - job_name: ssd_exporter
+    static_configs:
+      - targets: ['127.0.0.1:{demo_port}']
+        labels: {{fleet: demo}}
+      - targets: ['127.0.0.1:{replay_port}']
+        labels: {{fleet: fixtures}}
+""")
+        procs.append(subprocess.Popen(
+            [prom_bin, f"--config.file={tmp / 'prometheus.yml'}",
+             f"--storage.tsdb.path={tmp / 'data'}",
+             f"--web.listen-address=127.0.0.1:{prom_port}"],
+            stdout=open(tmp / "prometheus.log", "w"), stderr=subprocess.STDOUT))
+        prom = f"http://127.0.0.1:{prom_port}"
+        demo_text = wait_http(f"http://127.0.0.1:{demo_port}/metrics", "ssd_exporter --demo")
+        wait_http(f"http://127.0.0.1:{replay_port}/metrics", "ssd_exporter --replay")
+        wait_http(f"{prom}/-/ready", "prometheus")
+        time.sleep(max(0.0, WARMUP_SECONDS - (time.monotonic() - demo_started)))
+        demo_text = get(f"http://127.0.0.1:{demo_port}/metrics")
+        replay_text = get(f"http://127.0.0.1:{replay_port}/metrics")
+
+        targets = json.loads(get(f"{prom}/api/v1/targets"))["data"]["activeTargets"]
+        check(len(targets) == 2 and all(t["health"] == "up" for t in targets),
+              "prometheus scrapes both exporters: "
+              + ", ".join(f"{t['scrapeUrl']} {t['health']} {t['lastError']}" for t in targets))
+
+        # ---- every name used exists in a live exposition
+        emitted = exposition_names(demo_text) | exposition_names(replay_text)
+        used = {}
+        for path in sorted((ROOT / "dashboards").glob("*.json")):
+            for uid, title, ref, expr in grafana.panels(path):
+                for n in grafana.metric_names(expr):
+                    used.setdefault(n, f"dashboard {uid} panel {title!r}")
+        rule_files = [ROOT / "alerts/ssd_exporter.rules.yml", ROOT / "alerts/fleet.rules.yml"]
+        recorded = {name for f in rule_files for name, _ in rule_exprs(f) if ":" in (name or "")}
+        for f in rule_files:
+            for name, expr in rule_exprs(f):
+                for n in set(re.findall(r"\bssd_[a-z0-9_]+", expr)):
+                    used.setdefault(n, f"{f.name} rule {name}")
+        for n in set(re.findall(r"\bssd_[a-z0-9_]+", (ROOT / "docs/runbooks.md").read_text())):
+            if not n.startswith("ssd_exporter_") or n in ("ssd_exporter_build_info", "ssd_exporter_devices"):
+                used.setdefault(n, "docs/runbooks.md")
+        unknown = sorted(f"{n} ({where})" for n, where in used.items()
+                         if n not in emitted and n not in recorded)
+        check(not unknown and len(used) > 30,
+              f"{len(used)} ssd_* names used by dashboards, rules and runbooks all emitted"
+              + (": unknown " + "; ".join(unknown) if unknown else ""))
+
+        # ---- every dashboard panel query returns data
+        for path in sorted((ROOT / "dashboards").glob("*.json")):
+            for uid, title, ref, expr in grafana.panels(path):
+                # the drive view shows one drive: the demo's throttling one
+                device = "nvme0" if uid == "ssd-exporter-drive" else ".*"
+                q = grafana.substitute(expr, instance_regex=".*", device_regex=device)
+                result, err = query(prom, q)
+                check(bool(result), f"{uid} / {title} / {ref}: "
+                      + (f"error {err}" if err else f"{len(result)} series") + f"  [{q}]")
+
+        # ---- recording rules produce series
+        for name in sorted(recorded):
+            result, err = query(prom, name)
+            check(bool(result), f"recording rule {name}: "
+                  + (f"error {err}" if err else f"{len(result)} series"))
+
+        # ---- alerts: expected ones fire, healthy drives fire none
+        alerts = json.loads(get(f"{prom}/api/v1/alerts"))["data"]["alerts"]
+        firing = {}
+        for a in alerts:
+            if a["state"] != "firing":
+                continue
+            key = (a["labels"].get("fleet", "?"), a["labels"].get("device", "-"))
+            firing.setdefault(key, set()).add(a["labels"]["alertname"])
+        got = firing.get(("demo", DEMO_FAILING), set())
+        missing = DEMO_FAILING_ALERTS - got
+        check(not missing, f"demo {DEMO_FAILING} fires {sorted(got)}"
+              + (f"; missing {sorted(missing)}" if missing else ""))
+        got = firing.get(("fixtures", "nvme2"), set())
+        missing = FIXTURE_FAILING_ALERTS - got
+        check(not missing, f"fixture failing-critical nvme2 fires {sorted(got)}"
+              + (f"; missing {sorted(missing)}" if missing else ""))
+        for fleet, healthy in (("demo", DEMO_HEALTHY), ("fixtures", FIXTURE_HEALTHY)):
+            for d in sorted(healthy):
+                got = firing.get((fleet, d), set())
+                check(not got, f"{fleet} healthy {d} fires nothing" + (f": {sorted(got)}" if got else ""))
+        stray = {k: v for k, v in firing.items() if k[1] == "-"}
+        check(not stray, "no drive-less alert fires" + (f": {stray}" if stray else ""))
+    finally:
+        for p in procs:
+            p.send_signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        if failures:
+            for f in ("exporters.log", "prometheus.log"):
+                if (tmp / f).exists():
+                    print(f"---- {f} (tail)")
+                    print("\n".join((tmp / f).read_text().splitlines()[-15:]))
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"prometheus e2e: {'FAIL' if failures else 'PASS'} ({len(failures)} failed)")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
