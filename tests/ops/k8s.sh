@@ -10,7 +10,9 @@
 #      when kubectl is installed (it needs no cluster for that);
 #   4. the policy the DaemonSet promises (not privileged, exactly SYS_ADMIN and
 #      SYS_RAWIO, read-only host mounts, ...) and that the pieces agree with
-#      each other (ports, selectors, config file, scrape interval);
+#      each other (ports, selectors, config file, scrape interval, the job
+#      name the alert rules expect, the README's federation selector against
+#      alerts/fleet.rules.yml);
 #   5. config.yml: every key is one examples/config.yml documents, and the
 #      exporter accepts the file with the DaemonSet's flags (--check-config),
 #      when a built binary is at hand (SSD_EXPORTER_BIN, else the newer of
@@ -311,6 +313,9 @@ def podmonitor_endpoint():
     instance = [r for r in ep["relabelings"] if r.get("targetLabel") == "instance"]
     assert instance and instance[0].get("sourceLabels") == ["__meta_kubernetes_pod_node_name"], \
         "instance must be set from __meta_kubernetes_pod_node_name"
+    job = [r for r in ep["relabelings"] if r.get("targetLabel") == "job"]
+    assert job and job[-1].get("replacement") == "ssd_exporter" and not job[-1].get("sourceLabels"), \
+        "job must be ssd_exporter: the alert rules select up{job=\"ssd_exporter\"}"
 
 
 def config_volume():
@@ -367,7 +372,8 @@ for name, fn in [
     ("tolerates every taint, rolling updates", every_node),
     ("container port 'metrics' is the configured listen port; probes hit real routes", metrics_port),
     ("DaemonSet, Service and PodMonitor selectors match the pod labels", selectors),
-    ("PodMonitor scrapes the 'metrics' port at poll.interval, instance = node name", podmonitor_endpoint),
+    ("PodMonitor scrapes the 'metrics' port at poll.interval, instance = node name, job = ssd_exporter",
+     podmonitor_endpoint),
     ("--config.file is the mounted, kustomize-generated ConfigMap", config_volume),
     ("one namespace everywhere, labelled for the privileged Pod Security level", namespaces),
     ("kustomization.yaml lists every manifest in deploy/kubernetes", everything_listed),
@@ -379,6 +385,28 @@ if kubectl:
           privileged_overlay_changes_only_privilege)
 else:
     report("SKIP", "privileged overlay diff", "kubectl is not installed")
+
+def fleet_rules_selected():
+    readme = (repo / "deploy/README.md").read_text()
+    federate = re.findall(r'\{__name__=~"([^"]+)"\}', readme)
+    remote = re.findall(r'regex: "([^"]+)"\n\s+action: keep', readme)
+    assert federate and remote, "no match[] selector or remote_write keep regex found"
+    assert set(federate) | set(remote) == {federate[0]}, \
+        f"the README's selectors differ: {sorted(set(federate) | set(remote))}"
+    rules = yaml.safe_load((repo / "alerts/fleet.rules.yml").read_text())
+    names = [r["record"] for g in rules["groups"] for r in g["rules"] if "record" in r]
+    assert names, "no recording rule in alerts/fleet.rules.yml"
+    # Prometheus anchors label-matcher regexes at both ends, as fullmatch does.
+    missed = [n for n in names if not re.fullmatch(federate[0], n)]
+    assert not missed, f"{federate[0]} misses {missed}"
+    assert re.fullmatch(federate[0], "ssd_device_info"), "raw ssd_ series must be selected too"
+
+
+if (repo / "alerts/fleet.rules.yml").exists():
+    check("deploy/README.md's federation and remote-write selectors take every fleet recording rule",
+          fleet_rules_selected)
+else:
+    report("SKIP", "fleet recording rules selected", "alerts/fleet.rules.yml is absent")
 
 # --- 5: the exporter's configuration ---------------------------------------
 def key_paths(tree, prefix=""):
