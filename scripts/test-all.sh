@@ -38,6 +38,14 @@ python3 tests/fixtures/check_fixtures.py
 python3 tests/fixtures/check_sata_fixtures.py
 echo "== real kernel: QEMU with emulated NVMe and SATA under the Debian kernel"
 tests/vm/run.sh
+echo "== operators' kit: rules, dashboards, deployment"
+alerts/check.sh
+python3 tests/ops/grafana.py selftest
+python3 tests/ops/grafana.py validate dashboards/*.json
+python3 dashboards/generate.py --check
+cargo build --quiet --bin ssd_exporter
+tests/ops/prometheus_e2e.py target/debug/ssd_exporter
+tests/ops/k8s.sh
 echo "== cargo test"
 log=$(mktemp)
 set +e

@@ -68,11 +68,6 @@ pub(crate) struct Ctx {
     judge: Judge,
 }
 
-/// Samples a window must hold before its p99.99 is compared with a
-/// datasheet limit (the limits are p99.999; a p99.99 above one is a broken
-/// promise whatever the p99.999 is, but only with enough samples behind it).
-const QOS_MIN_SAMPLES: u64 = 10_000;
-
 /// The verdict after each poll: the configured rules, and the probes'
 /// tail latency against the model's datasheet QoS.
 fn judge(health: &Health, probes: Option<Arc<Fleet>>) -> Judge {
@@ -81,11 +76,8 @@ fn judge(health: &Health, probes: Option<Arc<Fleet>>) -> Judge {
         let mut over = Vec::new();
         if let (true, Some(p)) = (rules.latency_qos, &probes) {
             for t in qos::targets_for(&s.identity.model) {
-                match p.quantile(&s.device, t.op, 0.9999) {
-                    Some((v, n)) if n >= QOS_MIN_SAMPLES && v > t.seconds => {
-                        over.push((t.op, v, t.seconds))
-                    }
-                    _ => {}
+                if let Some(v) = qos::breach(|q| p.quantile(&s.device, t.op, q), t.seconds) {
+                    over.push((t.op, v, t.seconds));
                 }
             }
         }

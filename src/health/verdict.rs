@@ -90,8 +90,8 @@ pub struct Rules {
     pub throttle_recent: Duration,
     /// Whether to judge `latency_above_qos` (a warning). Default true, but
     /// the caller only reports a limit exceeded when the probe window holds
-    /// enough samples for its p99.99 to mean something (10 000; the app's
-    /// `QOS_MIN_SAMPLES`). Datasheet QoS is measured on a drive running only
+    /// enough samples to show it (`probe::qos::EVIDENCE`: a p99.99 with
+    /// 10 000 samples, or a p99.9 with 2 500). Datasheet QoS is measured on a drive running only
     /// the test, so a drive under production load may exceed it at the
     /// tail: set `health.latency_qos: false` where that is expected.
     pub latency_qos: bool,

@@ -86,6 +86,24 @@ pub fn targets_for(model: &str) -> &'static [QosTarget] {
     &[]
 }
 
+/// Which window quantile is evidence against a datasheet limit, and the
+/// samples it needs. A window quantile `q` above the limit means at least
+/// `(1 − q)·n` reads in the window exceeded it: ≥ 1 in 10 000 (p99.99, with
+/// ≥ 10 000 samples) or ≥ 1 in 1 000 (p99.9, with ≥ 2 500 — what the
+/// default 5 reads/s fill a 10-minute window with). Either is far above the
+/// 1 in 100 000 a p99.999 limit allows: a drive keeping its promise shows
+/// 3 such reads out of 2 500 with a probability of about 2·10⁻⁶.
+pub const EVIDENCE: [(f64, u64); 2] = [(0.9999, 10_000), (0.999, 2_500)];
+
+/// The window latency that shows a `limit` (seconds) broken, if any:
+/// `quantile(q)` gives a window quantile and the samples behind it.
+pub fn breach(quantile: impl Fn(f64) -> Option<(f64, u64)>, limit: f64) -> Option<f64> {
+    EVIDENCE.iter().find_map(|&(q, min)| match quantile(q) {
+        Some((v, n)) if n >= min && v > limit => Some(v),
+        _ => None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +146,22 @@ mod tests {
         ] {
             assert!(targets_for(model).is_empty(), "{model:?}");
         }
+    }
+
+    #[test]
+    fn breach_needs_the_samples_behind_the_quantile() {
+        let window = |p9999: f64, p999: f64, n: u64| {
+            move |q: f64| Some((if q > 0.9995 { p9999 } else { p999 }, n))
+        };
+        let limit = 200e-6;
+        // 3 000 samples (the default window): p99.9 is the evidence
+        assert_eq!(breach(window(900e-6, 250e-6, 3_000), limit), Some(250e-6));
+        assert_eq!(breach(window(900e-6, 150e-6, 3_000), limit), None);
+        // too few samples for either
+        assert_eq!(breach(window(900e-6, 900e-6, 2_499), limit), None);
+        // enough for p99.99: it decides first
+        assert_eq!(breach(window(210e-6, 150e-6, 10_000), limit), Some(210e-6));
+        assert_eq!(breach(window(200e-6, 150e-6, 10_000), limit), None);
+        assert_eq!(breach(|_| None, limit), None);
     }
 }
