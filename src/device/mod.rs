@@ -72,7 +72,7 @@ impl FetchError {
                 Self::Gone(format!("{what} {path}: {e}"))
             }
             Some(libc::EPERM | libc::EACCES) => Self::Failed(format!(
-                "{what} {path}: permission denied (needs {capability}; see systemd/ssd_exporter.service)"
+                "{what} {path}: permission denied (needs {capability}; see systemd/ssd_exporter.service; in a container, the device must also be granted to it: deploy/README.md)"
             )),
             _ => Self::Failed(format!("{what} {path}: {e}")),
         }
@@ -153,7 +153,7 @@ mod tests {
         );
         assert_eq!(
             denied,
-            FetchError::Failed("open /dev/nvme0: permission denied (needs CAP_SYS_ADMIN; see systemd/ssd_exporter.service)".into())
+            FetchError::Failed("open /dev/nvme0: permission denied (needs CAP_SYS_ADMIN; see systemd/ssd_exporter.service; in a container, the device must also be granted to it: deploy/README.md)".into())
         );
         let eio = FetchError::from_os(
             "smart read data",
