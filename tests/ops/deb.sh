@@ -10,7 +10,6 @@
 # "N passed, N failed"; exits non-zero on a failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-repo=$PWD
 
 command -v dpkg-deb >/dev/null || {
   export DEBIAN_FRONTEND=noninteractive
@@ -106,9 +105,12 @@ check "no #DEBHELPER# token left" \
 # verify only warns about bad keys (exit 0), so any output fails.
 if command -v systemd-analyze >/dev/null && [ -d /usr/lib/systemd/system ]; then
   cp -an /usr/lib/systemd/system/. "$tmp/root/usr/lib/systemd/system/"
-  out=$(systemd-analyze verify --root="$tmp/root" "$unit" 2>&1) && [ -z "$out" ] \
-    && pass "systemd-analyze verify: packaged unit with the packaged binary" \
-    || { fail "systemd-analyze verify of the packaged unit:"; echo "$out"; }
+  if out=$(systemd-analyze verify --root="$tmp/root" "$unit" 2>&1) && [ -z "$out" ]; then
+    pass "systemd-analyze verify: packaged unit with the packaged binary"
+  else
+    fail "systemd-analyze verify of the packaged unit:"
+    echo "$out"
+  fi
 else
   echo "SKIP: systemd-analyze verify (no systemd here; tests/ops/systemd.sh needs it too)"
 fi

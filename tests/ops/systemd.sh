@@ -224,10 +224,10 @@ for _ in $(seq 50); do
   sleep 0.2
 done
 get() { # GET $1 [with header $2], headers and body on stdout
-  local extra=
-  if [ -n "${2:-}" ]; then extra="$2"$'\r\n'; fi
+  local header=
+  if [ -n "${2:-}" ]; then header="$2"$'\r\n'; fi
   exec 3<>"/dev/tcp/127.0.0.1/$port"
-  printf 'GET %s HTTP/1.1\r\nHost: localhost\r\n%sConnection: close\r\n\r\n' "$1" "$extra" >&3
+  printf 'GET %s HTTP/1.1\r\nHost: localhost\r\n%sConnection: close\r\n\r\n' "$1" "$header" >&3
   timeout 10 cat <&3
   exec 3<&-
 }
