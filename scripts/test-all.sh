@@ -46,6 +46,8 @@ python3 dashboards/generate.py --check
 cargo build --quiet --bin ssd_exporter
 tests/ops/prometheus_e2e.py target/debug/ssd_exporter
 tests/ops/k8s.sh
+tests/ops/systemd.sh
+tests/ops/deb.sh
 echo "== cargo test"
 log=$(mktemp)
 set +e

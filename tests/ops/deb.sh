@@ -60,19 +60,22 @@ check "Maintainer is set: $(field Maintainer)" \
   grep -q '^ Maintainer: .*<.*@.*>' "$tmp/info"
 
 has() { grep -qxF "$1" "$tmp/contents"; }
+same() { cmp -s "$1" "$tmp/root$2"; }
 check "binary /usr/bin/ssd_exporter" has /usr/bin/ssd_exporter
 unit=$(grep -E '^(/usr)?/lib/systemd/system/ssd_exporter\.service$' "$tmp/contents" || true)
 check "unit ${unit:-ssd_exporter.service (missing)}" test -n "$unit"
 check "sysusers /usr/lib/sysusers.d/ssd_exporter.conf" has /usr/lib/sysusers.d/ssd_exporter.conf
 check "udev rule /usr/lib/udev/rules.d/60-ssd-exporter.rules" has /usr/lib/udev/rules.d/60-ssd-exporter.rules
 check "configuration /etc/ssd_exporter/config.yml" has /etc/ssd_exporter/config.yml
-for doc in README.md metrics.md systemd.md copyright; do
+for doc in README.md metrics.md runbooks.md systemd.md copyright; do
   check "doc /usr/share/doc/ssd-exporter/$doc" has "/usr/share/doc/ssd-exporter/$doc"
+done
+for f in dashboards/*.json dashboards/README.md alerts/*.yml alerts/README.md; do
+  check "operators' kit /usr/share/ssd-exporter/$f" same "$f" "/usr/share/ssd-exporter/$f"
 done
 check "conffiles lists /etc/ssd_exporter/config.yml" \
   grep -qxF /etc/ssd_exporter/config.yml "$tmp/control/conffiles"
 
-same() { cmp -s "$1" "$tmp/root$2"; }
 check "packaged unit is systemd/ssd_exporter.service" same systemd/ssd_exporter.service "$unit"
 check "packaged sysusers file is systemd/ssd_exporter.sysusers" \
   same systemd/ssd_exporter.sysusers /usr/lib/sysusers.d/ssd_exporter.conf
