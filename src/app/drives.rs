@@ -110,20 +110,29 @@ pub(crate) fn start_replays(ctx: &Ctx) -> anyhow::Result<JoinHandle<()>> {
         ctx.store
             .insert(ctx.snapshot(&name, &origin, placeholder(transport, "", "", "")));
         info!(device = name, folder = %dir.display(), "replaying dump");
-        let run = schedule::run(
-            name,
-            poller,
-            schedule_of(&ctx.config),
-            ctx.judge.clone(),
-            ctx.store.clone(),
-            ctx.gone.clone(),
-        );
-        tasks.push(tokio::spawn(run));
+        tasks.push(spawn_loop(ctx, name, poller));
     }
-    Ok(tokio::spawn(async move {
+    Ok(owner(tasks))
+}
+
+/// Starts `name`'s poll loop.
+fn spawn_loop(ctx: &Ctx, name: String, poller: Box<dyn Poller>) -> JoinHandle<()> {
+    tokio::spawn(schedule::run(
+        name,
+        poller,
+        schedule_of(&ctx.config),
+        ctx.judge.clone(),
+        ctx.store.clone(),
+        ctx.gone.clone(),
+    ))
+}
+
+/// One task owning `tasks`: aborting it aborts them all.
+fn owner(tasks: Vec<JoinHandle<()>>) -> JoinHandle<()> {
+    tokio::spawn(async move {
         let _guard = AbortOnDrop(tasks);
         std::future::pending::<()>().await
-    }))
+    })
 }
 
 /// Probe reads per second of each simulated drive: ten times the real
@@ -162,20 +171,9 @@ pub(crate) fn start_demo(ctx: &Ctx) -> JoinHandle<()> {
             });
             p.start_simulated(drive.name, drive.block, DEMO_PROBE_RATE, started, draw);
         }
-        let run = schedule::run(
-            drive.name.to_string(),
-            poller,
-            schedule_of(&ctx.config),
-            ctx.judge.clone(),
-            ctx.store.clone(),
-            ctx.gone.clone(),
-        );
-        tasks.push(tokio::spawn(run));
+        tasks.push(spawn_loop(ctx, drive.name.to_string(), poller));
     }
-    tokio::spawn(async move {
-        let _guard = AbortOnDrop(tasks);
-        std::future::pending::<()>().await
-    })
+    owner(tasks)
 }
 
 /// Aborts the drive loops when the owning task is aborted.
@@ -270,15 +268,11 @@ fn reconcile(running: &mut Drives, found: Vec<Discovered>, ctx: &Ctx) {
         let identity = placeholder(d.transport, &d.model, &d.serial, &d.firmware);
         ctx.store
             .insert(ctx.snapshot(&d.name, &d.dev_path.display().to_string(), identity));
-        let run = schedule::run(
+        let h = spawn_loop(
+            ctx,
             d.name.clone(),
             live_poller(&d, &ctx.config, &ctx.namer),
-            schedule_of(&ctx.config),
-            ctx.judge.clone(),
-            ctx.store.clone(),
-            ctx.gone.clone(),
         );
-        let h = tokio::spawn(run);
         if let Some(p) = &ctx.probes {
             let skip = (d.transport == Transport::Sata).then(|| ctx.standby_check(&d.name));
             for block in blocks_of(&d.namespaces) {

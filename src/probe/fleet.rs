@@ -92,18 +92,16 @@ impl Fleet {
             .filter(|(disk, _)| disk == block)
             .map(|(_, w)| w.clone());
         match runner::spawn(target, config, skip_if) {
-            Ok(handle) => {
-                info!(device = drive, block, "latency probe started");
-                self.running().insert(
-                    block.to_string(),
-                    Entry {
-                        drive: drive.to_string(),
-                        handle,
-                    },
-                );
-            }
+            Ok(handle) => self.started(drive, block, handle, "latency probe started"),
             Err(e) => warn!(device = drive, block, "not probing: {e}"),
         }
+    }
+
+    fn started(&self, drive: &str, block: &str, handle: ProbeHandle, what: &str) {
+        info!(device = drive, block, "{what}");
+        let drive = drive.to_string();
+        self.running()
+            .insert(block.to_string(), Entry { drive, handle });
     }
 
     /// Starts a simulated probe of `block` for the demo's `drive`: reads at
@@ -118,16 +116,7 @@ impl Fleet {
         model: super::simulated::LatencyModel,
     ) {
         match super::simulated::spawn(block, &self.config, rate, demo_started, model) {
-            Ok(handle) => {
-                info!(device = drive, block, "simulated latency probe started");
-                self.running().insert(
-                    block.to_string(),
-                    Entry {
-                        drive: drive.to_string(),
-                        handle,
-                    },
-                );
-            }
+            Ok(handle) => self.started(drive, block, handle, "simulated latency probe started"),
             Err(e) => warn!(device = drive, block, "not probing: {e}"),
         }
     }

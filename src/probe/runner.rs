@@ -135,6 +135,26 @@ pub struct ProbeStats {
 }
 
 impl ProbeStats {
+    /// Empty stats of `device`'s probe: reads, and writes as `write_op`
+    /// when the write probe runs.
+    pub(super) fn new(
+        device: &str,
+        window: Duration,
+        write_op: Option<&'static str>,
+        started: Instant,
+    ) -> Self {
+        Self {
+            device: device.to_string(),
+            read: OpStats::new("read", window),
+            write: write_op.map(|op| OpStats::new(op, window)),
+            skipped: BTreeMap::new(),
+            busy_ratio: None,
+            window,
+            last_error: None,
+            started,
+        }
+    }
+
     /// Ages the sliding windows to `now`; call before reading quantiles.
     pub fn advance(&mut self, now: Instant) {
         let t = now.saturating_duration_since(self.started);
@@ -297,19 +317,13 @@ pub fn spawn(
         None => None,
     };
     let started = Instant::now();
-    let stats = Arc::new(Mutex::new(ProbeStats {
-        device: target.device.clone(),
-        read: OpStats::new("read", config.window),
-        write: config
-            .write
-            .as_ref()
-            .map(|w| OpStats::new(w.mode.op(), config.window)),
-        skipped: BTreeMap::new(),
-        busy_ratio: None,
-        window: config.window,
-        last_error: None,
+    let write_op = config.write.as_ref().map(|w| w.mode.op());
+    let stats = Arc::new(Mutex::new(ProbeStats::new(
+        &target.device,
+        config.window,
+        write_op,
         started,
-    }));
+    )));
     let stop = Arc::new(AtomicBool::new(false));
     let in_flight = Arc::new(InFlight(AtomicU64::new(0)));
     let worker = Worker {

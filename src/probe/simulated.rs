@@ -3,12 +3,11 @@
 //! into the same histogram and sliding window a real probe fills. No
 //! device is touched.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::runner::{OpStats, ProbeConfig, ProbeHandle, ProbeStats};
+use super::runner::{ProbeConfig, ProbeHandle, ProbeStats};
 use super::schedule::Poisson;
 
 /// A latency in seconds for a probe issued `t` seconds after the demo
@@ -28,16 +27,12 @@ pub fn spawn(
     mut model: LatencyModel,
 ) -> std::io::Result<ProbeHandle> {
     let started = Instant::now();
-    let stats = Arc::new(Mutex::new(ProbeStats {
-        device: block.to_string(),
-        read: OpStats::new("read", config.window),
-        write: None,
-        skipped: BTreeMap::new(),
-        busy_ratio: None,
-        window: config.window,
-        last_error: None,
+    let stats = Arc::new(Mutex::new(ProbeStats::new(
+        block,
+        config.window,
+        None,
         started,
-    }));
+    )));
     let stop = Arc::new(AtomicBool::new(false));
     let (shared, flag) = (stats.clone(), stop.clone());
     let schedule = Poisson::new(rate);
