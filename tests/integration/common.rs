@@ -184,3 +184,25 @@ pub fn find(
 pub fn path_str(p: &Path) -> &str {
     p.to_str().unwrap()
 }
+
+/// Serves every fixture (built-in attribute names only), waits for one poll
+/// of each, and returns `/metrics` as asked for with `accept` headers.
+pub fn serve_fixtures(accept: &str) -> String {
+    let dirs = fixtures();
+    let mut args: Vec<String> = dirs
+        .iter()
+        .map(|d| format!("--replay={}", path_str(d)))
+        .collect();
+    args.push("--poll.interval=1h".into());
+    // The built-in attribute table only: names must not depend on the
+    // drivedb.h version installed on the test machine.
+    args.push("--path.drivedb=none".into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let exporter = Exporter::start(&args);
+    let devices: Vec<String> = dirs
+        .iter()
+        .map(|d| d.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    exporter.scrape_after_polls(&devices, 1.0);
+    exporter.get("/metrics", accept).1
+}

@@ -16,26 +16,6 @@ const VOLATILE: [&str; 4] = [
     "ssd_exporter_build_info",
 ];
 
-fn serve_fixtures(accept: &str) -> String {
-    let dirs = fixtures();
-    let mut args: Vec<String> = dirs
-        .iter()
-        .map(|d| format!("--replay={}", path_str(d)))
-        .collect();
-    args.push("--poll.interval=1h".into());
-    // The built-in attribute table only: names must not depend on the
-    // drivedb.h version installed on the test machine.
-    args.push("--path.drivedb=none".into());
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let exporter = Exporter::start(&args);
-    let devices: Vec<String> = dirs
-        .iter()
-        .map(|d| d.file_name().unwrap().to_string_lossy().into_owned())
-        .collect();
-    exporter.scrape_after_polls(&devices, 1.0);
-    exporter.get("/metrics", accept).1
-}
-
 fn stable(text: &str) -> String {
     text.lines()
         .filter(|l| {
