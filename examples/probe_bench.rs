@@ -1,9 +1,11 @@
-//! Helper for `scripts/bench-probe.sh`: runs the library's probe, or a tight
-//! `pread` loop, on one block device and prints one JSON object.
+//! Helper for `scripts/bench-probe.sh`: runs the library's probe, or a bare
+//! loop of the same reads, on one block device and prints one JSON object.
 //!
 //! ```text
 //! probe_bench probe <dev> <rate/s> <seconds>   # the real runner thread
+//! probe_bench paced <dev> <rate/s> <seconds>   # sleep a Poisson gap, time one pread
 //! probe_bench pread <dev> <count>              # back-to-back O_DIRECT reads
+//! probe_bench stat <dev> <count>               # reads of /sys/block/<dev>/stat
 //! ```
 
 use std::path::Path;
@@ -98,7 +100,8 @@ fn pread(dev: &str, count: u64) -> serde_json::Value {
 /// The same O_DIRECT reads at the same Poisson rate as the probe, with
 /// nothing else: sleep, pread, repeat. What any rate-limited QD1 reader
 /// pays per I/O (the wake-up and the cold syscall), to subtract from the
-/// probe's cost.
+/// probe's cost; and, from an exact sorted array rather than the probe's
+/// window, the latency such a reader sees.
 fn paced(dev: &str, rate: f64, seconds: f64) -> serde_json::Value {
     let mut reader = Reader::open(&target(dev)).unwrap_or_else(|e| {
         eprintln!("{e}");
@@ -108,18 +111,30 @@ fn paced(dev: &str, rate: f64, seconds: f64) -> serde_json::Value {
     let end = Instant::now() + Duration::from_secs_f64(seconds);
     let cpu0 = thread_cpu();
     let mut calls = 0u64;
+    let mut lat = Vec::with_capacity((rate * seconds) as usize + 16);
     while Instant::now() < end {
         std::thread::sleep(poisson.next_gap());
-        reader
-            .read_once(reader.random_offset(fastrand::u64(..)))
-            .expect("pread");
+        lat.push(
+            reader
+                .read_once(reader.random_offset(fastrand::u64(..)))
+                .expect("pread"),
+        );
         calls += 1;
     }
     let cpu = thread_cpu() - cpu0;
+    lat.sort_unstable();
+    // Nearest rank, as the probe's window reports it.
+    let q = |p: f64| {
+        let rank = ((p * lat.len() as f64).ceil() as usize).clamp(1, lat.len().max(1));
+        lat.get(rank - 1).map_or(0.0, Duration::as_secs_f64)
+    };
     json!({
         "device": dev,
         "calls": calls,
         "cpu_ns_per_call": cpu.as_nanos() as f64 / calls.max(1) as f64,
+        "p50_s": q(0.5),
+        "p90_s": q(0.9),
+        "p99_s": q(0.99),
     })
 }
 
