@@ -31,7 +31,7 @@ use tracing::{info, warn};
 use super::busy::{BusyPolicy, BusyTracker, Decision, DiskStat};
 use super::histogram::LatencyHistogram;
 use super::reader::{ProbeError, ProbeTarget, Reader, is_permission};
-use super::schedule::Poisson;
+use super::schedule::{Arrivals, Poisson};
 use super::window::SlidingWindow;
 use super::writer::{DEFAULT_MAX_BYTES, DEFAULT_WRITE_RATE, WriteMode, WriteProbe};
 
@@ -405,52 +405,47 @@ fn issue(in_flight: &InFlight, started: Instant, write: bool, now: Instant) {
 
 impl Worker {
     fn run(mut self) {
-        let now = Instant::now();
-        let mut next_read = now + self.read_schedule.next_gap();
-        let mut next_write = self.writer.as_mut().map(|w| now + w.2.next_gap());
+        let mut read = Arrivals::starting(self.read_schedule.next_gap());
+        let mut write = self
+            .writer
+            .as_mut()
+            .map(|w| Arrivals::starting(w.2.next_gap()));
         loop {
-            let write = next_write.is_some_and(|w| w < next_read);
-            let due = if write {
-                next_write.unwrap_or(next_read)
-            } else {
-                next_read
+            let is_write = write.is_some_and(|w| w.due() < read.due());
+            let due = match write {
+                Some(w) if is_write => w.due(),
+                _ => read.due(),
             };
             if !self.sleep_until(due) {
                 return;
             }
-            if let Flow::End = self.tick(write) {
+            if let Flow::End = self.tick(is_write) {
                 return;
             }
-            let now = Instant::now();
-            let reschedule = |due: Instant, gap: Duration| {
-                // Arrivals missed behind a slow I/O are dropped, not bunched.
-                if due + gap < now {
-                    now + gap
-                } else {
-                    due + gap
-                }
-            };
-            if write {
-                if let (Some(w), Some(n)) = (self.writer.as_mut(), next_write.as_mut()) {
-                    *n = reschedule(*n, w.2.next_gap());
+            let now = self.started.elapsed();
+            if is_write {
+                if let (Some(w), Some(a)) = (self.writer.as_mut(), write.as_mut()) {
+                    a.advance(now, w.2.next_gap());
                 }
             } else {
-                next_read = reschedule(next_read, self.read_schedule.next_gap());
+                read.advance(now, self.read_schedule.next_gap());
             }
         }
     }
 
-    /// Sleeps until `due`; false if asked to stop.
-    fn sleep_until(&self, due: Instant) -> bool {
+    /// Sleeps until `due` after the start; false if asked to stop. A due
+    /// time beyond what an `Instant` can hold (a vanishingly small rate)
+    /// is simply never reached.
+    fn sleep_until(&self, due: Duration) -> bool {
         loop {
             if self.stop.load(Ordering::SeqCst) {
                 return false;
             }
-            let now = Instant::now();
-            if now >= due {
+            let elapsed = self.started.elapsed();
+            if elapsed >= due {
                 return true;
             }
-            std::thread::park_timeout(due - now);
+            std::thread::park_timeout((due - elapsed).min(Duration::from_secs(3600)));
         }
     }
 
@@ -665,6 +660,24 @@ mod tests {
             assert!(s.read.histogram.count() >= 20);
             assert!(s.read.window.quantile(0.5).is_some());
         }
+        assert!(h.stop_and_join(Duration::from_secs(2)));
+    }
+
+    #[test]
+    fn a_vanishingly_small_rate_sleeps_without_panicking_and_stops() {
+        // A gap of ~10^300 s does not fit an Instant; the thread must wait
+        // for its stop flag instead of panicking on the addition.
+        let dir = tempfile::tempdir().unwrap();
+        let (target, sysfs) = fixture(dir.path());
+        let config = ProbeConfig {
+            rate: 1e-300,
+            sysfs,
+            ..ProbeConfig::default()
+        };
+        let h = spawn(target, config, None).unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!h.is_finished(), "the probe thread died");
+        assert_eq!(lock(&h.stats).read.ios.values().sum::<u64>(), 0);
         assert!(h.stop_and_join(Duration::from_secs(2)));
     }
 

@@ -54,6 +54,40 @@ impl Poisson {
     }
 }
 
+/// When the I/Os of one probe stream are due, as offsets from the probe's
+/// start: a Poisson process, except that arrivals missed behind a slow I/O
+/// are dropped rather than bunched. A drive that stalls for ten seconds
+/// gets one probe when it returns, not the fifty that fell due meanwhile in
+/// a burst that would measure the probe's own queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arrivals {
+    due: Duration,
+}
+
+impl Arrivals {
+    /// The first arrival, `gap` after the start.
+    pub fn starting(gap: Duration) -> Self {
+        Self { due: gap }
+    }
+
+    /// When the next I/O is due.
+    pub fn due(&self) -> Duration {
+        self.due
+    }
+
+    /// Moves on once the I/O due at [`Arrivals::due`] has been handled, at
+    /// `now`: the next one is `gap` after it, or `gap` after `now` if that
+    /// is already past.
+    pub fn advance(&mut self, now: Duration, gap: Duration) {
+        let next = self.due.saturating_add(gap);
+        self.due = if next < now {
+            now.saturating_add(gap)
+        } else {
+            next
+        };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,5 +191,103 @@ mod tests {
         let total: Duration = (0..1000).map(|_| p.next_gap()).sum();
         // Mean 1 ms each; 1000 of them ≈ 1 s (σ ≈ 3 %).
         assert!(total > Duration::from_millis(800) && total < Duration::from_millis(1200));
+    }
+
+    /// Runs `Arrivals` against a clock in which each I/O takes `io(k)`:
+    /// the arrival instants, up to `horizon`.
+    fn arrivals(
+        rate: f64,
+        seed: u64,
+        horizon: Duration,
+        io: impl Fn(usize) -> Duration,
+    ) -> Vec<Duration> {
+        let p = Poisson::new(rate);
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let mut a = Arrivals::starting(p.next_gap_with(&mut rng));
+        let (mut now, mut out) = (Duration::ZERO, Vec::new());
+        while a.due() < horizon {
+            now = now.max(a.due()); // sleep until due
+            out.push(now);
+            now += io(out.len() - 1);
+            a.advance(now, p.next_gap_with(&mut rng));
+        }
+        out
+    }
+
+    #[test]
+    fn arrivals_keep_the_rate_when_ios_are_fast() {
+        // 5/s for 4000 s with 200 µs I/Os: 20 000 expected, σ ≈ 141 (0.7 %).
+        let t = arrivals(5.0, 7, Duration::from_secs(4000), |_| {
+            Duration::from_micros(200)
+        });
+        let rate = t.len() as f64 / 4000.0;
+        assert!((rate - 5.0).abs() / 5.0 < 0.03, "rate {rate}");
+    }
+
+    #[test]
+    fn a_slow_io_drops_the_arrivals_it_hid() {
+        // At 10/s, I/O number 100 takes 10 s. Afterwards the stream goes on
+        // at its rate from the moment the I/O ended: no burst of the ~100
+        // arrivals that fell due meanwhile.
+        let stall = Duration::from_secs(10);
+        let t = arrivals(10.0, 11, Duration::from_secs(200), |k| {
+            if k == 100 {
+                stall
+            } else {
+                Duration::from_micros(100)
+            }
+        });
+        let end = t[100] + stall;
+        assert!(
+            t[101] > end,
+            "next arrival {:?} before the stall ended {end:?}",
+            t[101]
+        );
+        let burst = t
+            .iter()
+            .filter(|&&x| x > end && x < end + Duration::from_millis(100))
+            .count();
+        assert!(burst <= 3, "{burst} arrivals within 100 ms after the stall");
+        // And the 10 s of the stall are simply missing: ~1900 arrivals in 200 s.
+        let n = t.len() as f64;
+        assert!((n - 1900.0).abs() < 150.0, "{n}");
+    }
+
+    #[test]
+    fn advance_never_panics_at_the_ends_of_time() {
+        let mut a = Arrivals::starting(Duration::MAX);
+        a.advance(Duration::MAX, Duration::MAX);
+        assert_eq!(a.due(), Duration::MAX);
+        let mut a = Arrivals::starting(Duration::ZERO);
+        a.advance(Duration::from_secs(5), Duration::ZERO);
+        assert_eq!(a.due(), Duration::from_secs(5));
+    }
+
+    /// The same schedule driven by tokio's paused clock, the way a task
+    /// would sleep on it: 600 virtual seconds at 5/s run in no real time.
+    /// The mean rate and the Poisson spread of per-second counts hold.
+    #[tokio::test(start_paused = true)]
+    async fn arrivals_under_tokio_paused_time() {
+        let p = Poisson::new(5.0);
+        let mut rng = fastrand::Rng::with_seed(5);
+        let t0 = tokio::time::Instant::now();
+        let mut a = Arrivals::starting(p.next_gap_with(&mut rng));
+        let horizon = Duration::from_secs(600);
+        let mut counts = vec![0u32; 600];
+        while a.due() < horizon {
+            tokio::time::sleep_until(t0 + a.due()).await;
+            let now = t0.elapsed();
+            assert!(now >= a.due(), "woke at {now:?}, before {:?}", a.due());
+            counts[now.as_secs() as usize] += 1;
+            a.advance(now, p.next_gap_with(&mut rng));
+        }
+        // 3000 expected (σ ≈ 55, 1.8 %); per-second counts: mean 5 and
+        // variance 5 (Poisson), the variance estimate over 600 windows
+        // having ~6 % standard error.
+        let n: u32 = counts.iter().sum();
+        assert!((f64::from(n) - 3000.0).abs() < 300.0, "{n}");
+        let xs: Vec<f64> = counts.iter().map(|&c| f64::from(c)).collect();
+        let (mean, var) = mean_var(&xs);
+        assert!((var / mean - 1.0).abs() < 0.25, "var {var} mean {mean}");
     }
 }
