@@ -100,7 +100,7 @@ pub struct Flags {
     /// A probe I/O slower than this counts as a timeout [default: 5s].
     #[arg(long = "probe.timeout", value_name = "DURATION")]
     pub probe_timeout: Option<String>,
-    /// Skip a probe while the drive's utilisation is at or above this, 0-1 [default: 0.9].
+    /// Skip a probe while the drive's utilisation is at or above this, 0-1, with 2+ other I/Os queued on average [default: 0.9].
     #[arg(long = "probe.busy-threshold", value_name = "RATIO")]
     pub probe_busy: Option<f64>,
     /// Also probe this block device (repeatable): nvme0n1, sdb, loop0.

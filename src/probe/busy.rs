@@ -67,31 +67,39 @@ impl DiskStat {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BusyPolicy {
     /// Skip when the drive was busy (≥ 1 I/O in flight, the probe's own
-    /// excluded) for at least this fraction of the last interval.
+    /// excluded) for at least this fraction of the last interval...
     pub max_utilisation: f64,
+    /// ...and at least this many of other I/Os were in flight on average
+    /// over it (Δtime_in_queue / Δwall, Little's law).
+    pub min_queue_depth: f64,
     /// Skip when at least this many I/Os are in flight right now.
     pub max_in_flight: u64,
 }
 
 impl Default for BusyPolicy {
-    /// `max_utilisation = 0.9`, `max_in_flight = 32`.
+    /// `max_utilisation = 0.9`, `min_queue_depth = 2`, `max_in_flight = 32`.
     ///
     /// The probe exists to measure latency under production load, so
     /// ordinary load must not stop it: the measured reference is a probe at
     /// 10/s beside a queue-depth-4 job (`shared/reference/probe-notes.md`),
-    /// which these defaults keep probing. What they stop is probing a
-    /// drive with no idle gaps: at ≥ 90 % utilisation every probe read
-    /// queues behind other I/O, so it measures the queue rather than the
-    /// drive, and it adds load where there is no slack. 32 in flight is a
-    /// full SATA NCQ queue (the DC600M's whole queue): beyond that a new
-    /// I/O waits in the block layer. Caveat: io_ticks counts time with
-    /// *any* I/O in flight, so an SSD serving a steady QD1 stream also reads
-    /// as ~100 % although it has capacity left; `ssd_probe_skipped_total
-    /// {reason="busy"}` shows when that happens, and the threshold is
-    /// configurable.
+    /// which these defaults keep probing in its idle gaps. What they stop is
+    /// probing a drive with no idle gaps *and* a queue: at ≥ 90 %
+    /// utilisation with two or more I/Os in flight on average, a probe read
+    /// waits behind other I/O, so it measures the queue rather than the
+    /// drive, and it adds load where there is no slack.
+    ///
+    /// The queue depth is what tells saturation from a steady single
+    /// stream: io_ticks counts time with *any* I/O in flight, so an SSD
+    /// serving one QD1 stream (a log writer, a backup, `dd`) reads as
+    /// ~100 % busy although it has nearly all its parallelism left. Such a
+    /// drive is still probed — its latency under that load is exactly what
+    /// users want to see. 32 in flight right now is a full SATA NCQ queue
+    /// (the DC600M's whole queue): beyond that a new I/O waits in the block
+    /// layer, whatever the averages say.
     fn default() -> Self {
         Self {
             max_utilisation: 0.9,
+            min_queue_depth: 2.0,
             max_in_flight: 32,
         }
     }
@@ -106,6 +114,8 @@ pub enum Decision {
     SkipBusy {
         /// Utilisation over the last interval (0..1), 0 if unknown.
         utilisation: f64,
+        /// Average other I/Os in flight over the last interval, 0 if unknown.
+        queue_depth: f64,
         /// I/Os in flight at the time of the decision.
         in_flight: u64,
     },
@@ -117,8 +127,8 @@ pub struct BusyTracker {
     policy: BusyPolicy,
     /// The previous sample and when it was taken.
     last: Option<(Duration, DiskStat)>,
-    /// Utilisation over the last complete interval.
-    last_utilisation: Option<f64>,
+    /// Utilisation and average queue depth over the last complete interval.
+    last_utilisation: Option<(f64, f64)>,
     /// Probe busy time since the last sample.
     pending_probe_busy: Duration,
     /// Probe busy time and Δio_ticks (ms) of the last complete interval.
@@ -145,12 +155,19 @@ impl BusyTracker {
     /// Utilisation over the last complete interval (the probe's own busy
     /// time excluded), None before two samples.
     pub fn utilisation(&self) -> Option<f64> {
-        self.last_utilisation
+        self.last_utilisation.map(|(u, _)| u)
+    }
+
+    /// Average number of other I/Os in flight over the last complete
+    /// interval (the probe's own excluded), None before two samples.
+    pub fn queue_depth(&self) -> Option<f64> {
+        self.last_utilisation.map(|(_, q)| q)
     }
 
     /// Given the stat read now and the monotonic time, decides, and
     /// remembers the sample. Utilisation = (Δio_ticks − probe busy) / Δwall
-    /// over the interval since the previous call, clamped to 0..=1. The
+    /// over the interval since the previous call, clamped to 0..=1; queue
+    /// depth = (Δtime_in_queue − probe busy) / Δwall, at least 0. The
     /// first call (no previous sample) probes unless in-flight is over the
     /// limit; so does a call after the counters went backwards (device
     /// re-added), which restarts the interval. A call at the same instant
@@ -163,11 +180,15 @@ impl BusyTracker {
             // Keep accumulating until the interval is long enough.
             Some((then, _)) if now.saturating_sub(then) < MIN_INTERVAL => {}
             Some((then, prev)) if now > then => {
-                if let Some(dticks) = stat.io_ticks_ms.checked_sub(prev.io_ticks_ms) {
+                let deltas = stat
+                    .io_ticks_ms
+                    .checked_sub(prev.io_ticks_ms)
+                    .zip(stat.time_in_queue_ms.checked_sub(prev.time_in_queue_ms));
+                if let Some((dticks, dqueue)) = deltas {
                     let probe_ms = self.pending_probe_busy.as_secs_f64() * 1e3;
                     let wall_ms = (now - then).as_nanos() as f64 / 1e6;
-                    let own = (dticks as f64 - probe_ms).max(0.0);
-                    self.last_utilisation = Some((own / wall_ms).clamp(0.0, 1.0));
+                    let others = |d: u64| (d as f64 - probe_ms).max(0.0) / wall_ms;
+                    self.last_utilisation = Some((others(dticks).clamp(0.0, 1.0), others(dqueue)));
                     self.last_interval = Some((self.pending_probe_busy, dticks));
                 } else {
                     self.last_utilisation = None;
@@ -179,13 +200,14 @@ impl BusyTracker {
             Some(_) => {}
             None => self.last = Some((now, stat)),
         }
-        let utilisation = self.last_utilisation.unwrap_or(0.0);
-        let busy = self
-            .last_utilisation
-            .is_some_and(|u| u >= self.policy.max_utilisation);
-        if busy || stat.in_flight >= self.policy.max_in_flight {
+        let (utilisation, queue_depth) = self.last_utilisation.unwrap_or((0.0, 0.0));
+        let saturated = self.last_utilisation.is_some_and(|(u, q)| {
+            u >= self.policy.max_utilisation && q >= self.policy.min_queue_depth
+        });
+        if saturated || stat.in_flight >= self.policy.max_in_flight {
             Decision::SkipBusy {
                 utilisation,
+                queue_depth,
                 in_flight: stat.in_flight,
             }
         } else {
@@ -221,11 +243,13 @@ mod tests {
         // 50 %. Intervals under 200 ms are accumulated instead.
         let policy = BusyPolicy {
             max_utilisation: 0.1,
+            min_queue_depth: 0.1,
             max_in_flight: 32,
         };
         let mut t = BusyTracker::new(policy);
         let stat = |ticks| DiskStat {
             io_ticks_ms: ticks,
+            time_in_queue_ms: ticks,
             ..DiskStat::default()
         };
         let ms = Duration::from_millis;
@@ -255,9 +279,15 @@ mod tests {
                        123456        3   345678   210987      120        0  4194304       \
                        35     2210     1830\n";
 
+    /// A sample whose time_in_queue grows at three times io_ticks: a QD3 load.
     fn stat(io_ticks_ms: u64, in_flight: u64) -> DiskStat {
+        qstat(io_ticks_ms, 3 * io_ticks_ms, in_flight)
+    }
+
+    fn qstat(io_ticks_ms: u64, time_in_queue_ms: u64, in_flight: u64) -> DiskStat {
         DiskStat {
             io_ticks_ms,
+            time_in_queue_ms,
             in_flight,
             ..DiskStat::default()
         }
@@ -310,6 +340,7 @@ mod tests {
             t.decide(Duration::ZERO, stat(1000, 32)),
             Decision::SkipBusy {
                 utilisation: 0.0,
+                queue_depth: 0.0,
                 in_flight: 32
             }
         );
@@ -320,12 +351,14 @@ mod tests {
         let mut t = BusyTracker::new(BusyPolicy::default());
         let t0 = Duration::from_secs(100);
         t.decide(t0, stat(10_000, 0));
-        // Δio_ticks 450 ms over 500 ms wall = 0.9 ≥ 0.9 → skip.
+        // Δio_ticks 450 ms over 500 ms wall = 0.9 ≥ 0.9, and
+        // Δtime_in_queue 1350 ms / 500 ms = 2.7 in flight ≥ 2 → skip.
         let d = t.decide(t0 + Duration::from_millis(500), stat(10_450, 1));
         assert_eq!(
             d,
             Decision::SkipBusy {
                 utilisation: 0.9,
+                queue_depth: 2.7,
                 in_flight: 1
             }
         );
@@ -383,9 +416,52 @@ mod tests {
             d,
             Decision::SkipBusy {
                 utilisation: 0.9,
+                queue_depth: 2.7,
                 in_flight: 0
             }
         );
+        // time_in_queue alone going backwards also restarts.
+        t.decide(Duration::from_millis(800), qstat(400, 0, 0));
+        assert_eq!(t.utilisation(), None);
+        assert_eq!(t.queue_depth(), None);
+    }
+
+    #[test]
+    fn a_steady_single_stream_is_probed_a_queue_is_not() {
+        // 100 % busy both times; what differs is the queue behind it.
+        let ms = Duration::from_millis;
+        let mut t = BusyTracker::new(BusyPolicy::default());
+        t.decide(ms(0), qstat(0, 0, 1));
+        // One QD1 stream: 500 ms busy, 500 ms of I/O time in 500 ms → 1.0.
+        assert_eq!(t.decide(ms(500), qstat(500, 500, 1)), Decision::Probe);
+        assert_eq!((t.utilisation(), t.queue_depth()), (Some(1.0), Some(1.0)));
+        // A QD4 job: 2000 ms of I/O time in 500 ms → 4 in flight on average.
+        assert_eq!(
+            t.decide(ms(1000), qstat(1000, 2500, 4)),
+            Decision::SkipBusy {
+                utilisation: 1.0,
+                queue_depth: 4.0,
+                in_flight: 4
+            }
+        );
+        // Just under the bar: 1.9 on average → probe.
+        assert_eq!(t.decide(ms(1500), qstat(1500, 3450, 2)), Decision::Probe);
+        assert!((t.queue_depth().unwrap() - 1.9).abs() < 1e-12);
+        // Deep queue but idle gaps (utilisation 0.5): probe.
+        assert_eq!(t.decide(ms(2000), qstat(1750, 4450, 0)), Decision::Probe);
+        assert_eq!(t.queue_depth(), Some(2.0));
+    }
+
+    #[test]
+    fn probe_time_is_not_queue_depth() {
+        // 500 ms of ticks and 1000 ms of queue time, 60 ms of it the probe's:
+        // others (1000 − 60) / 500 = 1.88 in flight on average → probe.
+        let ms = Duration::from_millis;
+        let mut t = BusyTracker::new(BusyPolicy::default());
+        t.decide(ms(0), qstat(0, 0, 0));
+        t.add_probe_busy(ms(60));
+        assert_eq!(t.decide(ms(500), qstat(500, 1000, 1)), Decision::Probe);
+        assert!((t.queue_depth().unwrap() - 1.88).abs() < 1e-12);
     }
 
     proptest::proptest! {
