@@ -256,30 +256,96 @@ fn reconcile(running: &mut Drives, found: Vec<Discovered>, ctx: &Ctx) {
         keep
     });
     for d in found {
-        if running.0.contains_key(&d.name) {
-            continue;
+        if !running.0.contains_key(&d.name) {
+            info!(
+                device = d.name,
+                model = d.model,
+                serial = d.serial,
+                "drive found"
+            );
+            let identity = placeholder(d.transport, &d.model, &d.serial, &d.firmware);
+            ctx.store
+                .insert(ctx.snapshot(&d.name, &d.dev_path.display().to_string(), identity));
+            let h = spawn_loop(
+                ctx,
+                d.name.clone(),
+                live_poller(&d, &ctx.config, &ctx.namer),
+            );
+            running.0.insert(d.name.clone(), (d.dev_path.clone(), h));
         }
-        info!(
-            device = d.name,
-            model = d.model,
-            serial = d.serial,
-            "drive found"
-        );
-        let identity = placeholder(d.transport, &d.model, &d.serial, &d.firmware);
-        ctx.store
-            .insert(ctx.snapshot(&d.name, &d.dev_path.display().to_string(), identity));
-        let h = spawn_loop(
-            ctx,
-            d.name.clone(),
-            live_poller(&d, &ctx.config, &ctx.namer),
-        );
+        // Every pass, not only when the drive is new: a hot-plugged
+        // controller's namespaces appear a moment after the controller, and
+        // namespaces can be created and attached later. Already running
+        // probes are left as they are.
         if let Some(p) = &ctx.probes {
             let skip = (d.transport == Transport::Sata).then(|| ctx.standby_check(&d.name));
             for block in blocks_of(&d.namespaces) {
                 p.start(&d.name, &block, skip.clone());
             }
         }
-        running.0.insert(d.name, (d.dev_path, h));
     }
     tracing::debug!(took = ?started.elapsed(), drives = running.0.len(), "discovery reconciled");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::RawFile;
+    use crate::probe::fleet::Fleet;
+    use crate::probe::runner::ProbeConfig;
+    use crate::snapshot::Store;
+    use tokio::sync::Notify;
+
+    /// The hot-plug race seen in the VM: discovery finds a new controller
+    /// before the kernel has created its namespace's block device. The next
+    /// pass, which lists the namespace, must start its probe.
+    #[tokio::test]
+    async fn a_namespace_listed_on_a_later_pass_gets_its_probe() {
+        let dir = tempfile::tempdir().unwrap();
+        let (sys, dev) = (dir.path().join("sys"), dir.path().join("dev"));
+        std::fs::create_dir_all(&dev).unwrap();
+        let config = Config::try_from(RawFile::parse("").unwrap()).unwrap();
+        let fleet = Arc::new(Fleet::new(
+            ProbeConfig {
+                sysfs: sys.clone(),
+                rate: 1.0,
+                ..ProbeConfig::default()
+            },
+            dev.clone(),
+            None,
+        ));
+        let ctx = Ctx {
+            namer: Arc::new(load_namer(&config)),
+            judge: super::super::judge(&config.health, None),
+            config,
+            store: Arc::new(Store::default()),
+            probes: Some(fleet.clone()),
+            gone: Arc::new(Notify::new()),
+        };
+        let found = |namespaces: &[&str]| Discovered {
+            name: "nvme9".into(),
+            transport: Transport::Nvme,
+            dev_path: dev.join("nvme9"),
+            model: "TEST".into(),
+            serial: "S9".into(),
+            firmware: "1".into(),
+            namespaces: namespaces.iter().map(|n| n.to_string()).collect(),
+        };
+        let mut running = Drives(HashMap::new());
+        reconcile(&mut running, vec![found(&[])], &ctx);
+        assert!(running.0.contains_key("nvme9"));
+        assert!(fleet.views().is_empty());
+
+        let block = sys.join("block/nvme9n1");
+        std::fs::create_dir_all(block.join("queue")).unwrap();
+        std::fs::write(block.join("queue/logical_block_size"), "512\n").unwrap();
+        std::fs::write(block.join("size"), "2048\n").unwrap();
+        std::fs::write(block.join("stat"), "0 0 0 0 0 0 0 0 0 0 0\n").unwrap();
+        std::fs::write(dev.join("nvme9n1"), vec![0u8; 1 << 20]).unwrap();
+        reconcile(&mut running, vec![found(&["nvme9n1"])], &ctx);
+        let views = fleet.views();
+        assert_eq!(views.len(), 1, "the namespace that appeared is not probed");
+        assert_eq!(views[0].block, "nvme9n1");
+        fleet.stop_drive("nvme9");
+    }
 }

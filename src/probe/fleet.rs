@@ -3,12 +3,12 @@
 //! metrics encoder as [`ProbeView`]s (computed under each probe's lock,
 //! never touching a device).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use tracing::{info, warn};
+use tracing::{debug, info, warn};
 
 use super::reader::ProbeTarget;
 use super::runner::{self, OpStats, ProbeConfig, ProbeHandle, SkipIf, WriteConfig};
@@ -56,6 +56,9 @@ pub struct Fleet {
     /// configuration: only that device's probe writes.
     write: Option<(String, WriteConfig)>,
     running: Mutex<BTreeMap<String, Entry>>,
+    /// Block devices that could not be probed, so each is warned about once
+    /// while discovery keeps offering it.
+    refused: Mutex<BTreeSet<String>>,
 }
 
 impl Fleet {
@@ -65,6 +68,7 @@ impl Fleet {
             dev,
             write,
             running: Mutex::new(BTreeMap::new()),
+            refused: Mutex::new(BTreeSet::new()),
         }
     }
 
@@ -72,18 +76,18 @@ impl Fleet {
         self.running.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Starts probing `block` for `drive` unless it already runs; a device
-    /// that cannot be probed is logged and left alone.
+    /// Starts probing `block` for `drive` unless it already runs. Called on
+    /// every discovery pass, so a namespace that shows up after its
+    /// controller (the kernel scans them asynchronously) is picked up on the
+    /// next pass; a device that cannot be probed is warned about once and
+    /// tried again on each pass.
     pub fn start(&self, drive: &str, block: &str, skip_if: Option<SkipIf>) {
         if self.running().contains_key(block) {
             return;
         }
         let target = match ProbeTarget::from_sysfs(&self.config.sysfs, &self.dev, block) {
             Ok(t) => t,
-            Err(e) => {
-                warn!(device = drive, block, "not probing: {e}");
-                return;
-            }
+            Err(e) => return self.refuse(drive, block, &e),
         };
         let mut config = self.config.clone();
         config.write = self
@@ -93,12 +97,29 @@ impl Fleet {
             .map(|(_, w)| w.clone());
         match runner::spawn(target, config, skip_if) {
             Ok(handle) => self.started(drive, block, handle, "latency probe started"),
-            Err(e) => warn!(device = drive, block, "not probing: {e}"),
+            Err(e) => self.refuse(drive, block, &e),
+        }
+    }
+
+    fn refuse(&self, drive: &str, block: &str, e: &dyn std::fmt::Display) {
+        let first = self
+            .refused
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(block.to_string());
+        if first {
+            warn!(device = drive, block, "not probing: {e}");
+        } else {
+            debug!(device = drive, block, "still not probing: {e}");
         }
     }
 
     fn started(&self, drive: &str, block: &str, handle: ProbeHandle, what: &str) {
         info!(device = drive, block, "{what}");
+        self.refused
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(block);
         let drive = drive.to_string();
         self.running()
             .insert(block.to_string(), Entry { drive, handle });
@@ -248,6 +269,50 @@ pub fn blocks_of(namespaces: &[String]) -> Vec<String> {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn a_namespace_that_appears_later_is_probed_on_a_later_pass() {
+        // The hot-plug race: discovery sees the controller before the kernel
+        // has created its namespace's block device.
+        let dir = tempfile::tempdir().unwrap();
+        let (sys, dev) = (dir.path().join("sys"), dir.path().join("dev"));
+        std::fs::create_dir_all(&dev).unwrap();
+        let config = ProbeConfig {
+            sysfs: sys.clone(),
+            rate: 1.0,
+            ..ProbeConfig::default()
+        };
+        let fleet = Fleet::new(config, dev.clone(), None);
+        fleet.start("nvme9", "nvme9n1", None);
+        assert!(
+            fleet.views().is_empty(),
+            "probing a block device that does not exist"
+        );
+        assert!(fleet.refused.lock().unwrap().contains("nvme9n1"));
+        // A second pass with it still missing: still refused, nothing started.
+        fleet.start("nvme9", "nvme9n1", None);
+        assert!(fleet.views().is_empty());
+        // The namespace appears.
+        let block = sys.join("block/nvme9n1");
+        std::fs::create_dir_all(block.join("queue")).unwrap();
+        std::fs::write(block.join("queue/logical_block_size"), "512\n").unwrap();
+        std::fs::write(block.join("size"), "2048\n").unwrap();
+        std::fs::write(block.join("stat"), "0 0 0 0 0 0 0 0 0 0 0\n").unwrap();
+        std::fs::write(dev.join("nvme9n1"), vec![0u8; 1 << 20]).unwrap();
+        fleet.start("nvme9", "nvme9n1", None);
+        let views = fleet.views();
+        assert_eq!(views.len(), 1);
+        assert_eq!(
+            (views[0].drive.as_str(), views[0].block.as_str()),
+            ("nvme9", "nvme9n1")
+        );
+        assert!(fleet.refused.lock().unwrap().is_empty());
+        // A further pass leaves the running probe alone.
+        fleet.start("nvme9", "nvme9n1", None);
+        assert_eq!(fleet.views().len(), 1);
+        fleet.stop_drive("nvme9");
+        assert!(fleet.views().is_empty());
+    }
 
     #[test]
     fn histogram_ends_with_one_inf_bucket_and_skips_start_at_zero() {
