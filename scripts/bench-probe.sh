@@ -39,7 +39,7 @@
 # Needs root (losetup). Environment knobs: ACC_RATE (100 reads/s),
 # ACC_SECONDS (40), ACC_ROUNDS (6), ACC_MODE (concurrent|sequential),
 # REF_ROUNDS (2), CPU_PAIRS (5), CPU_SECONDS (15), PAIRS (10), PAIR_SECONDS
-# (5); REF_ROUNDS, CPU_PAIRS or PAIRS at 0 skips that stage.
+# (5); ACC_ROUNDS, REF_ROUNDS, CPU_PAIRS or PAIRS at 0 skips that stage.
 # SIZE_MIB (1024), WORK (a temp dir), BACKING=disk|ram: `disk` (default) backs
 # the loop device with a file on disk opened with direct I/O, so the backing
 # disk's own tail shows; `ram` backs it with a file in /dev/shm (no direct
@@ -110,7 +110,7 @@ fio_fg() { # out
 # timed run of a series was consistently slower here.
 fio --name=warm --filename="$LOOP" --rw=randread --bs=4k --direct=1 --ioengine=psync \
   --time_based --runtime=3 --output-format=json >/dev/null
-echo "== accuracy ($ACC_MODE): probe and fio at $ACC_RATE/s, ${ACC_SECONDS}s, $ACC_ROUNDS rounds" >&2
+[ "$ACC_ROUNDS" -gt 0 ] && echo "== accuracy ($ACC_MODE): probe and fio at $ACC_RATE/s, ${ACC_SECONDS}s, $ACC_ROUNDS rounds" >&2
 for i in $(seq 1 "$ACC_ROUNDS"); do
   if [ "$ACC_MODE" = concurrent ]; then
     "$BENCH" probe "$DEV" "$ACC_RATE" "$ACC_SECONDS" >"$WORK/acc-probe-$i.json" &
@@ -188,28 +188,30 @@ def fio_pct(j, key="lat_ns"):
 def fig(j):
     return {"samples": j["samples"], "p50_us": round(j["p50_s"] * 1e6, 1),
             "p99_us": round(j["p99_s"] * 1e6, 1)}
-runs = {"probe": [], "fio": []} if mode == "concurrent" else {"probe": [], "fio": [], "bare": []}
-for i in range(1, rounds + 1):
-    runs["probe"].append(fig(load(f"{work}/acc-probe-{i}.json")))
-    runs["fio"].append(fig(fio_pct(load(f"{work}/acc-fio-{i}.json"))))
+acc = None
+if rounds:
+    runs = {"probe": [], "fio": []} if mode == "concurrent" else {"probe": [], "fio": [], "bare": []}
+    for i in range(1, rounds + 1):
+        runs["probe"].append(fig(load(f"{work}/acc-probe-{i}.json")))
+        runs["fio"].append(fig(fio_pct(load(f"{work}/acc-fio-{i}.json"))))
+        if "bare" in runs:
+            ba = load(f"{work}/acc-bare-{i}.json")
+            runs["bare"].append(fig({"samples": ba["calls"], **ba}))
+    med = {m: {q: statistics.median(r[q] for r in rs) for q in ("p50_us", "p99_us")}
+           for m, rs in runs.items()}
+    spread = lambda m, q: round(max(r[q] for r in runs[m]) / min(r[q] for r in runs[m]), 2)
+    per_round = lambda q: [round(p[q] / f[q], 3) for p, f in zip(runs["probe"], runs["fio"])]
+    acc = {"mode": mode, "rate_per_s": rate, "backing": backing, "rounds": rounds,
+           "median_over_rounds": med,
+           "p50_ratio_probe_over_fio_per_round": per_round("p50_us"),
+           "p99_ratio_probe_over_fio_per_round": per_round("p99_us"),
+           "p50_ratio_probe_over_fio_median": statistics.median(per_round("p50_us")),
+           "p99_ratio_probe_over_fio_median": statistics.median(per_round("p99_us")),
+           "fio_max_over_min_across_rounds": {"p50": spread("fio", "p50_us"), "p99": spread("fio", "p99_us")},
+           "runs": runs}
     if "bare" in runs:
-        ba = load(f"{work}/acc-bare-{i}.json")
-        runs["bare"].append(fig({"samples": ba["calls"], **ba}))
-med = {m: {q: statistics.median(r[q] for r in rs) for q in ("p50_us", "p99_us")}
-       for m, rs in runs.items()}
-spread = lambda m, q: round(max(r[q] for r in runs[m]) / min(r[q] for r in runs[m]), 2)
-per_round = lambda q: [round(p[q] / f[q], 3) for p, f in zip(runs["probe"], runs["fio"])]
-acc = {"mode": mode, "rate_per_s": rate, "backing": backing, "rounds": rounds,
-       "median_over_rounds": med,
-       "p50_ratio_probe_over_fio_per_round": per_round("p50_us"),
-       "p99_ratio_probe_over_fio_per_round": per_round("p99_us"),
-       "p50_ratio_probe_over_fio_median": statistics.median(per_round("p50_us")),
-       "p99_ratio_probe_over_fio_median": statistics.median(per_round("p99_us")),
-       "fio_max_over_min_across_rounds": {"p50": spread("fio", "p50_us"), "p99": spread("fio", "p99_us")},
-       "runs": runs}
-if "bare" in runs:
-    acc["p50_ratio_probe_over_bare"] = round(med["probe"]["p50_us"] / med["bare"]["p50_us"], 3)
-    acc["p99_ratio_probe_over_bare"] = round(med["probe"]["p99_us"] / med["bare"]["p99_us"], 3)
+        acc["p50_ratio_probe_over_bare"] = round(med["probe"]["p50_us"] / med["bare"]["p50_us"], 3)
+        acc["p99_ratio_probe_over_bare"] = round(med["probe"]["p99_us"] / med["bare"]["p99_us"], 3)
 pread = load(f"{work}/pread.json") if cpu_pairs else {}
 stat = load(f"{work}/stat.json") if cpu_pairs else {}
 paced = [load(f"{work}/paced-{i}.json")["cpu_ns_per_call"] for i in range(1, cpu_pairs + 1)]
@@ -225,7 +227,7 @@ for i in range(1, pairs + 1):
     probe_ios.append(p["ios"].get("ok", 0))
     for k, v in p["skipped"].items():
         skipped[k] = skipped.get(k, 0) + v
-out = {"accuracy": acc}
+out = {"accuracy": acc} if acc else {}
 if ref_rounds:
     ref = []
     for i in range(1, ref_rounds + 1):
