@@ -128,7 +128,7 @@ pub struct BusyTracker {
     /// The previous sample and when it was taken.
     last: Option<(Duration, DiskStat)>,
     /// Utilisation and average queue depth over the last complete interval.
-    last_utilisation: Option<(f64, f64)>,
+    last_load: Option<(f64, f64)>,
     /// Probe busy time since the last sample.
     pending_probe_busy: Duration,
     /// Probe busy time and Δio_ticks (ms) of the last complete interval.
@@ -141,7 +141,7 @@ impl BusyTracker {
         Self {
             policy,
             last: None,
-            last_utilisation: None,
+            last_load: None,
             pending_probe_busy: Duration::ZERO,
             last_interval: None,
         }
@@ -155,13 +155,13 @@ impl BusyTracker {
     /// Utilisation over the last complete interval (the probe's own busy
     /// time excluded), None before two samples.
     pub fn utilisation(&self) -> Option<f64> {
-        self.last_utilisation.map(|(u, _)| u)
+        self.last_load.map(|(u, _)| u)
     }
 
     /// Average number of other I/Os in flight over the last complete
     /// interval (the probe's own excluded), None before two samples.
     pub fn queue_depth(&self) -> Option<f64> {
-        self.last_utilisation.map(|(_, q)| q)
+        self.last_load.map(|(_, q)| q)
     }
 
     /// Given the stat read now and the monotonic time, decides, and
@@ -188,10 +188,10 @@ impl BusyTracker {
                     let probe_ms = self.pending_probe_busy.as_secs_f64() * 1e3;
                     let wall_ms = (now - then).as_nanos() as f64 / 1e6;
                     let others = |d: u64| (d as f64 - probe_ms).max(0.0) / wall_ms;
-                    self.last_utilisation = Some((others(dticks).clamp(0.0, 1.0), others(dqueue)));
+                    self.last_load = Some((others(dticks).clamp(0.0, 1.0), others(dqueue)));
                     self.last_interval = Some((self.pending_probe_busy, dticks));
                 } else {
-                    self.last_utilisation = None;
+                    self.last_load = None;
                     self.last_interval = None;
                 }
                 self.pending_probe_busy = Duration::ZERO;
@@ -200,8 +200,8 @@ impl BusyTracker {
             Some(_) => {}
             None => self.last = Some((now, stat)),
         }
-        let (utilisation, queue_depth) = self.last_utilisation.unwrap_or((0.0, 0.0));
-        let saturated = self.last_utilisation.is_some_and(|(u, q)| {
+        let (utilisation, queue_depth) = self.last_load.unwrap_or((0.0, 0.0));
+        let saturated = self.last_load.is_some_and(|(u, q)| {
             u >= self.policy.max_utilisation && q >= self.policy.min_queue_depth
         });
         if saturated || stat.in_flight >= self.policy.max_in_flight {
