@@ -336,12 +336,7 @@ mod tests {
         assert!(running.0.contains_key("nvme9"));
         assert!(fleet.views().is_empty());
 
-        let block = sys.join("block/nvme9n1");
-        std::fs::create_dir_all(block.join("queue")).unwrap();
-        std::fs::write(block.join("queue/logical_block_size"), "512\n").unwrap();
-        std::fs::write(block.join("size"), "2048\n").unwrap();
-        std::fs::write(block.join("stat"), "0 0 0 0 0 0 0 0 0 0 0\n").unwrap();
-        std::fs::write(dev.join("nvme9n1"), vec![0u8; 1 << 20]).unwrap();
+        crate::probe::fake_block_device(&sys, &dev, "nvme9n1");
         reconcile(&mut running, vec![found(&["nvme9n1"])], &ctx);
         let views = fleet.views();
         assert_eq!(views.len(), 1, "the namespace that appeared is not probed");

@@ -293,12 +293,7 @@ mod tests {
         fleet.start("nvme9", "nvme9n1", None);
         assert!(fleet.views().is_empty());
         // The namespace appears.
-        let block = sys.join("block/nvme9n1");
-        std::fs::create_dir_all(block.join("queue")).unwrap();
-        std::fs::write(block.join("queue/logical_block_size"), "512\n").unwrap();
-        std::fs::write(block.join("size"), "2048\n").unwrap();
-        std::fs::write(block.join("stat"), "0 0 0 0 0 0 0 0 0 0 0\n").unwrap();
-        std::fs::write(dev.join("nvme9n1"), vec![0u8; 1 << 20]).unwrap();
+        super::super::fake_block_device(&sys, &dev, "nvme9n1");
         fleet.start("nvme9", "nvme9n1", None);
         let views = fleet.views();
         assert_eq!(views.len(), 1);

@@ -25,3 +25,22 @@ pub mod schedule;
 pub mod simulated;
 pub mod window;
 pub mod writer;
+
+/// A fake block device for tests: `<sysfs>/block/<name>/` with a 512-byte
+/// logical block, a size of 1 MiB and an idle `stat`, and a 1 MiB regular
+/// file `<dev_dir>/<name>` standing in for the device node.
+#[cfg(test)]
+pub(crate) fn fake_block_device(
+    sysfs: &std::path::Path,
+    dev_dir: &std::path::Path,
+    name: &str,
+) -> reader::ProbeTarget {
+    let block = sysfs.join("block").join(name);
+    std::fs::create_dir_all(block.join("queue")).unwrap();
+    std::fs::write(block.join("queue/logical_block_size"), "512\n").unwrap();
+    std::fs::write(block.join("size"), "2048\n").unwrap();
+    std::fs::write(block.join("stat"), "1 0 8 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n").unwrap();
+    std::fs::create_dir_all(dev_dir).unwrap();
+    std::fs::write(dev_dir.join(name), vec![1u8; 1 << 20]).unwrap();
+    reader::ProbeTarget::from_sysfs(sysfs, dev_dir, name).unwrap()
+}

@@ -614,23 +614,8 @@ mod tests {
     /// A regular file standing in for the device, and a fake sysfs whose
     /// `stat` says the drive is idle.
     fn fixture(dir: &Path) -> (ProbeTarget, PathBuf) {
-        let dev = dir.join("fakedisk");
-        std::fs::write(&dev, vec![1u8; 1 << 20]).unwrap();
         let sys = dir.join("sys");
-        std::fs::create_dir_all(sys.join("block/fakedisk")).unwrap();
-        std::fs::write(
-            sys.join("block/fakedisk/stat"),
-            "1 0 8 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
-        )
-        .unwrap();
-        let target = ProbeTarget {
-            device: "fakedisk".into(),
-            path: dev,
-            block_size: 512,
-            size_bytes: 1 << 20,
-            range: None,
-        };
-        (target, sys)
+        (super::super::fake_block_device(&sys, dir, "fakedisk"), sys)
     }
 
     fn wait(h: &ProbeHandle, f: impl Fn(&ProbeStats) -> bool) {
