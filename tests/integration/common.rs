@@ -185,9 +185,10 @@ pub fn path_str(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-/// Serves every fixture (built-in attribute names only), waits for one poll
-/// of each, and returns `/metrics` as asked for with `accept` headers.
-pub fn serve_fixtures(accept: &str) -> String {
+/// Starts the exporter replaying every fixture (built-in attribute names
+/// only, plus `extra` flags) and waits for one poll of each: the exporter
+/// and the fixtures' device names.
+pub fn start_on_fixtures(extra: &[&str]) -> (Exporter, Vec<String>) {
     let dirs = fixtures();
     let mut args: Vec<String> = dirs
         .iter()
@@ -197,6 +198,7 @@ pub fn serve_fixtures(accept: &str) -> String {
     // The built-in attribute table only: names must not depend on the
     // drivedb.h version installed on the test machine.
     args.push("--path.drivedb=none".into());
+    args.extend(extra.iter().map(|a| a.to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let exporter = Exporter::start(&args);
     let devices: Vec<String> = dirs
@@ -204,5 +206,12 @@ pub fn serve_fixtures(accept: &str) -> String {
         .map(|d| d.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
     exporter.scrape_after_polls(&devices, 1.0);
+    (exporter, devices)
+}
+
+/// Serves every fixture, waits for one poll of each, and returns
+/// `/metrics` as asked for with `accept` headers.
+pub fn serve_fixtures(accept: &str) -> String {
+    let (exporter, _) = start_on_fixtures(&[]);
     exporter.get("/metrics", accept).1
 }

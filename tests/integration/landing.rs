@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use crate::common::{Exporter, fixtures, path_str};
+use crate::common::{path_str, start_on_fixtures};
 
 /// Chromium's DOM after loading `url` (scripts would have run; there are none).
 fn rendered_dom(url: &str) -> String {
@@ -35,23 +35,7 @@ fn rendered_dom(url: &str) -> String {
 
 #[test]
 fn chromium_renders_the_drives_and_their_problems() {
-    let dirs = fixtures();
-    let mut args: Vec<String> = dirs
-        .iter()
-        .map(|d| format!("--replay={}", path_str(d)))
-        .collect();
-    args.extend([
-        "--poll.interval=1h".into(),
-        "--path.drivedb=none".into(),
-        "--probe.disable".into(),
-    ]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let exporter = Exporter::start(&args);
-    let devices: Vec<String> = dirs
-        .iter()
-        .map(|d| d.file_name().unwrap().to_string_lossy().into_owned())
-        .collect();
-    exporter.scrape_after_polls(&devices, 1.0);
+    let (exporter, devices) = start_on_fixtures(&["--probe.disable"]);
     let dom = rendered_dom(&format!("http://{}/", exporter.addr));
     assert!(dom.contains("<title>SSD Exporter</title>"), "{dom}");
     // One row per replayed drive, with its verdict as the row's class.
