@@ -49,6 +49,9 @@ pub struct Row {
     pub problems: Vec<ProblemRow>,
     /// What the verdict could not judge.
     pub unknown: Vec<String>,
+    /// Pages the exporter currently believes the drive does not support
+    /// (`ssd_page_supported` 0), asked again with every identity refresh.
+    pub unsupported_pages: Vec<String>,
 }
 
 impl Row {
@@ -99,6 +102,12 @@ impl Row {
             unknown: verdict
                 .map(|v| v.unknown.iter().map(|u| u.to_string()).collect())
                 .unwrap_or_default(),
+            unsupported_pages: d
+                .pages
+                .iter()
+                .filter(|(_, supported)| !supported)
+                .map(|(p, _)| p.as_label().to_string())
+                .collect(),
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::health::forecast;
 use crate::health::history::History;
 use crate::health::verdict::{self, Context, Rules, Verdict};
 use crate::health::{Identity, Reading};
-use crate::poll::PollOutcome;
+use crate::poll::{PollOutcome, Source};
 
 /// History must span this long before the forecast prefers the exporter's
 /// own observed wear rate over the drive's lifetime average.
@@ -38,7 +38,10 @@ pub struct DriveSnapshot {
     /// Power mode from the last CHECK POWER MODE (SATA).
     pub power_mode: Option<&'static str>,
     /// Failures per source since the exporter started.
-    pub errors: BTreeMap<&'static str, u64>,
+    pub errors: BTreeMap<Source, u64>,
+    /// What the poller believes about each page it has asked for
+    /// (`ssd_page_supported`), from the newest poll that was not skipped.
+    pub pages: Vec<(Source, bool)>,
     /// The newest failure message, for the landing page.
     pub last_error: Option<String>,
     /// The reading from each page's newest good decode: a page that fails
@@ -71,6 +74,7 @@ impl DriveSnapshot {
             skipped: BTreeMap::new(),
             power_mode: None,
             errors: BTreeMap::new(),
+            pages: Vec::new(),
             last_error: None,
             reading: None,
             history: History::new(None),
@@ -98,6 +102,7 @@ impl DriveSnapshot {
         for e in &outcome.errors {
             *self.errors.entry(e.source).or_default() += 1;
         }
+        self.pages = outcome.pages;
         if let Some(e) = outcome.errors.last() {
             self.last_error = Some(e.message.clone());
         } else if self.up {
@@ -155,10 +160,23 @@ impl DriveSnapshot {
         self.polls += 1;
         self.up = false;
         self.last_poll_duration = Some(deadline);
-        *self.errors.entry("poll").or_default() += 1;
+        *self.errors.entry(Source::Poll).or_default() += 1;
         self.last_error = Some(format!(
             "{}: poll did not finish within {deadline:?}",
             self.origin
+        ));
+    }
+
+    /// Records one more poll interval during which the overrunning poll
+    /// is still stuck: counted, so an `increase()` alert keeps firing for
+    /// as long as the drive hangs.
+    pub fn apply_still_stuck(&mut self, stuck_for: Duration) {
+        self.polls += 1;
+        self.up = false;
+        *self.errors.entry(Source::Poll).or_default() += 1;
+        self.last_error = Some(format!(
+            "{}: poll still stuck after {:.0?}",
+            self.origin, stuck_for
         ));
     }
 }

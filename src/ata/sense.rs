@@ -117,9 +117,13 @@ fn parse_fixed(b: &Bytes<'_>, len: usize, response_code: u8) -> Sense {
     let key = if present(2) { b.u8(2) & 0x0F } else { 0 };
     let asc = if present(12) { b.u8(12) } else { 0 };
     let ascq = if present(13) { b.u8(13) } else { 0 };
-    let valid = b.u8(0) & 0x80 != 0;
+    // As smartmontools (`lib/scsiata.cpp`, fixed format branch) accepts
+    // them: only ASC/ASCQ 00h/1Dh "ATA pass through information available"
+    // says the INFORMATION field holds registers, and a real ATA status
+    // always has some bit set (DRDY at least), so a zero status byte is no
+    // register set. The VALID bit alone says nothing about ATA registers.
     let info = asc == 0 && ascq == ASCQ_ATA_INFO_AVAILABLE;
-    let ata = (present(11) && (valid || info)).then(|| AtaRegisters {
+    let ata = (present(11) && info && b.u8(4) != 0).then(|| AtaRegisters {
         error: b.u8(3),
         status: b.u8(4),
         device: b.u8(5),

@@ -70,6 +70,22 @@ fn fixed_format_without_valid_but_with_1d_still_has_registers() {
     assert_eq!(r.count, 0x80);
 }
 
+/// smartmontools `lib/scsiata.cpp` takes fixed-format registers only for
+/// ASC/ASCQ 00h/1Dh with a non-zero status byte ("Some ATA STATUS bit must
+/// be set").
+#[test]
+fn fixed_format_registers_need_00h_1dh_and_a_nonzero_status() {
+    let mut zero_status = fixed_passed();
+    zero_status[4] = 0x00;
+    assert_eq!(parse_sense(&zero_status).ata, None);
+    // VALID set, but ASC/ASCQ is not "ATA pass through information available".
+    let mut other = fixed_passed();
+    other[12] = 0x24; // INVALID FIELD IN CDB
+    other[13] = 0x00;
+    assert_eq!(parse_sense(&other).ata, None);
+    assert!(parse_sense(&fixed_passed()).ata.is_some());
+}
+
 #[test]
 fn descriptor_extend_gives_48_bit_values() {
     let mut b = descriptor_passed();
@@ -205,11 +221,13 @@ fn info_available_without_registers_depends_on_expectation() {
 #[test]
 fn no_sense_key_with_registers_is_success() {
     let mut b = fixed_passed();
-    b[2] = 0x00;
-    b[13] = 0x00; // ASCQ 00h: only VALID says registers are there
+    b[2] = 0x00; // NO SENSE, 00h/1Dh
     let s = parse_sense(&b);
     assert_eq!(s.key, 0);
     assert!(outcome(0x02, &s, true).unwrap().is_some());
+    // ASCQ 00h: VALID alone does not make the INFORMATION field registers.
+    b[13] = 0x00;
+    assert_eq!(parse_sense(&b).ata, None);
 }
 
 #[test]

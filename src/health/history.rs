@@ -52,7 +52,10 @@ impl Series {
         if value == last.value {
             return false;
         }
-        let rise = last.rise + value.saturating_sub(last.value);
+        // Drive-provided values: a counter that jumps to near 2^128, resets
+        // and jumps again must not overflow (a panic in debug builds, a
+        // wrong "increase" in release), so the rise saturates.
+        let rise = last.rise.saturating_add(value.saturating_sub(last.value));
         self.points.push_back(Point { at, value, rise });
         value > last.value
     }
@@ -78,7 +81,7 @@ impl Series {
     fn increase(&self) -> Option<u128> {
         let first = self.points.front()?;
         let last = self.points.back()?;
-        Some(last.rise - first.rise)
+        Some(last.rise.saturating_sub(first.rise))
     }
 }
 

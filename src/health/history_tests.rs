@@ -156,3 +156,16 @@ fn utc_formats_rfc3339() {
     let before = SystemTime::UNIX_EPOCH - Duration::from_secs(86_400);
     assert_eq!(utc(before), "1969-12-31T00:00:00Z");
 }
+
+#[test]
+fn drive_provided_counters_near_2_pow_128_do_not_overflow() {
+    let mut h = History::new(None);
+    for (i, n) in [0, u128::MAX, 0, u128::MAX, u128::MAX - 1, u128::MAX]
+        .into_iter()
+        .enumerate()
+    {
+        h.record(at(T0 + i as u64 * HOUR), &media(n));
+    }
+    // Rises of 2^128 - 1 twice, then 1: saturated, not wrapped.
+    assert_eq!(h.increase(Tracked::MediaErrors), Some(u128::MAX));
+}

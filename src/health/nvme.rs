@@ -93,7 +93,8 @@ fn smart_fields(s: &SmartLog, r: &mut Reading) {
 }
 
 fn ocp_fields(o: &OcpSmartLog, r: &mut Reading) {
-    r.throttle_active = Some(o.throttling_active());
+    r.throttle_active = o.throttling_active();
+    r.throttle_level = o.throttle_level();
     r.plp_health_ratio = o.capacitor_health_ratio();
     r.bad_blocks = vec![
         ("user", o.bad_user_nand_blocks_raw),
@@ -111,5 +112,5 @@ fn ocp_fields(o: &OcpSmartLog, r: &mut Reading) {
     c.xor_recoveries = Some(u128::from(o.xor_recovery_count));
     c.end_to_end_detected_errors = Some(u128::from(o.end_to_end_detected_errors));
     c.end_to_end_corrected_errors = Some(u128::from(o.end_to_end_corrected_errors));
-    c.pcie_link_retrainings = Some(u128::from(o.pcie_link_retraining_count));
+    c.pcie_link_retrainings = o.pcie_link_retraining_count.map(u128::from);
 }

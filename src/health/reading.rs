@@ -71,7 +71,12 @@ pub struct Reading {
     /// Seconds spent in light/heavy thermal management.
     pub throttle_seconds: Option<[u64; 2]>,
     pub throttle_active: Option<bool>,
+    /// Current throttling level, 0 (none) to 3 (OCP C0h byte 97).
+    pub throttle_level: Option<u8>,
     pub plp_health_ratio: Option<f64>,
+    /// The drive's own power-loss capacitor self-test: `Some(true)` when it
+    /// failed (Intel attribute 175 normalized 1).
+    pub plp_test_failed: Option<bool>,
     /// `(area, count)`: `user`, `system`.
     pub bad_blocks: Vec<(&'static str, u64)>,
     /// Name of the newest self-test's result (`passed`, `aborted_by_reset`, …).

@@ -127,19 +127,35 @@ fn from_attributes(smart: &SmartData, presets: &DrivePresets, r: &mut Reading) {
             Meaning::NandWrittenBytes => c.nand_written_bytes = count(v),
             Meaning::PowerOnSeconds => c.power_on_seconds = count(v),
             Meaning::PowerCycles => c.power_cycles = count(v),
-            // 194 comes before 190 in the meanings: the first one wins.
+            // smartctl's temperature (`ata_return_temperature_value`)
+            // accepts only 0 < t < 128 °C and otherwise tries the next
+            // attribute; so does this. 194 comes before 190 in the meanings:
+            // the first plausible one wins.
+            Meaning::Temperature if !(v > 0.0 && v < 128.0) => {}
             Meaning::Temperature if r.temperatures.is_empty() => {
                 r.temperatures = vec![("composite".to_string(), v)]
             }
             Meaning::Temperature => {}
             Meaning::UnsafeShutdowns => c.unsafe_shutdowns = count(v),
             Meaning::PlpHealthPercent => r.plp_health_ratio = Some(v / 100.0),
+            Meaning::PlpCapacitorTest => r.plp_test_failed = plp_test_failed(v),
             Meaning::ThermalThrottleEvents => c.thermal_throttle_events = count(v),
             Meaning::CrcErrors => c.crc_errors = count(v),
             Meaning::MediaErrors => c.media_errors = count(v),
             // Not a unified series (yet): served as ssd_ata_attribute_*.
             Meaning::NandProgramPages | Meaning::ReallocatedSectors => {}
         }
+    }
+}
+
+/// Intel's capacitor test result from attribute 175's normalized value:
+/// 1 failed; 100 passed and 11 "tested at an excessive temperature" are
+/// not failures; anything else is not a defined result.
+fn plp_test_failed(normalized: f64) -> Option<bool> {
+    match normalized as i64 {
+        1 => Some(true),
+        11 | 100 => Some(false),
+        _ => None,
     }
 }
 
@@ -198,6 +214,64 @@ mod tests {
         reading(&pages, &presets).temperatures.first().map(|t| t.1)
     }
 
+    /// A SMART READ DATA page with one attribute at normalized `value`.
+    fn smart_normalized(id: u8, value: u8) -> SmartData {
+        let mut page = vec![0u8; 512];
+        page[2] = id;
+        page[5] = value;
+        page[6] = value;
+        let sum = page.iter().fold(0u8, |a, &b| a.wrapping_add(b));
+        page[511] = sum.wrapping_neg();
+        SmartData::parse(&page).unwrap()
+    }
+
+    /// Intel's definition of AFh Power_Loss_Cap_Test (normalized): 100 the
+    /// capacitor test passed, 11 tested at an excessive temperature, 1 failed.
+    #[test]
+    fn intel_175_is_judged_as_a_test_result_never_as_a_percentage() {
+        use crate::health::history::History;
+        use crate::health::verdict::{Context, Rules, evaluate};
+        let presets = Namer::builtin().for_drive("INTEL SSDSC2KB960G8", "XCV10132");
+        for (value, failed, problem) in [
+            (100, Some(false), false),
+            (11, Some(false), false),
+            (1, Some(true), true),
+            (50, None, false),
+        ] {
+            let pages = SataPages {
+                smart: Some(smart_normalized(175, value)),
+                status: Some(SmartStatus::Passed),
+                ..SataPages::default()
+            };
+            let r = reading(&pages, &presets);
+            assert_eq!(r.plp_test_failed, failed, "175 at {value}");
+            assert_eq!(r.plp_health_ratio, None, "175 at {value} is no percentage");
+            let ctx = Context {
+                up: true,
+                polled: true,
+                has_plp: Some(true),
+                ..Context::default()
+            };
+            let v = evaluate(
+                Some(&r),
+                &History::new(None),
+                &ctx,
+                &Rules::default(),
+                std::time::SystemTime::now(),
+            );
+            let names: Vec<_> = v.problems.iter().map(|p| p.name).collect();
+            assert_eq!(
+                names.contains(&"plp_failed"),
+                problem,
+                "175 at {value}: {names:?}"
+            );
+            assert!(
+                !names.contains(&"plp_health_low"),
+                "175 at {value}: {names:?}"
+            );
+        }
+    }
+
     #[test]
     fn airflow_temperature_190_is_the_temperature_when_194_is_absent() {
         // QEMU's AHCI disk: 190 raw 1F 00 1F 1F 00 00 = 31 °C (min 31, max 31);
@@ -206,6 +280,24 @@ mod tests {
             temperature(&[(9, [1, 0, 0, 0, 0, 0]), (190, [0x1F, 0, 0x1F, 0x1F, 0, 0])]),
             Some(31.0)
         );
+    }
+
+    /// smartmontools `ata_return_temperature_value`: a value outside
+    /// 0 < t < 128 is no temperature, and the next attribute is tried.
+    #[test]
+    fn an_implausible_194_falls_back_to_190_and_none_gives_no_temperature() {
+        let zero_194 = [
+            (194, [0, 0, 0, 0, 0, 0]),
+            (190, [0x1F, 0, 0x1F, 0x1F, 0, 0]),
+        ];
+        assert_eq!(temperature(&zero_194), Some(31.0));
+        let hot_194 = [
+            (194, [200, 0, 0, 0, 0, 0]),
+            (190, [0x1F, 0, 0x1F, 0x1F, 0, 0]),
+        ];
+        assert_eq!(temperature(&hot_194), Some(31.0));
+        assert_eq!(temperature(&[(194, [0x80, 0, 0, 0, 0, 0])]), None);
+        assert_eq!(temperature(&[(190, [0, 0, 0, 0, 0, 0])]), None);
     }
 
     #[test]

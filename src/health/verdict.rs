@@ -141,7 +141,7 @@ pub fn evaluate(
         let stale = if reading.is_some() {
             "; the verdict uses the last values read"
         } else {
-            ""
+            "; no reading yet"
         };
         j.add(
             "poll_failing",

@@ -106,12 +106,16 @@ pub(super) fn spare(r: &Reading, rules: &Rules, j: &mut Judge) {
 /// PLP health, judged on drives with PLP, or of unknown PLP that report a
 /// nonzero health (a zero from a drive without capacitors means nothing).
 pub(super) fn plp(r: &Reading, ctx: &Context, rules: &Rules, j: &mut Judge) {
+    if r.plp_test_failed == Some(true) {
+        let text = "the drive's own power-loss capacitor test failed".to_string();
+        j.add("plp_failed", Severity::Critical, text);
+    }
     let Some(h) = r.plp_health_ratio else {
         let has_bit = r
             .critical_warning
             .iter()
             .any(|&(n, _)| n == "volatile_memory_backup");
-        if ctx.has_plp == Some(true) && !has_bit {
+        if ctx.has_plp == Some(true) && !has_bit && r.plp_test_failed.is_none() {
             j.unknown("plp");
         }
         return;

@@ -321,6 +321,19 @@ fn a_failing_poll_warns_and_keeps_the_last_values() {
     let v = judge_series(std::slice::from_ref(&r), &ctx, at(T0));
     assert_eq!(names(&v), [("poll_failing", Severity::Warning)]);
     assert!(v.problems[0].reason.contains("timed out"));
+    // A drive hung from its first poll has no reading at all: the verdict
+    // still says the poll fails, and that nothing was ever read.
+    let v = evaluate(None, &History::new(None), &ctx, &Rules::default(), at(T0));
+    let failing = v
+        .problems
+        .iter()
+        .find(|p| p.name == "poll_failing")
+        .unwrap();
+    assert!(
+        failing.reason.ends_with("; no reading yet"),
+        "{}",
+        failing.reason
+    );
     // Not polled yet is not a failing poll.
     let fresh = Context::default();
     let v = evaluate(None, &History::new(None), &fresh, &Rules::default(), at(T0));

@@ -90,9 +90,17 @@ fn drive_table(page: &mut String, drives: &[DriveRow]) {
             page.push_str("</ul>");
         }
         let up = if d.up { "" } else { " class=\"down\"" };
+        let pages = if d.unsupported_pages.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "<br><small class=\"pages\">not supported (asked again with each identity refresh): {}</small>",
+                escape(&d.unsupported_pages.join(", "))
+            )
+        };
         let _ = writeln!(
             page,
-            "</td><td>{}</td><td{up}>{}</td></tr>",
+            "</td><td>{}</td><td{up}>{}{pages}</td></tr>",
             poll_age(d.last_poll_age),
             escape(&d.state)
         );
@@ -183,6 +191,15 @@ mod tests {
         }
         assert!(!page.contains("no drives found"));
         assert!(!page.contains("<script"));
+    }
+
+    #[test]
+    fn pages_believed_unsupported_are_shown() {
+        assert!(!render(&config(), &[row("M")]).contains("not supported"));
+        let mut r = row("M");
+        r.unsupported_pages = vec!["ocp_log".into(), "ata_devstat_07".into()];
+        let page = render(&config(), &[r]);
+        assert!(page.contains("ocp_log, ata_devstat_07"), "{page}");
     }
 
     #[test]

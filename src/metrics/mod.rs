@@ -16,6 +16,7 @@ use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::Registry;
 
+use crate::poll::Source;
 use crate::probe::fleet::ProbeView;
 use crate::snapshot::DriveSnapshot;
 
@@ -275,6 +276,18 @@ impl Exposition {
             "ssd_poll_errors",
             "Failed reads of a drive, per page or command.",
             errors,
+        )?;
+        let pages = self.drives.iter().flat_map(|d| {
+            d.pages
+                .iter()
+                .map(move |(p, ok)| (Self::with(d, &[("page", p.as_label())]), f64::from(*ok)))
+        });
+        family(
+            enc,
+            "ssd_page_supported",
+            "1 if the exporter believes the drive supports this page, 0 if it answered that it does not (asked again with every identity refresh).",
+            MetricType::Gauge,
+            pages,
         )
     }
 }
@@ -282,34 +295,17 @@ impl Exposition {
 /// Sources a drive's error counter is shown for: the ones it can fail on,
 /// from zero, so `increase()` sees the first failure, plus any other seen.
 fn poll_sources(d: &DriveSnapshot) -> Vec<(&'static str, u64)> {
-    let known: &[&'static str] = match d.identity.transport {
-        crate::device::discovery::Transport::Nvme => &[
-            "identify",
-            "smart_log",
-            "ocp_log",
-            "error_log",
-            "self_test_log",
-            "poll",
-        ],
-        crate::device::discovery::Transport::Sata => &[
-            "power_mode",
-            "identify",
-            "ata_smart",
-            "ata_thresholds",
-            "ata_status",
-            "ata_devstat",
-            "ata_self_test",
-            "ata_error_log",
-            "poll",
-        ],
+    let known: &[Source] = match d.identity.transport {
+        crate::device::discovery::Transport::Nvme => &Source::NVME,
+        crate::device::discovery::Transport::Sata => &Source::SATA,
     };
     let mut out: Vec<(&'static str, u64)> = known
         .iter()
-        .map(|&s| (s, d.errors.get(s).copied().unwrap_or(0)))
+        .map(|s| (s.as_label(), d.errors.get(s).copied().unwrap_or(0)))
         .collect();
-    for (&s, &n) in &d.errors {
-        if !known.contains(&s) {
-            out.push((s, n));
+    for (s, &n) in &d.errors {
+        if !known.contains(s) {
+            out.push((s.as_label(), n));
         }
     }
     out

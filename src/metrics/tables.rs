@@ -56,7 +56,7 @@ pub(super) const COUNTERS: &[CounterDef] = &[
     ("ssd_crc_errors", "Interface CRC errors.", |c| c.crc_errors),
     (
         "ssd_temperature_above_warning_seconds",
-        "Time at or above the warning composite temperature threshold.",
+        "Time with the composite temperature at or above the warning threshold and below the critical one (NVMe WCTEMP <= T < CCTEMP; SATA: over the specified maximum operating temperature).",
         |c| c.temperature_above_warning_seconds,
     ),
     (
@@ -154,6 +154,16 @@ pub(super) const GAUGES: &[GaugeDef] = &[
         "ssd_thermal_throttle_active",
         "1 while the drive is throttling for temperature (OCP extended SMART).",
         |r| r.throttle_active.map(f64::from),
+    ),
+    (
+        "ssd_thermal_throttle_level",
+        "Current throttling level, 0 (not throttling) to 3 (OCP extended SMART).",
+        |r| r.throttle_level.map(f64::from),
+    ),
+    (
+        "ssd_plp_test_failed",
+        "1 when the drive's own power-loss capacitor test failed (Intel attribute 175).",
+        |r| r.plp_test_failed.map(f64::from),
     ),
     (
         "ssd_plp_health_ratio",

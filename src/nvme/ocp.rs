@@ -2,13 +2,41 @@
 //! (LID C0h, 512 bytes), read with the OCP UUID index.
 //!
 //! The page is accepted only if its GUID (bytes 511:496) is the OCP one, as
-//! nvme-cli `plugins/ocp/ocp-smart-extended-log.c` checks it. Fields after
-//! byte 207 were added in later revisions and are `Some` only when
-//! `log_page_version` is high enough; the thresholds follow nvme-cli's
-//! `ocp-print-stdout.c`, which prints lowest permitted firmware revision from
-//! version 4, the die / system-area / power / DSSD firmware fields from
-//! version 5, and form factor and die-in-use bad NAND blocks from version 6
-//! (any version above 6 gets everything).
+//! nvme-cli `plugins/ocp/ocp-smart-extended-log.c` checks it; a C0h page
+//! with another GUID is some vendor's own page ([`foreign_guid`]).
+//!
+//! # Which log page version carries which field
+//!
+//! A field a page's revision does not define is reserved there and is
+//! `None` (no series), never a 0. Two independent sources give the
+//! boundaries, and each field is gated on the later of the two:
+//!
+//! - illumos `usr/src/uts/common/sys/nvme/ocp.h` (written against OCP 2.0
+//!   and 2.5) numbers the log page version "v1.0: 2, v2.0: 3, v2.5: 4" and
+//!   marks fields added after 1.0 with "(2.0)" or "(2.5)"; it defines
+//!   nothing past byte 215 (reserved up to the version field).
+//! - nvme-cli `plugins/ocp/ocp-print-stdout.c` / `ocp-print-json.c` print
+//!   the DSSD version bytes, link retraining and power-state changes from
+//!   version 2, the command-set errata and lowest permitted firmware
+//!   revision from 4, the die / system-area / power / DSSD firmware fields
+//!   and the PCIe and MI errata from 5, and form factor and die-in-use bad
+//!   blocks from 6.
+//!
+//! | bytes | field | illumos | nvme-cli | gate |
+//! |---|---|---|---|---|
+//! | 0..97, 104..129, 136..191 | counters, status, capacitor health | 1.0 (v2) | always | any |
+//! | 98..103 | DSSD errata/point/minor/major version | 2.0 (v3) | v2 | **v3** |
+//! | 130 | NVMe base errata version | 2.0 (v3) | v2 | **v3** |
+//! | 131 | NVMe command set errata version | 2.5 (v4) | v4 | **v4** |
+//! | 132, 133 | NVMe over PCIe / NVMe-MI errata | reserved to 2.5 | v5 | **v5** |
+//! | 192..199 | PCIe link retraining count | 2.0 (v3) | v2 | **v3** |
+//! | 200..207 | power state change count | 2.0 (v3) | v2 | **v3** |
+//! | 208..215 | lowest permitted firmware revision (ASCII) | unmarked | v4 | **v4** |
+//! | 216..365 | dies, system area, power, DSSD firmware | reserved to 2.5 | v5 | **v5** |
+//! | 223, 358..365 | form factor, die-in-use bad blocks | reserved to 2.5 | v6 | **v6** |
+//!
+//! Bytes 208..215 are ASCII (`char[8]`, as nvme-cli and the public OCP
+//! validators print them), so they are decoded as text, never as a number.
 
 use serde::Serialize;
 
@@ -60,18 +88,17 @@ pub struct OcpSmartLog {
     pub min_user_data_erase_count: u32,
     /// Byte 96: number of thermal throttling events.
     pub thermal_throttling_events: u8,
-    /// Byte 97: current throttling status. nvme-cli prints it as hex and
-    /// does not decode it; see [`OcpSmartLog::throttling_active`].
+    /// Byte 97: current throttling status, an enumeration; see
+    /// [`OcpSmartLog::throttle_level`].
     pub current_throttling_status: u8,
-    /// Byte 98: DSSD specification errata version (nvme-cli prints it from
-    /// log page version 2; reserved, so 0, before).
-    pub dssd_errata_version: u8,
-    /// Bytes 100:99: DSSD specification point version.
-    pub dssd_point_version: u16,
-    /// Bytes 102:101: DSSD specification minor version.
-    pub dssd_minor_version: u16,
-    /// Byte 103: DSSD specification major version.
-    pub dssd_major_version: u8,
+    /// Byte 98: DSSD specification errata version (version ≥ 3).
+    pub dssd_errata_version: Option<u8>,
+    /// Bytes 100:99: DSSD specification point version (version ≥ 3).
+    pub dssd_point_version: Option<u16>,
+    /// Bytes 102:101: DSSD specification minor version (version ≥ 3).
+    pub dssd_minor_version: Option<u16>,
+    /// Byte 103: DSSD specification major version (version ≥ 3).
+    pub dssd_major_version: Option<u8>,
     /// Bytes 111:104: PCIe correctable error count.
     pub pcie_correctable_errors: u64,
     /// Bytes 115:112: incomplete shutdowns.
@@ -81,14 +108,14 @@ pub struct OcpSmartLog {
     /// Bytes 129:128: PLP capacitor health, raw; see
     /// [`OcpSmartLog::capacitor_health_ratio`].
     pub capacitor_health: u16,
-    /// Byte 130: NVMe Base specification errata version (nvme-cli: v2+).
-    pub nvme_base_errata_version: u8,
-    /// Byte 131: NVMe command set errata version (nvme-cli: v4+).
-    pub nvme_cmdset_errata_version: u8,
-    /// Byte 132: NVMe over PCIe errata version (nvme-cli: v5+).
-    pub nvme_over_pcie_errata_version: u8,
-    /// Byte 133: NVMe-MI errata version (nvme-cli: v5+).
-    pub nvme_mi_errata_version: u8,
+    /// Byte 130: NVMe Base specification errata version (version ≥ 3).
+    pub nvme_base_errata_version: Option<u8>,
+    /// Byte 131: NVMe command set errata version (version ≥ 4).
+    pub nvme_cmdset_errata_version: Option<u8>,
+    /// Byte 132: NVMe over PCIe errata version (version ≥ 5).
+    pub nvme_over_pcie_errata_version: Option<u8>,
+    /// Byte 133: NVMe-MI errata version (version ≥ 5).
+    pub nvme_mi_errata_version: Option<u8>,
     /// Bytes 143:136: unaligned I/O count.
     pub unaligned_io: u64,
     /// Bytes 151:144: security version number.
@@ -99,13 +126,12 @@ pub struct OcpSmartLog {
     pub plp_start_count: u128,
     /// Bytes 191:176: endurance estimate.
     pub endurance_estimate: u128,
-    /// Bytes 199:192: PCIe link retraining count (nvme-cli prints it from
-    /// log page version 2; reserved, so 0, before).
-    pub pcie_link_retraining_count: u64,
-    /// Bytes 207:200: power state change count (nvme-cli: v2+, as above).
-    pub power_state_change_count: u64,
-    /// Bytes 215:208: lowest permitted firmware revision (version ≥ 4).
-    pub lowest_permitted_fw_rev: Option<u64>,
+    /// Bytes 199:192: PCIe link retraining count (version ≥ 3).
+    pub pcie_link_retraining_count: Option<u64>,
+    /// Bytes 207:200: power state change count (version ≥ 3).
+    pub power_state_change_count: Option<u64>,
+    /// Bytes 215:208: lowest permitted firmware revision, ASCII (version ≥ 4).
+    pub lowest_permitted_fw_rev: Option<String>,
     /// Bytes 217:216: total media dies (version ≥ 5).
     pub total_media_dies: Option<u16>,
     /// Bytes 219:218: total die failure tolerance (version ≥ 5).
@@ -171,6 +197,7 @@ impl OcpSmartLog {
             });
         }
         let version = b.u16(494);
+        let v3 = version >= 3;
         let v4 = version >= 4;
         let v5 = version >= 5;
         let v6 = version >= 6;
@@ -192,26 +219,26 @@ impl OcpSmartLog {
             min_user_data_erase_count: b.u32(92),
             thermal_throttling_events: b.u8(96),
             current_throttling_status: b.u8(97),
-            dssd_errata_version: b.u8(98),
-            dssd_point_version: b.u16(99),
-            dssd_minor_version: b.u16(101),
-            dssd_major_version: b.u8(103),
+            dssd_errata_version: v3.then(|| b.u8(98)),
+            dssd_point_version: v3.then(|| b.u16(99)),
+            dssd_minor_version: v3.then(|| b.u16(101)),
+            dssd_major_version: v3.then(|| b.u8(103)),
             pcie_correctable_errors: b.u64(104),
             incomplete_shutdowns: b.u32(112),
             percent_free_blocks: b.u8(120),
             capacitor_health: b.u16(128),
-            nvme_base_errata_version: b.u8(130),
-            nvme_cmdset_errata_version: b.u8(131),
-            nvme_over_pcie_errata_version: b.u8(132),
-            nvme_mi_errata_version: b.u8(133),
+            nvme_base_errata_version: v3.then(|| b.u8(130)),
+            nvme_cmdset_errata_version: v4.then(|| b.u8(131)),
+            nvme_over_pcie_errata_version: v5.then(|| b.u8(132)),
+            nvme_mi_errata_version: v5.then(|| b.u8(133)),
             unaligned_io: b.u64(136),
             security_version_number: b.u64(144),
             nuse: b.u64(152),
             plp_start_count: b.u128(160),
             endurance_estimate: b.u128(176),
-            pcie_link_retraining_count: b.u64(192),
-            power_state_change_count: b.u64(200),
-            lowest_permitted_fw_rev: v4.then(|| b.u64(208)),
+            pcie_link_retraining_count: v3.then(|| b.u64(192)),
+            power_state_change_count: v3.then(|| b.u64(200)),
+            lowest_permitted_fw_rev: v4.then(|| b.ascii(208, 8)),
             total_media_dies: v5.then(|| b.u16(216)),
             total_die_failure_tolerance: v5.then(|| b.u16(218)),
             media_dies_offline: v5.then(|| b.u16(220)),
@@ -238,15 +265,21 @@ impl OcpSmartLog {
         })
     }
 
-    /// Whether the drive reports that it is throttling now.
+    /// The current throttling level, 0 (not throttling) to 3, or `None`
+    /// for a reserved value.
     ///
-    /// nvme-cli prints byte 97 only as a hex number and its sources define
-    /// no value meanings; the OCP specification text could not be consulted
-    /// here. We treat 00h as "not throttling" and any other value as
-    /// throttling (a level or reason code), which holds for any encoding in
-    /// which zero means unthrottled. Unverified against the specification.
-    pub fn throttling_active(&self) -> bool {
-        self.current_throttling_status != 0
+    /// Byte 97 is an enumeration: 00h not throttling, 01h/02h/03h the
+    /// first/second/third throttling level, 04h–FFh reserved (nvme-cli's
+    /// WDC plugin `cloud_smart_log_thermal_status[]` names the four values;
+    /// its FADU plugin and Samsung's public OCP 2.5 validator agree).
+    pub fn throttle_level(&self) -> Option<u8> {
+        (self.current_throttling_status <= 3).then_some(self.current_throttling_status)
+    }
+
+    /// Whether the drive is throttling now (level ≥ 1), `None` for a
+    /// reserved status value.
+    pub fn throttling_active(&self) -> Option<bool> {
+        self.throttle_level().map(|l| l >= 1)
     }
 
     /// PLP capacitor health as a ratio (percent / 100), or `None` when the
@@ -260,6 +293,14 @@ impl OcpSmartLog {
     pub fn capacitor_health_ratio(&self) -> Option<f64> {
         (self.capacitor_health <= 100).then(|| f64::from(self.capacitor_health) / 100.0)
     }
+}
+
+/// The GUID of a C0h page that is not the OCP page, as hex; `None` when
+/// the GUID is OCP's or the page is too short to carry one (the decoder
+/// then reports the length).
+pub fn foreign_guid(buf: &[u8]) -> Option<String> {
+    let guid = buf.get(496..OCP_SMART_LOG_LEN)?;
+    (guid != OCP_SMART_LOG_GUID).then(|| hex(guid))
 }
 
 fn hex(bytes: &[u8]) -> String {

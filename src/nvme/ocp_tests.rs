@@ -51,7 +51,7 @@ fn full_page(version: u16) -> Vec<u8> {
     put_u128(&mut buf, 176, (6u128 << 64) | 21);
     put_u64(&mut buf, 192, 22);
     put_u64(&mut buf, 200, 23);
-    put_u64(&mut buf, 208, 24);
+    put(&mut buf, 208, b"FWR0024 ");
     put_u16(&mut buf, 216, 64);
     put_u16(&mut buf, 218, 2);
     put_u16(&mut buf, 220, 1);
@@ -96,25 +96,26 @@ fn decodes_base_fields_at_their_offsets() {
     assert_eq!(log.min_user_data_erase_count, 1200);
     assert_eq!(log.thermal_throttling_events, 5);
     assert_eq!(log.current_throttling_status, 1);
-    assert_eq!(log.dssd_errata_version, 1);
-    assert_eq!(log.dssd_point_version, 2);
-    assert_eq!(log.dssd_minor_version, 5);
-    assert_eq!(log.dssd_major_version, 2);
+    assert_eq!(log.dssd_errata_version, Some(1));
+    assert_eq!(log.dssd_point_version, Some(2));
+    assert_eq!(log.dssd_minor_version, Some(5));
+    assert_eq!(log.dssd_major_version, Some(2));
     assert_eq!(log.pcie_correctable_errors, 15);
     assert_eq!(log.incomplete_shutdowns, 16);
     assert_eq!(log.percent_free_blocks, 7);
     assert_eq!(log.capacitor_health, 95);
-    assert_eq!(log.nvme_base_errata_version, 0x0A);
-    assert_eq!(log.nvme_cmdset_errata_version, 0x0B);
-    assert_eq!(log.nvme_over_pcie_errata_version, 0x0C);
-    assert_eq!(log.nvme_mi_errata_version, 0x0D);
+    assert_eq!(log.nvme_base_errata_version, Some(0x0A));
+    // Command set errata from version 4, PCIe / MI errata from 5.
+    assert_eq!(log.nvme_cmdset_errata_version, None);
+    assert_eq!(log.nvme_over_pcie_errata_version, None);
+    assert_eq!(log.nvme_mi_errata_version, None);
     assert_eq!(log.unaligned_io, 17);
     assert_eq!(log.security_version_number, 18);
     assert_eq!(log.nuse, 19);
     assert_eq!(log.plp_start_count, 92_233_720_368_547_758_100);
     assert_eq!(log.endurance_estimate, 110_680_464_442_257_309_717);
-    assert_eq!(log.pcie_link_retraining_count, 22);
-    assert_eq!(log.power_state_change_count, 23);
+    assert_eq!(log.pcie_link_retraining_count, Some(22));
+    assert_eq!(log.power_state_change_count, Some(23));
     assert_eq!(log.log_page_version, 3);
     assert_eq!(log.log_page_guid, GUID_AT_496);
 }
@@ -129,10 +130,31 @@ fn version_3_has_none_of_the_later_fields() {
     assert_eq!(log.die_in_use_bad_nand_block_raw, None);
 }
 
+/// Log page version 2 is OCP 1.0 (illumos `ocp.h`: "v1.0: 2, v2.0: 3,
+/// v2.5: 4"): the bytes illumos marks "(2.0)" are reserved there.
 #[test]
-fn version_4_adds_only_lowest_permitted_fw_rev() {
+fn version_2_is_ocp_1_0_without_the_2_0_fields() {
+    let log = OcpSmartLog::parse(&full_page(2)).unwrap();
+    assert_eq!(log.pcie_link_retraining_count, None);
+    assert_eq!(log.power_state_change_count, None);
+    assert_eq!(log.dssd_errata_version, None);
+    assert_eq!(log.dssd_point_version, None);
+    assert_eq!(log.dssd_minor_version, None);
+    assert_eq!(log.dssd_major_version, None);
+    assert_eq!(log.nvme_base_errata_version, None);
+    assert_eq!(log.lowest_permitted_fw_rev, None);
+    // The 1.0 fields are there.
+    assert_eq!(log.capacitor_health, 95);
+    assert_eq!(log.incomplete_shutdowns, 16);
+    assert_eq!(log.plp_start_count, 92_233_720_368_547_758_100);
+}
+
+#[test]
+fn version_4_adds_cmdset_errata_and_lowest_permitted_fw_rev_as_text() {
     let log = OcpSmartLog::parse(&full_page(4)).unwrap();
-    assert_eq!(log.lowest_permitted_fw_rev, Some(24));
+    assert_eq!(log.lowest_permitted_fw_rev.as_deref(), Some("FWR0024"));
+    assert_eq!(log.nvme_cmdset_errata_version, Some(0x0B));
+    assert_eq!(log.nvme_over_pcie_errata_version, None);
     assert_eq!(log.total_media_dies, None);
     assert_eq!(log.command_timeouts, None);
 }
@@ -140,7 +162,9 @@ fn version_4_adds_only_lowest_permitted_fw_rev() {
 #[test]
 fn version_5_adds_die_power_and_firmware_fields() {
     let log = OcpSmartLog::parse(&full_page(5)).unwrap();
-    assert_eq!(log.lowest_permitted_fw_rev, Some(24));
+    assert_eq!(log.lowest_permitted_fw_rev.as_deref(), Some("FWR0024"));
+    assert_eq!(log.nvme_over_pcie_errata_version, Some(0x0C));
+    assert_eq!(log.nvme_mi_errata_version, Some(0x0D));
     assert_eq!(log.total_media_dies, Some(64));
     assert_eq!(log.total_die_failure_tolerance, Some(2));
     assert_eq!(log.media_dies_offline, Some(1));
@@ -223,13 +247,15 @@ fn short_page_is_a_length_error() {
 fn throttling_and_capacitor_helpers() {
     let mut buf = page(3);
     let log = OcpSmartLog::parse(&buf).unwrap();
-    assert!(!log.throttling_active());
+    assert_eq!(log.throttling_active(), Some(false));
+    assert_eq!(log.throttle_level(), Some(0));
     assert_eq!(log.capacitor_health_ratio(), Some(0.0));
 
     buf[97] = 0x02;
     put_u16(&mut buf, 128, 87);
     let log = OcpSmartLog::parse(&buf).unwrap();
-    assert!(log.throttling_active());
+    assert_eq!(log.throttling_active(), Some(true));
+    assert_eq!(log.throttle_level(), Some(2));
     assert_eq!(log.capacitor_health_ratio(), Some(0.87));
 
     put_u16(&mut buf, 128, 100);
@@ -246,5 +272,37 @@ fn throttling_and_capacitor_helpers() {
     assert_eq!(
         OcpSmartLog::parse(&buf).unwrap().capacitor_health_ratio(),
         None
+    );
+}
+
+/// Byte 97 per the WDC plugin's `cloud_smart_log_thermal_status[]`: 00h
+/// none, 01h/02h/03h first/second/third level, 04h-FFh reserved.
+#[test]
+fn throttling_status_is_an_enumeration_with_reserved_values() {
+    for (status, level) in [
+        (0x00, Some(0)),
+        (0x01, Some(1)),
+        (0x03, Some(3)),
+        (0x04, None),
+        (0x07, None),
+        (0xFF, None),
+    ] {
+        let mut buf = page(3);
+        buf[97] = status;
+        let log = OcpSmartLog::parse(&buf).unwrap();
+        assert_eq!(log.throttle_level(), level, "status {status:02x}h");
+        assert_eq!(log.throttling_active(), level.map(|l| l >= 1));
+    }
+}
+
+#[test]
+fn foreign_guid_tells_another_vendors_c0h_page_apart() {
+    assert_eq!(foreign_guid(&page(3)), None);
+    assert_eq!(foreign_guid(&page(3)[..300]), None);
+    let mut wdc = page(3);
+    put(&mut wdc, 496, &[0x11; 16]);
+    assert_eq!(
+        foreign_guid(&wdc).as_deref(),
+        Some("11111111111111111111111111111111")
     );
 }

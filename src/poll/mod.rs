@@ -5,7 +5,10 @@
 pub mod nvme;
 pub mod sata;
 pub mod schedule;
+pub mod source;
 pub mod tracker;
+
+pub use source::Source;
 
 use crate::health::{Identity, Reading};
 
@@ -13,7 +16,7 @@ use crate::health::{Identity, Reading};
 /// message naming the device and the page.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PollError {
-    pub source: &'static str,
+    pub source: Source,
     pub message: String,
 }
 
@@ -36,6 +39,9 @@ pub struct PollOutcome {
     pub skipped: Option<&'static str>,
     /// The power mode the drive reported (SATA CHECK POWER MODE).
     pub power_mode: Option<&'static str>,
+    /// What the poller believes about each page it has asked for
+    /// (`ssd_page_supported`); empty when the poll was skipped.
+    pub pages: Vec<(Source, bool)>,
 }
 
 /// Replaces a cached page with a new good decode; keeps it otherwise.

@@ -1,6 +1,7 @@
 //! Polling an NVMe controller: which pages, in which order, and what a
 //! failure of each means. Shared by live drives, replayed dumps and `dump`.
 
+use super::source::Source;
 use super::tracker::Tracker;
 use super::{PollOutcome, Poller, keep};
 use crate::device::{NvmeRequest, NvmeSource};
@@ -18,6 +19,7 @@ pub type RawSink<'a> = &'a mut dyn FnMut(NvmeRequest, &[u8]);
 pub struct PollPolicy {
     /// Re-read Identify Controller and Namespace every this many polls
     /// (identity changes only with a firmware update); 1 = every poll.
+    /// Pages found unsupported are asked again with each refresh.
     pub identity_every: u64,
     /// Re-read the error log only when the SMART log's error count moved.
     pub error_log_on_change: bool,
@@ -45,9 +47,10 @@ pub struct NvmePoller {
     policy: PollPolicy,
     /// Polls so far, for [`PollPolicy::identity_every`].
     polls: u64,
-    /// Unsupported pages and logged failures.
+    /// Page support and logged failures.
     tracker: Tracker,
-    /// OCP UUID index, once known (`Some(0)`: the drive has no UUID list).
+    /// OCP UUID index, once known for this identity refresh (0: the
+    /// controller has no list, or its list lacks the OCP UUID).
     ocp_uuid_index: Option<u8>,
     /// Each page's newest good decode; a page that fails this poll keeps
     /// its previous value, a page found unsupported is dropped.
@@ -77,13 +80,24 @@ impl NvmePoller {
             self.pages.id.is_none() || self.polls % self.policy.identity_every.max(1) == 0;
         self.polls += 1;
         if refresh {
+            // The slow schedule of the page-support model: whatever was
+            // unsupported is asked again, and the OCP index found again.
+            self.tracker.recheck();
+            self.ocp_uuid_index = None;
             self.identity_pages(&mut out, sink);
             if out.gone {
+                out.pages = self.tracker.beliefs();
                 return out;
             }
         }
         let smart = log(nvme::LID_SMART, nvme::SMART_LOG_LEN, 0);
-        let smart = self.page(&mut out, sink, "smart_log", smart, nvme::SmartLog::parse);
+        let smart = self.page(
+            &mut out,
+            sink,
+            Source::SmartLog,
+            smart,
+            nvme::SmartLog::parse,
+        );
         out.up = smart.is_some();
         keep(&mut self.pages.smart, smart);
         self.log_pages(&mut out, sink);
@@ -95,18 +109,19 @@ impl NvmePoller {
         if p.id.is_some() || p.smart.is_some() {
             out.reading = Some(reading(p));
         }
+        out.pages = self.tracker.beliefs();
         out
     }
 
     fn identity_pages(&mut self, out: &mut PollOutcome, sink: RawSink<'_>) {
         let req = NvmeRequest::IdentifyController;
-        let id = self.page(out, sink, "identify", req, IdCtrl::parse);
+        let id = self.page(out, sink, Source::Identify, req, IdCtrl::parse);
         keep(&mut self.pages.id, id);
         if out.gone {
             return;
         }
         let ns = NvmeRequest::IdentifyNamespace { nsid: WWN_NSID };
-        let wwn = self.page(out, sink, "identify_ns", ns, IdNs::parse);
+        let wwn = self.page(out, sink, Source::IdentifyNs, ns, IdNs::parse);
         keep(&mut self.pages.wwn, wwn.map(|ns| ns.wwn()));
     }
 
@@ -114,53 +129,100 @@ impl NvmePoller {
     fn log_pages(&mut self, out: &mut PollOutcome, sink: RawSink<'_>) {
         let id = self.pages.id.clone();
         if let Some(index) = self.ocp_index(out, sink, id.as_ref()) {
-            let req = log(nvme::LID_OCP_SMART, nvme::OCP_SMART_LOG_LEN, index);
-            let ocp = self.page(out, sink, "ocp_log", req, nvme::OcpSmartLog::parse);
-            keep(&mut self.pages.ocp, ocp);
+            self.ocp_page(out, sink, index);
         }
         let count = self.pages.smart.as_ref().map(|s| s.error_log_entries);
         let unchanged = self.error_log_count.is_some() && self.error_log_count == count;
         if !(self.policy.error_log_on_change && unchanged) {
             let entries = id.as_ref().map_or(1, IdCtrl::error_log_entries) as usize;
             let req = log(nvme::LID_ERROR, entries * nvme::ERROR_LOG_ENTRY_LEN, 0);
-            let errors = self.page(out, sink, "error_log", req, nvme::ErrorLog::parse);
+            let errors = self.page(out, sink, Source::ErrorLog, req, nvme::ErrorLog::parse);
             self.error_log_count = errors.as_ref().and(count);
             keep(&mut self.pages.error_log, errors);
         }
         if id.as_ref().is_some_and(IdCtrl::supports_self_test) {
             let req = log(nvme::LID_SELF_TEST, nvme::SELF_TEST_LOG_LEN, 0);
-            let tests = self.page(out, sink, "self_test_log", req, nvme::SelfTestLog::parse);
+            let tests = self.page(
+                out,
+                sink,
+                Source::SelfTestLog,
+                req,
+                nvme::SelfTestLog::parse,
+            );
             keep(&mut self.pages.self_test, tests);
         }
+    }
+
+    /// The C0h page, judged by its own proof: a page whose GUID is not the
+    /// OCP one is another vendor's C0h page ("not OCP": unsupported, not an
+    /// error); one with the OCP GUID that fails to decode is an error.
+    fn ocp_page(&mut self, out: &mut PollOutcome, sink: RawSink<'_>, index: u8) {
+        if self.tracker.is_unsupported(Source::OcpLog) {
+            return;
+        }
+        let req = log(nvme::LID_OCP_SMART, nvme::OCP_SMART_LOG_LEN, index);
+        let Some(bytes) = self
+            .tracker
+            .fetched(out, Source::OcpLog, self.src.fetch(req))
+        else {
+            return;
+        };
+        sink(req, &bytes);
+        if let Some(guid) = nvme::ocp::foreign_guid(&bytes) {
+            let why = format!(
+                "log page c0h (uuid index {index}) is not the ocp page: guid {guid} (bytes 496..512)"
+            );
+            self.tracker.unsupported(out, Source::OcpLog, &why);
+            return;
+        }
+        let ocp = self
+            .tracker
+            .decoded(out, Source::OcpLog, req, nvme::OcpSmartLog::parse(&bytes));
+        if let Some(o) = &ocp {
+            if o.throttle_level().is_none() {
+                self.tracker.note_once(
+                    Source::OcpLog,
+                    &format!(
+                        "current throttling status {:02x}h is a reserved value; no throttling series",
+                        o.current_throttling_status
+                    ),
+                );
+            }
+        }
+        keep(&mut self.pages.ocp, ocp);
     }
 
     /// Drops the cached decode of every page found unsupported.
     fn forget_unsupported(&mut self) {
         let t = &self.tracker;
         let p = &mut self.pages;
-        if t.is_unsupported("ocp_log") {
+        if t.is_unsupported(Source::OcpLog) {
             p.ocp = None;
         }
-        if t.is_unsupported("error_log") {
+        if t.is_unsupported(Source::ErrorLog) {
             p.error_log = None;
         }
-        if t.is_unsupported("self_test_log") {
+        if t.is_unsupported(Source::SelfTestLog) {
             p.self_test = None;
         }
-        if t.is_unsupported("identify_ns") {
+        if t.is_unsupported(Source::IdentifyNs) {
             p.wwn = None;
         }
     }
 
-    /// The UUID index to read the OCP log with, or `None` when the drive
-    /// lists UUIDs but not OCP's (so it has no OCP log).
+    /// The UUID index to read C0h with, located as nvme-cli's OCP plugin
+    /// does (`ocp_get_uuid_index`, then `get_c0_log_page`): the OCP UUID's
+    /// index when the controller's UUID list holds it, else index 0 — with
+    /// no list, or a list without the OCP UUID — and the page's GUID then
+    /// decides whether it is the OCP page. `None` only when the list could
+    /// not be read this time (asked again next poll).
     fn ocp_index(
         &mut self,
         out: &mut PollOutcome,
         sink: RawSink<'_>,
         id: Option<&IdCtrl>,
     ) -> Option<u8> {
-        if self.tracker.is_unsupported("ocp_log") {
+        if self.tracker.is_unsupported(Source::OcpLog) {
             return None;
         }
         if let Some(index) = self.ocp_uuid_index {
@@ -168,24 +230,13 @@ impl NvmePoller {
         }
         let id = id?;
         let index = if !id.supports_uuid_list() {
-            // No UUID list: vendor logs are addressed with index 0, as nvme-cli does.
             0
         } else {
-            match self.page(
-                out,
-                sink,
-                "uuid_list",
-                NvmeRequest::UuidList,
-                uuid_list::ocp_uuid_index,
-            ) {
-                Some(Some(index)) => index,
-                Some(None) => {
-                    self.tracker
-                        .mark_unsupported("ocp_log", "the identify uuid list has no OCP entry");
-                    return None;
-                }
-                // A list the drive (or dump) cannot give: fall back to index 0.
-                None if self.tracker.is_unsupported("uuid_list") => 0,
+            let req = NvmeRequest::UuidList;
+            match self.page(out, sink, Source::UuidList, req, uuid_list::ocp_uuid_index) {
+                Some(index) => ocp_index_from_list(index),
+                // A list the drive (or dump) does not have: index 0.
+                None if self.tracker.is_unsupported(Source::UuidList) => 0,
                 // Failed this time: try again next poll.
                 None => return None,
             }
@@ -199,7 +250,7 @@ impl NvmePoller {
         &mut self,
         out: &mut PollOutcome,
         sink: RawSink<'_>,
-        source: &'static str,
+        source: Source,
         req: NvmeRequest,
         parse: impl FnOnce(&[u8]) -> Result<T, E>,
     ) -> Option<T> {
@@ -210,6 +261,13 @@ impl NvmePoller {
         sink(req, &bytes);
         self.tracker.decoded(out, source, req, parse(&bytes))
     }
+}
+
+/// The index C0h is read with, given where the UUID list holds the OCP
+/// UUID: that entry's index, else 0 (nvme-cli reads C0h with index 0 when
+/// the OCP UUID is not listed, and relies on the page's GUID).
+pub fn ocp_index_from_list(ocp_entry: Option<u8>) -> u8 {
+    ocp_entry.unwrap_or(0)
 }
 
 fn log(lid: u8, len: usize, uuid_index: u8) -> NvmeRequest {
@@ -235,6 +293,7 @@ mod tests {
     use super::*;
     use crate::device::FetchError;
     use crate::device::replay::NvmeReplay;
+    use crate::poll::PollOutcome;
     use std::collections::HashMap;
     use std::path::Path;
     use std::sync::{Arc, Mutex};
@@ -291,21 +350,81 @@ mod tests {
         asked.lock().unwrap().iter().filter(|&&r| r == req).count()
     }
 
+    fn poller_with(
+        answers: Vec<(NvmeRequest, FetchError)>,
+        policy: PollPolicy,
+    ) -> (NvmePoller, Asked) {
+        let (mut p, asked) = poller(answers);
+        p.policy = policy;
+        (p, asked)
+    }
+
+    fn belief(out: &PollOutcome, source: Source) -> Option<bool> {
+        out.pages
+            .iter()
+            .find(|(s, _)| *s == source)
+            .map(|&(_, b)| b)
+    }
+
     #[test]
-    fn an_unsupported_page_is_asked_once_and_not_counted() {
+    fn an_unsupported_page_is_not_counted_and_asked_again_with_each_identity_refresh() {
         let selftest = log(nvme::LID_SELF_TEST, nvme::SELF_TEST_LOG_LEN, 0);
-        let (mut p, asked) = poller(vec![(
-            selftest,
-            FetchError::Unsupported("Invalid Log Page".into()),
-        )]);
+        let unsupported = FetchError::Unsupported("Invalid Log Page".into());
+        let (mut p, asked) = poller_with(vec![(selftest, unsupported)], PollPolicy::LIVE);
         let first = p.poll();
         assert!(first.up && first.errors.is_empty(), "{:?}", first.errors);
-        assert!(first.reading.unwrap().self_test_last_result.is_none());
-        for _ in 0..3 {
+        assert!(
+            first
+                .reading
+                .as_ref()
+                .unwrap()
+                .self_test_last_result
+                .is_none()
+        );
+        assert_eq!(belief(&first, Source::SelfTestLog), Some(false));
+        assert_eq!(belief(&first, Source::SmartLog), Some(true));
+        for _ in 0..11 {
             assert!(p.poll().errors.is_empty());
         }
-        assert_eq!(count(&asked, selftest), 1);
-        assert_eq!(count(&asked, smart()), 4);
+        // Polls 1 and 11 refresh identity (every 10th poll), and ask again.
+        assert_eq!(count(&asked, selftest), 2);
+        assert_eq!(count(&asked, smart()), 12);
+    }
+
+    #[test]
+    fn a_page_that_comes_back_is_served_again() {
+        let selftest = log(nvme::LID_SELF_TEST, nvme::SELF_TEST_LOG_LEN, 0);
+        let unsupported = FetchError::Unsupported("Invalid Field in Command".into());
+        let (mut p, _) = poller(vec![(selftest, unsupported)]);
+        assert!(p.poll().reading.unwrap().self_test_last_result.is_none());
+        p.src = Box::new(Scripted {
+            inner: dc2000b(),
+            answers: HashMap::new(),
+            asked: Asked::default(),
+        });
+        let out = p.poll();
+        assert!(
+            out.reading
+                .as_ref()
+                .unwrap()
+                .self_test_last_result
+                .is_some()
+        );
+        assert_eq!(belief(&out, Source::SelfTestLog), Some(true));
+    }
+
+    #[test]
+    fn the_smart_log_is_never_unsupported_only_failing() {
+        let unsupported = FetchError::Unsupported("Invalid Log Page".into());
+        let (mut p, asked) = poller_with(vec![(smart(), unsupported)], PollPolicy::LIVE);
+        for _ in 0..3 {
+            let out = p.poll();
+            assert!(!out.up);
+            let sources: Vec<_> = out.errors.iter().map(|e| e.source).collect();
+            assert_eq!(sources, [Source::SmartLog]);
+            assert_eq!(belief(&out, Source::SmartLog), Some(true));
+        }
+        assert_eq!(count(&asked, smart()), 3);
     }
 
     #[test]
@@ -325,7 +444,7 @@ mod tests {
             let out = p.poll();
             assert!(!out.up);
             assert_eq!(out.errors.len(), 1);
-            assert_eq!(out.errors[0].source, "smart_log");
+            assert_eq!(out.errors[0].source, Source::SmartLog);
             assert!(out.errors[0].message.contains("/dev/nvme9"));
             assert_eq!(out.reading.unwrap().counters, good.counters);
         }
@@ -338,11 +457,12 @@ mod tests {
         let out = p.poll();
         assert!(out.gone && !out.up);
         assert_eq!(out.errors.len(), 1);
-        assert_eq!(out.errors[0].source, "identify");
+        assert_eq!(out.errors[0].source, Source::Identify);
     }
 
     #[test]
-    fn a_corrupt_ocp_page_is_rejected_and_counted_but_the_rest_is_served() {
+    fn another_vendors_c0h_page_is_not_ocp_and_never_an_error() {
+        // The fixture's C0h page has a GUID that is not OCP's (byte 511 AEh).
         let dir = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tests/fixtures/nvme/failing-critical/nvme2"
@@ -351,51 +471,238 @@ mod tests {
             Box::new(NvmeReplay::new(Path::new(dir))),
             PollPolicy::EVERY_PAGE,
         );
-        let out = p.poll();
-        assert!(out.up);
-        let sources: Vec<_> = out.errors.iter().map(|e| e.source).collect();
-        assert_eq!(sources, ["ocp_log"]);
-        assert!(
-            out.errors[0].message.contains("guid"),
-            "{}",
-            out.errors[0].message
-        );
-        let r = out.reading.unwrap();
-        assert!(r.plp_health_ratio.is_none() && r.counters.plp_starts.is_none());
-        assert_eq!(r.counters.media_errors, Some(23));
+        for _ in 0..3 {
+            let out = p.poll();
+            assert!(out.up);
+            assert!(out.errors.is_empty(), "{:?}", out.errors);
+            assert_eq!(belief(&out, Source::OcpLog), Some(false));
+            let r = out.reading.unwrap();
+            assert!(r.plp_health_ratio.is_none() && r.counters.plp_starts.is_none());
+            assert!(r.throttle_active.is_none() && r.throttle_level.is_none());
+            assert_eq!(r.counters.media_errors, Some(23));
+        }
     }
 
     #[test]
-    fn uuid_list_without_ocp_means_no_ocp_log() {
-        // A list with one non-OCP UUID: the OCP log is not asked for.
-        let mut list = vec![0u8; 4096];
-        list[32 + 16..32 + 32].copy_from_slice(&[0x11; 16]);
-        struct WithList(NvmeReplay, Vec<u8>, usize);
-        impl NvmeSource for WithList {
-            fn origin(&self) -> String {
-                "t".into()
-            }
-            fn fetch(&mut self, req: NvmeRequest) -> Result<Vec<u8>, FetchError> {
-                match req {
-                    NvmeRequest::UuidList => Ok(self.1.clone()),
-                    NvmeRequest::Log { lid: 0xC0, .. } => {
-                        self.2 += 1;
-                        self.0.fetch(req)
-                    }
-                    _ => self.0.fetch(req),
-                }
-            }
+    fn an_ocp_page_with_the_right_guid_that_fails_to_decode_is_an_error() {
+        // A 300-byte answer: too short to carry a GUID, so it is not judged
+        // "not OCP" but counted as the decode failure it is.
+        let tmp = tempfile::tempdir().unwrap();
+        let src = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/nvme/kingston-dc2000b/nvme0"
+        ));
+        for f in ["id-ctrl.bin", "smart-log.bin"] {
+            std::fs::copy(src.join(f), tmp.path().join(f)).unwrap();
         }
+        let ocp = std::fs::read(src.join("ocp-smart-log.bin")).unwrap();
+        std::fs::write(tmp.path().join("ocp-smart-log.bin"), &ocp[..300]).unwrap();
         let mut p = NvmePoller::new(
-            Box::new(WithList(dc2000b(), list, 0)),
+            Box::new(NvmeReplay::new(tmp.path())),
             PollPolicy::EVERY_PAGE,
         );
         for _ in 0..2 {
             let out = p.poll();
-            assert!(out.errors.is_empty(), "{:?}", out.errors);
-            assert!(out.reading.unwrap().counters.plp_starts.is_none());
+            let sources: Vec<_> = out.errors.iter().map(|e| e.source).collect();
+            assert_eq!(sources, [Source::OcpLog]);
         }
-        assert!(p.tracker.is_unsupported("ocp_log"));
+    }
+
+    /// Answers the UUID list with `list` (or says it has none) and records
+    /// the UUID index of every C0h read.
+    struct WithList {
+        inner: NvmeReplay,
+        list: Option<Vec<u8>>,
+        uuid_list_supported: bool,
+        c0_indexes: Arc<Mutex<Vec<u8>>>,
+    }
+
+    impl NvmeSource for WithList {
+        fn origin(&self) -> String {
+            "t".into()
+        }
+        fn fetch(&mut self, req: NvmeRequest) -> Result<Vec<u8>, FetchError> {
+            match req {
+                NvmeRequest::UuidList => self
+                    .list
+                    .clone()
+                    .ok_or_else(|| FetchError::Unsupported("Invalid Field in Command".into())),
+                NvmeRequest::Log {
+                    lid: 0xC0,
+                    uuid_index,
+                    ..
+                } => {
+                    self.c0_indexes.lock().unwrap().push(uuid_index);
+                    self.inner.fetch(req)
+                }
+                NvmeRequest::IdentifyController => {
+                    let mut id = self.inner.fetch(req)?;
+                    // CTRATT bit 9 (UUID list supported), Identify bytes 99:96.
+                    if self.uuid_list_supported {
+                        id[97] |= 0x02;
+                    } else {
+                        id[97] &= !0x02;
+                    }
+                    Ok(id)
+                }
+                _ => self.inner.fetch(req),
+            }
+        }
+    }
+
+    /// A UUID list (CNS 17h) with `uuids` in entries 0, 1, …: 32 reserved
+    /// bytes, then 32-byte entries with the UUID at byte 16.
+    fn uuid_list(uuids: &[[u8; 16]]) -> Vec<u8> {
+        let mut list = vec![0u8; 4096];
+        for (i, u) in uuids.iter().enumerate() {
+            list[32 + 32 * i] = 1;
+            list[32 + 32 * i + 16..32 + 32 * i + 32].copy_from_slice(u);
+        }
+        list
+    }
+
+    fn c0_indexes(list: Option<Vec<u8>>, supported: bool) -> (Vec<u8>, PollOutcome) {
+        let c0 = Arc::new(Mutex::new(Vec::new()));
+        let mut p = NvmePoller::new(
+            Box::new(WithList {
+                inner: dc2000b(),
+                list,
+                uuid_list_supported: supported,
+                c0_indexes: c0.clone(),
+            }),
+            PollPolicy::EVERY_PAGE,
+        );
+        let out = p.poll();
+        let got = c0.lock().unwrap().clone();
+        (got, out)
+    }
+
+    /// nvme-cli `ocp_get_uuid_index`: the OCP UUID's entry position + 1;
+    /// `get_c0_log_page` reads index 0 when the list lacks it or there is
+    /// no list, and then the GUID decides.
+    #[test]
+    fn ocp_is_located_by_the_uuid_list_else_index_0() {
+        assert_eq!(ocp_index_from_list(Some(3)), 3);
+        assert_eq!(ocp_index_from_list(None), 0);
+        let other = [0x11; 16];
+        let (idx, out) = c0_indexes(Some(uuid_list(&[other, uuid_list::OCP_UUID])), true);
+        assert_eq!(idx, [2]);
+        assert!(out.reading.unwrap().counters.plp_starts.is_some());
+        // The list lacks the OCP UUID: still read with index 0, served by its GUID.
+        let (idx, out) = c0_indexes(Some(uuid_list(&[other])), true);
+        assert_eq!(idx, [0]);
+        assert!(out.errors.is_empty(), "{:?}", out.errors);
+        assert!(out.reading.unwrap().counters.plp_starts.is_some());
+        // No UUID list at all.
+        let (idx, out) = c0_indexes(None, false);
+        assert_eq!(idx, [0]);
+        assert!(out.reading.unwrap().counters.plp_starts.is_some());
+        // The controller claims a list but cannot give one.
+        let (idx, _) = c0_indexes(None, true);
+        assert_eq!(idx, [0]);
+    }
+
+    /// A copy of the DC2000B dump in a folder the test may change.
+    fn dc2000b_copy() -> tempfile::TempDir {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/nvme/kingston-dc2000b/nvme0"
+        ));
+        for e in std::fs::read_dir(src).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), tmp.path().join(e.file_name())).unwrap();
+        }
+        tmp
+    }
+
+    #[test]
+    fn a_replay_smart_log_missing_for_one_poll_recovers_on_the_next() {
+        let tmp = dc2000b_copy();
+        let mut p = NvmePoller::new(
+            Box::new(NvmeReplay::new(tmp.path())),
+            PollPolicy::EVERY_PAGE,
+        );
+        assert!(p.poll().up);
+        let path = tmp.path().join("smart-log.bin");
+        let page = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let out = p.poll();
+        assert!(!out.up);
+        let sources: Vec<_> = out.errors.iter().map(|e| e.source).collect();
+        assert_eq!(sources, [Source::SmartLog], "a mandatory page is counted");
+        std::fs::write(&path, &page).unwrap();
+        let out = p.poll();
+        assert!(out.up && out.errors.is_empty(), "{:?}", out.errors);
+    }
+
+    #[test]
+    fn a_replay_file_that_comes_back_is_served_again() {
+        let tmp = dc2000b_copy();
+        let path = tmp.path().join("ocp-smart-log.bin");
+        let page = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let mut p = NvmePoller::new(
+            Box::new(NvmeReplay::new(tmp.path())),
+            PollPolicy::EVERY_PAGE,
+        );
+        let out = p.poll();
+        assert!(out.errors.is_empty());
+        assert_eq!(belief(&out, Source::OcpLog), Some(false));
+        std::fs::write(&path, &page).unwrap();
+        let out = p.poll();
+        assert_eq!(belief(&out, Source::OcpLog), Some(true));
+        assert!(out.reading.unwrap().counters.plp_starts.is_some());
+    }
+
+    /// OCP byte 97 at 00h, 02h and a reserved 07h: level 0, level 2, and no
+    /// throttling series at all (WDC plugin's `cloud_smart_log_thermal_status[]`).
+    #[test]
+    fn replayed_throttling_status_gives_its_level_or_no_series() {
+        let tmp = dc2000b_copy();
+        let path = tmp.path().join("ocp-smart-log.bin");
+        let mut page = std::fs::read(&path).unwrap();
+        let mut p = NvmePoller::new(
+            Box::new(NvmeReplay::new(tmp.path())),
+            PollPolicy::EVERY_PAGE,
+        );
+        for (status, level, active) in [
+            (0x00, Some(0), Some(false)),
+            (0x02, Some(2), Some(true)),
+            (0x07, None, None),
+        ] {
+            page[97] = status;
+            std::fs::write(&path, &page).unwrap();
+            let out = p.poll();
+            assert!(out.errors.is_empty(), "{:?}", out.errors);
+            let r = out.reading.unwrap();
+            assert_eq!(
+                (r.throttle_level, r.throttle_active),
+                (level, active),
+                "{status:02x}h"
+            );
+            // The rest of the page is still served.
+            assert!(r.counters.plp_starts.is_some());
+        }
+    }
+
+    /// Bytes 192..199 are reserved before log page version 3 (OCP 2.0).
+    #[test]
+    fn link_retraining_is_not_served_from_a_page_older_than_the_field() {
+        let tmp = dc2000b_copy();
+        let path = tmp.path().join("ocp-smart-log.bin");
+        let mut page = std::fs::read(&path).unwrap();
+        let mut p = NvmePoller::new(
+            Box::new(NvmeReplay::new(tmp.path())),
+            PollPolicy::EVERY_PAGE,
+        );
+        page[192] = 5;
+        for (version, want) in [(2u16, None), (3, Some(5))] {
+            page[494..496].copy_from_slice(&version.to_le_bytes());
+            std::fs::write(&path, &page).unwrap();
+            let r = p.poll().reading.unwrap();
+            assert_eq!(r.counters.pcie_link_retrainings, want, "version {version}");
+        }
     }
 
     #[test]

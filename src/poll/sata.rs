@@ -3,10 +3,12 @@
 //! Statistics and the self-test log. Shared by live disks, replayed dumps
 //! and `dump`.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use tracing::debug;
 
+use super::source::{DEVSTAT_PAGES, Source};
 use super::tracker::Tracker;
 use super::{PollOutcome, Poller, keep};
 use crate::ata::attributes::{DrivePresets, MediaKind, Namer};
@@ -21,19 +23,11 @@ use crate::health::sata::{SataPages, identity, reading};
 /// Called with every page's dump file name and bytes as it is read (`dump`).
 pub type RawSink<'a> = &'a mut dyn FnMut(&str, &[u8]);
 
-/// Device Statistics pages the exporter reads, when the drive lists them.
-const DEVSTAT_PAGES: [u8; 5] = [
-    devstat::PAGE_GENERAL,
-    devstat::PAGE_GENERAL_ERRORS,
-    devstat::PAGE_TEMPERATURE,
-    devstat::PAGE_TRANSPORT,
-    devstat::PAGE_SSD,
-];
-
 /// How a SATA drive is polled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SataPolicy {
-    /// Re-read IDENTIFY and the statistics page list every this many polls.
+    /// Re-read IDENTIFY and the statistics page list every this many polls;
+    /// pages found unsupported are asked again with each refresh.
     pub identity_every: u64,
     /// Poll a drive in standby anyway (spinning it up).
     pub wake_standby: bool,
@@ -61,6 +55,9 @@ pub struct SataPoller {
     presets: Option<DrivePresets>,
     /// Statistics pages the drive lists (page 00h).
     devstat_list: Option<Vec<u8>>,
+    /// Each statistics page's newest good decode, by page number: a page
+    /// that fails keeps its values, one found unsupported is dropped.
+    devstat_pages: BTreeMap<u8, DevstatPage>,
 }
 
 impl SataPoller {
@@ -75,6 +72,7 @@ impl SataPoller {
             pages: SataPages::default(),
             presets: None,
             devstat_list: None,
+            devstat_pages: BTreeMap::new(),
         }
     }
 
@@ -90,15 +88,19 @@ impl SataPoller {
             self.pages.identify.is_none() || self.polls % self.policy.identity_every.max(1) == 0;
         self.polls += 1;
         if refresh {
+            // The page-support model's slow schedule: ask again whatever
+            // was unsupported.
+            self.tracker.recheck();
             self.identify(&mut out, sink);
             if out.gone {
+                out.pages = self.tracker.beliefs();
                 return out;
             }
         }
         let smart = self.page(
             &mut out,
             sink,
-            "ata_smart",
+            Source::AtaSmart,
             AtaRead::SmartData,
             SmartData::parse,
         );
@@ -112,12 +114,13 @@ impl SataPoller {
         let t = self.page(
             &mut out,
             sink,
-            "ata_self_test",
+            Source::AtaSelfTest,
             AtaRead::SelfTestLog,
             SelfTestLog::parse,
         );
         keep(&mut self.pages.self_test, t);
         self.slow_pages(&mut out, sink, refresh);
+        self.forget_unsupported();
         out.identity = self.pages.identify.as_ref().map(identity);
         if let (Some(presets), true) = (
             &self.presets,
@@ -125,7 +128,26 @@ impl SataPoller {
         ) {
             out.reading = Some(reading(&self.pages, presets));
         }
+        out.pages = self.tracker.beliefs();
         out
+    }
+
+    /// Drops the cached decode of every page found unsupported.
+    fn forget_unsupported(&mut self) {
+        let t = &self.tracker;
+        let p = &mut self.pages;
+        if t.is_unsupported(Source::AtaThresholds) {
+            p.thresholds = None;
+        }
+        if t.is_unsupported(Source::AtaStatus) {
+            p.status = None;
+        }
+        if t.is_unsupported(Source::AtaSelfTest) {
+            p.self_test = None;
+        }
+        if t.is_unsupported(Source::AtaErrorLog) {
+            p.error_log = None;
+        }
     }
 
     /// Pages that rarely change, read with the identity refresh: thresholds
@@ -133,30 +155,45 @@ impl SataPoller {
     fn slow_pages(&mut self, out: &mut PollOutcome, sink: RawSink<'_>, refresh: bool) {
         if refresh || self.pages.thresholds.is_none() {
             let req = AtaRead::SmartThresholds;
-            let t = self.page(out, sink, "ata_thresholds", req, SmartThresholds::parse);
+            let t = self.page(
+                out,
+                sink,
+                Source::AtaThresholds,
+                req,
+                SmartThresholds::parse,
+            );
             keep(&mut self.pages.thresholds, t);
         }
         if refresh {
             let req = AtaRead::ErrorLog;
-            let e = self.page(out, sink, "ata_error_log", req, ErrorLogSummary::parse);
+            let e = self.page(out, sink, Source::AtaErrorLog, req, ErrorLogSummary::parse);
             keep(&mut self.pages.error_log, e);
         }
     }
 
     /// CHECK POWER MODE; a failure to ask is counted but does not stop the poll.
     fn in_standby(&mut self, out: &mut PollOutcome) -> bool {
-        if self.tracker.is_unsupported("power_mode") {
+        if self.tracker.is_unsupported(Source::PowerMode) {
             return false;
         }
         let mode = self
             .tracker
-            .fetched(out, "power_mode", self.src.power_mode());
+            .fetched(out, Source::PowerMode, self.src.power_mode());
+        if mode.is_some() {
+            self.tracker.ok(Source::PowerMode);
+        }
         out.power_mode = mode.map(|m| m.name());
         mode.is_some_and(|m| m.is_standby())
     }
 
     fn identify(&mut self, out: &mut PollOutcome, sink: RawSink<'_>) {
-        let id = self.page(out, sink, "identify", AtaRead::Identify, Identify::parse);
+        let id = self.page(
+            out,
+            sink,
+            Source::Identify,
+            AtaRead::Identify,
+            Identify::parse,
+        );
         if let Some(id) = &id {
             let media = match id.rotation_rate {
                 Some(1) => MediaKind::Ssd,
@@ -173,11 +210,12 @@ impl SataPoller {
     }
 
     fn status(&mut self, out: &mut PollOutcome, sink: RawSink<'_>) {
-        if self.tracker.is_unsupported("ata_status") {
+        if self.tracker.is_unsupported(Source::AtaStatus) {
             return;
         }
         let result = self.src.smart_status();
-        if let Some(status) = self.tracker.fetched(out, "ata_status", result) {
+        if let Some(status) = self.tracker.fetched(out, Source::AtaStatus, result) {
+            self.tracker.ok(Source::AtaStatus);
             let text = match status {
                 crate::ata::smart::SmartStatus::Passed => "passed\n",
                 crate::ata::smart::SmartStatus::Failed => "failed\n",
@@ -189,32 +227,48 @@ impl SataPoller {
     }
 
     /// Page 00h (on identity refresh) lists the pages; each listed page of
-    /// [`DEVSTAT_PAGES`] is read every poll.
+    /// [`DEVSTAT_PAGES`] is read every poll, each with its own support.
     fn devstat(&mut self, out: &mut PollOutcome, sink: RawSink<'_>, refresh: bool) {
         if refresh || self.devstat_list.is_none() {
             let list = self.page(
                 out,
                 sink,
-                "ata_devstat",
+                Source::AtaDevstat,
                 AtaRead::DevStat { page: 0 },
                 devstat::supported_pages,
             );
             if list.is_some() {
                 self.devstat_list = list;
+            } else if self.tracker.is_unsupported(Source::AtaDevstat) {
+                self.devstat_list = None;
             }
         }
         let Some(list) = self.devstat_list.clone() else {
+            self.devstat_pages.clear();
             self.pages.devstat = None;
             return;
         };
-        let mut stats = DeviceStatistics::default();
-        for page in DEVSTAT_PAGES.into_iter().filter(|p| list.contains(p)) {
-            let req = AtaRead::DevStat { page };
-            if let Some(p) = self.page(out, sink, "ata_devstat", req, |b| {
-                DevstatPage::parse(page, b)
-            }) {
-                stats.add_page(&p);
+        for page in DEVSTAT_PAGES {
+            let source = Source::AtaDevstatPage(page);
+            if !list.contains(&page) {
+                self.devstat_pages.remove(&page);
+                continue;
             }
+            let req = AtaRead::DevStat { page };
+            let p = self.page(out, sink, source, req, |b| DevstatPage::parse(page, b));
+            match p {
+                Some(p) => {
+                    self.devstat_pages.insert(page, p);
+                }
+                None if self.tracker.is_unsupported(source) => {
+                    self.devstat_pages.remove(&page);
+                }
+                None => {}
+            }
+        }
+        let mut stats = DeviceStatistics::default();
+        for p in self.devstat_pages.values() {
+            stats.add_page(p);
         }
         self.pages.devstat = Some(stats);
     }
@@ -223,7 +277,7 @@ impl SataPoller {
         &mut self,
         out: &mut PollOutcome,
         sink: RawSink<'_>,
-        source: &'static str,
+        source: Source,
         req: AtaRead,
         parse: impl FnOnce(&[u8]) -> Result<T, E>,
     ) -> Option<T> {
@@ -253,6 +307,7 @@ mod tests {
     use crate::ata::smart::SmartStatus;
     use crate::device::FetchError;
     use crate::device::replay::SataReplay;
+    use crate::poll::PollOutcome;
     use std::path::Path;
     use std::sync::Mutex;
 
@@ -312,6 +367,52 @@ mod tests {
         )
     }
 
+    fn belief(out: &PollOutcome, source: Source) -> Option<bool> {
+        out.pages
+            .iter()
+            .find(|(s, _)| *s == source)
+            .map(|&(_, b)| b)
+    }
+
+    #[test]
+    fn one_aborted_statistics_page_leaves_the_others_and_comes_back() {
+        let ssd = AtaRead::DevStat { page: 0x07 };
+        let (mut p, _) = poller(PowerMode::ActiveOrIdle, vec![ssd], SataPolicy::EVERY_PAGE);
+        let out = p.poll();
+        assert!(out.up && out.errors.is_empty(), "{:?}", out.errors);
+        assert_eq!(belief(&out, Source::AtaDevstatPage(0x07)), Some(false));
+        assert_eq!(belief(&out, Source::AtaDevstatPage(0x01)), Some(true));
+        let r = out.reading.unwrap();
+        // Page 07h (percentage used) is gone; 01h and 05h are still served.
+        assert_eq!(r.percentage_used_ratio, None);
+        assert!(r.counters.host_written_bytes.is_some());
+        assert!(r.temperature_warning_celsius.is_some());
+        // The drive answers again: the page is asked with the next refresh.
+        let dir = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/sata/kingston-dc600m/sda"
+        ));
+        p.src = Box::new(SataReplay::new(dir));
+        let out = p.poll();
+        assert_eq!(belief(&out, Source::AtaDevstatPage(0x07)), Some(true));
+        assert_eq!(out.reading.unwrap().percentage_used_ratio, Some(0.03));
+    }
+
+    #[test]
+    fn smart_data_aborted_is_a_counted_failure_every_poll() {
+        let (mut p, _) = poller(
+            PowerMode::ActiveOrIdle,
+            vec![AtaRead::SmartData],
+            SataPolicy::LIVE,
+        );
+        for _ in 0..3 {
+            let out = p.poll();
+            assert!(!out.up);
+            let sources: Vec<_> = out.errors.iter().map(|e| e.source).collect();
+            assert_eq!(sources, [Source::AtaSmart]);
+        }
+    }
+
     #[test]
     fn a_drive_in_standby_is_not_touched_beyond_check_power_mode() {
         let (mut p, asked) = poller(PowerMode::Standby, vec![], SataPolicy::LIVE);
@@ -339,7 +440,7 @@ mod tests {
     }
 
     #[test]
-    fn an_aborted_log_is_unsupported_asked_once_and_the_rest_is_served() {
+    fn an_aborted_log_is_unsupported_asked_once_per_refresh_and_the_rest_is_served() {
         let (mut p, asked) = poller(
             PowerMode::ActiveOrIdle,
             vec![AtaRead::SelfTestLog],

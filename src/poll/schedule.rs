@@ -2,9 +2,11 @@
 //! publish the outcome to the [`Store`], sleep a jittered interval, repeat.
 //!
 //! A poll that overruns its deadline is recorded at once (the drive shows
-//! `up 0` and a `poll` error) so the scrape never waits for it; the loop then
-//! waits for the stuck thread before polling again, so a hung drive holds at
-//! most one blocking thread and delays no other drive.
+//! `up 0` and a `poll` error) so the scrape never waits for it, and one
+//! more `poll` error is counted for every interval it stays stuck, so an
+//! `increase()` alert does not resolve itself on a drive that still hangs.
+//! The loop waits for the stuck thread before polling again, so a hung
+//! drive holds at most one blocking thread and delays no other drive.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -12,7 +14,7 @@ use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::Notify;
 use tracing::{error, warn};
 
-use super::Poller;
+use super::{Poller, Source};
 use crate::snapshot::{DriveSnapshot, Store};
 
 /// Judges a drive's snapshot after each poll (health verdict, forecast);
@@ -69,7 +71,15 @@ pub async fn run(
                     s.apply_deadline(schedule.deadline);
                     judge(s, SystemTime::now());
                 });
-                task.await
+                loop {
+                    match tokio::time::timeout(schedule.interval, &mut task).await {
+                        Ok(joined) => break joined,
+                        Err(_) => store.update(&device, |s| {
+                            s.apply_still_stuck(started.elapsed());
+                            judge(s, SystemTime::now());
+                        }),
+                    }
+                }
             }
         };
         match result {
@@ -94,7 +104,7 @@ pub async fn run(
                 error!(device, "poller stopped: {e}");
                 store.update(&device, |s| {
                     s.up = false;
-                    *s.errors.entry("poll").or_default() += 1;
+                    *s.errors.entry(Source::Poll).or_default() += 1;
                     s.last_error = Some(format!("poller stopped: {e}"));
                     judge(s, SystemTime::now());
                 });
@@ -145,7 +155,7 @@ mod tests {
             let mut out = PollOutcome::default();
             if self.fail {
                 out.errors.push(PollError {
-                    source: "smart_log",
+                    source: Source::SmartLog,
                     message: "boom".into(),
                 });
             } else {
@@ -236,11 +246,11 @@ mod tests {
         ));
         wait_for(&store, "ok", |s| s.polls >= 3 && s.up).await;
         wait_for(&store, "bad", |s| {
-            s.polls >= 3 && !s.up && s.errors["smart_log"] >= 3
+            s.polls >= 3 && !s.up && s.errors[&Source::SmartLog] >= 3
         })
         .await;
         wait_for(&store, "hung", |s| {
-            s.errors.get("poll") == Some(&1) && !s.up
+            s.errors.get(&Source::Poll).is_some_and(|&n| n >= 3) && !s.up
         })
         .await;
         // Released, the hung drive recovers on its next poll.
@@ -252,5 +262,66 @@ mod tests {
         for t in [hung, ok, bad] {
             t.abort();
         }
+    }
+
+    /// A FIFO as the SMART log file of a replay folder stands in for a hung
+    /// drive: the poll blocks in `open`. Each interval it stays stuck
+    /// counts one more `poll` error, so `increase()` keeps seeing it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_hung_replay_counts_a_poll_error_every_interval_until_it_answers() {
+        use crate::device::replay::NvmeReplay;
+        use crate::poll::nvme::{NvmePoller, PollPolicy};
+        use std::io::Write;
+        let tmp = tempfile::tempdir().unwrap();
+        let src = std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/nvme/kingston-dc2000b/nvme0"
+        ));
+        for f in ["id-ctrl.bin", "smart-log.bin"] {
+            std::fs::copy(src.join(f), tmp.path().join(f)).unwrap();
+        }
+        let smart = tmp.path().join("smart-log.bin");
+        let page = std::fs::read(&smart).unwrap();
+        std::fs::remove_file(&smart).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&smart)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let store = store_with(&["nvme0"]);
+        let poller = NvmePoller::new(
+            Box::new(NvmeReplay::new(tmp.path())),
+            PollPolicy::EVERY_PAGE,
+        );
+        let schedule = Schedule {
+            interval: Duration::from_millis(30),
+            deadline: Duration::from_millis(100),
+            jitter: 0.0,
+        };
+        let judge: Judge = Arc::new(|_, _| {});
+        let task = tokio::spawn(run(
+            "nvme0".into(),
+            Box::new(poller),
+            schedule,
+            judge,
+            store.clone(),
+            Arc::new(Notify::new()),
+        ));
+        wait_for(&store, "nvme0", |s| {
+            !s.up && s.errors.get(&Source::Poll).is_some_and(|&n| n >= 4)
+        })
+        .await;
+        // Answer: the stuck open returns once a writer opens the FIFO; the
+        // next poll then reads a regular file again.
+        let fifo = smart.clone();
+        let writer = std::thread::spawn(move || {
+            let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+            std::fs::remove_file(&fifo).unwrap();
+            std::fs::write(&fifo, &page).unwrap();
+            w.write_all(&page).unwrap();
+        });
+        wait_for(&store, "nvme0", |s| s.up).await;
+        writer.join().unwrap();
+        task.abort();
     }
 }

@@ -3,6 +3,14 @@
 //! where upstream renamed, the newer name), plus which attribute carries
 //! which unified meaning. Model patterns of the Samsung entry keep only the
 //! datacenter models of drivedb's "Samsung based SSDs".
+//!
+//! Every meaning row names where its meaning comes from. A name alone is a
+//! source only where it states the quantity and unit (`Lifetime_Writes_GiB`,
+//! `Unsafe_Shutdown_Count`): drivedb.h's names are smartmontools' reading of
+//! the vendors' attribute documents its entries cite. An attribute whose
+//! meaning or scale has no public definition (Phison's 195
+//! `Power_Fail_Health` and 231 `SSD_Life_Left` on the Kingston DC4x0/DC500/
+//! DC600M) is served as a raw attribute only, never as a unified metric.
 
 use super::rawfmt::RawFormat::{self, *};
 use super::{Meaning as M, MeaningDef, ValueSource as S};
@@ -80,28 +88,39 @@ const PHISON: FamilyDef = FamilyDef {
         (245, Raw48, None, "Max_Erase_Count"),
         (246, Raw48, None, "Total_Erase_Count"),
     ],
+    // Names from drivedb.h's entry, which cites Phison's MKP_521 attribute
+    // document; each states its quantity and unit. Not mapped: 231
+    // SSD_Life_Left and 195 Power_Fail_Health (no public definition of
+    // their scale or of normalized vs raw; served raw).
     meanings: &[
-        m(231, M::LifeLeftPercent, S::Raw, 1.0),
-        m(241, M::HostWrittenBytes, S::Raw, GIB),
-        m(242, M::HostReadBytes, S::Raw, GIB),
-        m(233, M::NandWrittenBytes, S::Raw, GIB),
-        m(192, M::UnsafeShutdowns, S::Raw, 1.0),
-        m(195, M::PlpHealthPercent, S::Normalized, 1.0),
-        m(207, M::ThermalThrottleEvents, S::Raw, 1.0),
-        m(199, M::CrcErrors, S::Raw, 1.0),
+        m(241, M::HostWrittenBytes, S::Raw, GIB), // Lifetime_Writes_GiB
+        m(242, M::HostReadBytes, S::Raw, GIB),    // Lifetime_Reads_GiB
+        m(233, M::NandWrittenBytes, S::Raw, GIB), // Flash_Writes_GiB
+        m(192, M::UnsafeShutdowns, S::Raw, 1.0),  // Unsafe_Shutdown_Count
+        m(207, M::ThermalThrottleEvents, S::Raw, 1.0), // Thermal_Throttling_Cnt
+        m(199, M::CrcErrors, S::Raw, 1.0),        // SATA_CRC_Error_Count
     ],
 };
 
-/// Attributes shared by Intel's datacenter SATA families.
+/// Attributes shared by Intel's datacenter SATA families. Sources: Intel's
+/// DC S3500/S3610/S3700/S4510 product specifications (SMART attribute
+/// tables) as drivedb.h's Intel entries name and format them.
 const INTEL_DC_MEANINGS: &[MeaningDef] = &[
+    // E9h Media Wearout Indicator: normalized 100 (new) down to 1.
     m(233, M::LifeLeftPercent, S::Normalized, 1.0),
+    // Host_Writes_32MiB / Host_Reads_32MiB / NAND_Writes_32MiB.
     m(241, M::HostWrittenBytes, S::Raw, MIB32),
     m(242, M::HostReadBytes, S::Raw, MIB32),
     m(243, M::NandWrittenBytes, S::Raw, MIB32),
-    m(174, M::UnsafeShutdowns, S::Raw, 1.0),
-    m(175, M::PlpHealthPercent, S::Normalized, 1.0),
+    m(174, M::UnsafeShutdowns, S::Raw, 1.0), // Unsafe_Shutdown_Count
+    // AFh Power_Loss_Cap_Test: a test result, not a percentage. Intel
+    // defines the normalized value as 100 passed, 1 failed, 11 tested at
+    // an excessive temperature.
+    m(175, M::PlpCapacitorTest, S::Normalized, 1.0),
+    // EAh Thermal_Throttle(_Status), raw24/raw32:04321: byte 0 the
+    // throttle status, bytes 4..1 the number of throttling events.
     m(234, M::ThermalThrottleEvents, S::RawSecond, 1.0),
-    m(199, M::CrcErrors, S::Raw, 1.0),
+    m(199, M::CrcErrors, S::Raw, 1.0), // CRC_Error_Count
 ];
 
 const INTEL_S4X10: FamilyDef = FamilyDef {
@@ -164,7 +183,9 @@ const INTEL_S3520: FamilyDef = FamilyDef {
 
 const INTEL_S3X00: FamilyDef = FamilyDef {
     family: "Intel 730 and DC S35x0/3610/3700 Series SSDs",
-    model: r"INTEL SSDSC(1N|2B)[ABPX]((080|100|120|150|160|200|240|300|400|480|600|800)[GH][3467][RT]?|(012|016)T[46])",
+    // drivedb.h tests SSDSC2BB240G4C, SSDSC2BA800G3E, SSDSC1BG400G4 and the
+    // HPE-branded VK000480GWSXF (an SSDSC2BB480G4) in this family.
+    model: r"INTEL SSDSC(1N|[12]B)[ABGPX]((080|100|120|150|160|200|240|300|400|480|600|800)[GH][3467][CERT]?|(012|016)T[46])|VK000(120|240|480)GWSXF",
     attrs: &[
         (170, Raw48, None, "Available_Reservd_Space"),
         (171, Raw48, None, "Program_Fail_Count"),
@@ -191,11 +212,14 @@ const INTEL_S3X00: FamilyDef = FamilyDef {
 const MICRON_5X00: FamilyDef = FamilyDef {
     family: "Micron 5100 / 52x0 / 5300 / 5400 SSDs",
     model: concat!(
-        r"(Micron_5100_)?(EE|MT)FDDA[KV](240|480|960|1T9|3T8|7T6)T(BY|CB|CC)|",
+        r"(Micron_5100_)?(EE|MT)FDDA[KV](240|480|960|1T9|3T8|7T6)T(BY|CB|CC)(_SED)?|",
         r"(Micron_5200_)?MTFDDAK(240|480|960|1T9|3T8|7T6)TD(C|D|N)|",
         r"Micron_5210_MTFDDAK(480|960|1T9|3T8|7T6)QDE|",
-        r"Micron_5300(HC)?_MTFDDA[KV](240|480|960|1T9|3T8|7T6)TD[STU]|",
-        r"(Micron_5400_)?(EE|MT)FDDA[KV](240|480|960|1T9|3T8|7T6)TG[ABC]"
+        // Stock, SED, Cisco/Lenovo OEM suffixes (drivedb.h: `_CISCO`, `-1AW1ZA …`).
+        r"(Micron_5300(HC)?_)?MTFDDA[KV](240|480|960|1T9|3T8|7T6)TD[STU]([-_].*)?|",
+        r"(Micron_5400_)?(EE|MT)FDDA[KV](240|480|960|1T9|3T8|7T6)TG[ABC](_SED)?|",
+        // HPE OEM (drivedb.h: VK001920GWSXK, VK001920GXAWN).
+        r"VK001920G(WSXK|XAWN)"
     ),
     attrs: &[
         (170, Raw48, None, "Reserved_Block_Pct"),
@@ -214,6 +238,10 @@ const MICRON_5X00: FamilyDef = FamilyDef {
         (247, Raw48, None, "Host_Program_Page_Count"),
         (248, Raw48, None, "Bckgnd_Program_Page_Cnt"),
     ],
+    // drivedb.h: 202 Percent_Lifetime_Remain (normalized = life left;
+    // Micron TN-FD-34 "5100 SSD SMART implementation" is its source),
+    // 246 Total_LBAs_Written (512-byte LBAs), 247/248 program page counts,
+    // 174 Unexpect_Power_Loss_Ct.
     meanings: &[
         m(202, M::LifeLeftPercent, S::Normalized, 1.0),
         m(246, M::HostWrittenBytes, S::Raw, LBA),
@@ -232,8 +260,9 @@ const CRUCIAL: FamilyDef = FamilyDef {
         r"Crucial_CT(120|240|480|960)M500SSD[134]|",
         r"Crucial_CT(128|256|512|1024)M550SSD[134]|",
         r"CT(120|240|480)BX300SSD1|",
-        r"CT(120|240|480|960|[12]000)BX500SSD1|",
-        r"CT(250|500|1000|2000)MX500SSD[14]|",
+        r"CT(120|240|480|960|[124]000)BX500SSD1|",
+        // drivedb.h: CT4000MX500SSD1, and letter suffixes (CT500MX500SSD1N).
+        r"CT(250|500|[124]000)MX500SSD[14][A-Z]?|",
         r"Micron_M500_MTFDDA[KTV](120|240|480|960)MAV|",
         r"Micron_M500DC_(EE|MT)FDDA[AK](120|240|480|800)MBB|",
         r"(Micron[_ ])?M500IT[_ ]MTFDDA[KTY](032|050|060|064|120|128|240|256)[MS]BD|",
@@ -316,12 +345,17 @@ const SAMSUNG_DC: FamilyDef = FamilyDef {
         (251, Raw48, None, "NAND_Writes"),
         (252, Raw48, None, "Added_Bad_Flash_Blk_Ct"),
     ],
-    // 177 is the DEFAULT table's Wear_Leveling_Count (SSD only).
+    // 177 is the DEFAULT table's Wear_Leveling_Count (SSD only): its
+    // normalized value is the remaining endurance, 100 down to 0, as
+    // AnandTech measured it on Samsung drives (the normalized value drops
+    // by one per 1 % of rated P/E cycles consumed). 241/242
+    // Total_LBAs_Written/Read (DEFAULT names, 512-byte LBAs), 199
+    // CRC_Error_Count. Not mapped: 235 POR_Recovery_Count (no public
+    // definition that it counts unsafe shutdowns; served raw).
     meanings: &[
         m(177, M::LifeLeftPercent, S::Normalized, 1.0),
         m(241, M::HostWrittenBytes, S::Raw, LBA),
         m(242, M::HostReadBytes, S::Raw, LBA),
-        m(235, M::UnsafeShutdowns, S::Raw, 1.0),
         m(199, M::CrcErrors, S::Raw, 1.0),
     ],
 };
@@ -350,6 +384,9 @@ const NYTRO: FamilyDef = FamilyDef {
         (242, Raw48, None, "Lifetime_Rds_Frm_Hst_GB"),
         (243, Hex56, None, "Free_Space"),
     ],
+    // drivedb.h's entry says it is "written to Seagate documentation":
+    // 231 SSD_Life_Left (normalized, percent left), Lifetime_Wts_Frm_Hst_GB,
+    // Lifetime_Rds_Frm_Hst_GB, Lifetime_Wts_To_Flsh_GB, Unexpected_Pwr_Loss_Ct.
     meanings: &[
         m(231, M::LifeLeftPercent, S::Normalized, 1.0),
         m(241, M::HostWrittenBytes, S::Raw, GIB),

@@ -77,10 +77,13 @@ pub enum Meaning {
     Temperature,
     /// Power losses without a clean shutdown.
     UnsafeShutdowns,
-    /// Health of the power-loss-protection capacitors, read from the
-    /// normalized value (100 = healthy). For Phison's Power_Fail_Health this
-    /// is an inference from the name, not a documented definition.
+    /// Health of the power-loss-protection capacitors as a documented
+    /// percentage (100 = healthy). No built-in family has one today.
     PlpHealthPercent,
+    /// The drive's own capacitor self-test (Intel 175 normalized): 100
+    /// passed, 1 failed, 11 tested at an excessive temperature (not a
+    /// failure); any other value says nothing.
+    PlpCapacitorTest,
     /// Thermal throttling events.
     ThermalThrottleEvents,
     /// SATA interface CRC errors.

@@ -1,0 +1,151 @@
+//! The pages and commands a poll reads, by name: the `source` label of
+//! `ssd_poll_errors_total` and the `page` label of `ssd_page_supported`.
+//! One enum, so a new page cannot be forgotten by the metrics and a typo
+//! does not compile.
+
+use crate::ata::devstat;
+
+/// One page (or command) a poller reads, plus `Poll` for the poll as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Source {
+    /// NVMe Identify Controller or ATA IDENTIFY DEVICE.
+    Identify,
+    /// NVMe Identify Namespace (the drive's WWN).
+    IdentifyNs,
+    /// NVMe Identify UUID List (CNS 17h).
+    UuidList,
+    /// NVMe SMART / Health Information (02h).
+    SmartLog,
+    /// OCP SMART / Health Information Extended (C0h).
+    OcpLog,
+    /// NVMe Error Information (01h).
+    ErrorLog,
+    /// NVMe Device Self-test (06h).
+    SelfTestLog,
+    /// ATA CHECK POWER MODE.
+    PowerMode,
+    /// ATA SMART READ DATA.
+    AtaSmart,
+    /// ATA SMART READ THRESHOLDS.
+    AtaThresholds,
+    /// ATA SMART RETURN STATUS.
+    AtaStatus,
+    /// ATA Device Statistics page 00h: the list of supported pages.
+    AtaDevstat,
+    /// ATA Device Statistics page `n` (one of [`DEVSTAT_PAGES`]): each page
+    /// has its own support, so one aborted page does not drop the others.
+    AtaDevstatPage(u8),
+    /// ATA SMART self-test log.
+    AtaSelfTest,
+    /// ATA SMART summary error log.
+    AtaErrorLog,
+    /// The poll as a whole: it overran its deadline (counted once per
+    /// interval while it stays stuck) or its thread panicked.
+    Poll,
+}
+
+/// Device Statistics pages the exporter reads, when the drive lists them.
+pub const DEVSTAT_PAGES: [u8; 5] = [
+    devstat::PAGE_GENERAL,
+    devstat::PAGE_GENERAL_ERRORS,
+    devstat::PAGE_TEMPERATURE,
+    devstat::PAGE_TRANSPORT,
+    devstat::PAGE_SSD,
+];
+
+impl Source {
+    /// What an NVMe drive can fail on, in exposition order.
+    pub const NVME: [Source; 8] = [
+        Source::Identify,
+        Source::IdentifyNs,
+        Source::UuidList,
+        Source::SmartLog,
+        Source::OcpLog,
+        Source::ErrorLog,
+        Source::SelfTestLog,
+        Source::Poll,
+    ];
+
+    /// What a SATA drive can fail on, in exposition order.
+    pub const SATA: [Source; 14] = [
+        Source::PowerMode,
+        Source::Identify,
+        Source::AtaSmart,
+        Source::AtaThresholds,
+        Source::AtaStatus,
+        Source::AtaDevstat,
+        Source::AtaDevstatPage(DEVSTAT_PAGES[0]),
+        Source::AtaDevstatPage(DEVSTAT_PAGES[1]),
+        Source::AtaDevstatPage(DEVSTAT_PAGES[2]),
+        Source::AtaDevstatPage(DEVSTAT_PAGES[3]),
+        Source::AtaDevstatPage(DEVSTAT_PAGES[4]),
+        Source::AtaSelfTest,
+        Source::AtaErrorLog,
+        Source::Poll,
+    ];
+
+    /// The label value.
+    pub fn as_label(self) -> &'static str {
+        match self {
+            Source::Identify => "identify",
+            Source::IdentifyNs => "identify_ns",
+            Source::UuidList => "uuid_list",
+            Source::SmartLog => "smart_log",
+            Source::OcpLog => "ocp_log",
+            Source::ErrorLog => "error_log",
+            Source::SelfTestLog => "self_test_log",
+            Source::PowerMode => "power_mode",
+            Source::AtaSmart => "ata_smart",
+            Source::AtaThresholds => "ata_thresholds",
+            Source::AtaStatus => "ata_status",
+            Source::AtaDevstat => "ata_devstat",
+            Source::AtaDevstatPage(devstat::PAGE_GENERAL) => "ata_devstat_01",
+            Source::AtaDevstatPage(devstat::PAGE_GENERAL_ERRORS) => "ata_devstat_04",
+            Source::AtaDevstatPage(devstat::PAGE_TEMPERATURE) => "ata_devstat_05",
+            Source::AtaDevstatPage(devstat::PAGE_TRANSPORT) => "ata_devstat_06",
+            Source::AtaDevstatPage(devstat::PAGE_SSD) => "ata_devstat_07",
+            // Pages outside DEVSTAT_PAGES are never read.
+            Source::AtaDevstatPage(_) => "ata_devstat_other",
+            Source::AtaSelfTest => "ata_self_test",
+            Source::AtaErrorLog => "ata_error_log",
+            Source::Poll => "poll",
+        }
+    }
+
+    /// A page every drive of its transport has: failing to read it is a
+    /// counted failure on every poll, never "not supported". The NVMe Base
+    /// specification's log page table marks SMART / Health Information
+    /// mandatory, Identify is how a controller is known at all, and a SATA
+    /// drive that cannot answer SMART READ DATA has nothing for the
+    /// exporter to serve.
+    pub fn mandatory(self) -> bool {
+        matches!(self, Source::Identify | Source::SmartLog | Source::AtaSmart)
+    }
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_label())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn labels_are_unique_and_every_devstat_page_has_its_own() {
+        let all: Vec<Source> = Source::NVME.iter().chain(&Source::SATA).copied().collect();
+        let labels: HashSet<_> = all.iter().map(|s| s.as_label()).collect();
+        // identify and poll are shared by both transports.
+        assert_eq!(labels.len(), all.len() - 2);
+        assert!(!labels.contains("ata_devstat_other"));
+        for p in DEVSTAT_PAGES {
+            assert_eq!(
+                Source::AtaDevstatPage(p).as_label(),
+                format!("ata_devstat_{p:02x}")
+            );
+        }
+    }
+}
