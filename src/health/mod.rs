@@ -4,6 +4,7 @@
 pub mod datasheet;
 pub mod forecast;
 pub mod history;
+mod judgement;
 pub mod nvme;
 pub mod reading;
 pub mod sata;

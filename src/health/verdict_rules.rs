@@ -4,8 +4,8 @@
 use std::time::{Duration, SystemTime};
 
 use super::history::{self, History, Tracked};
+use super::judgement::{Context, Judge, Rules, Severity};
 use super::reading::Reading;
-use super::verdict::{Context, Judge, Rules, Severity};
 
 /// The problem a critical-warning bit names, and what the drive reports.
 fn bit_problem(condition: &str) -> Option<(&'static str, Severity, &'static str)> {

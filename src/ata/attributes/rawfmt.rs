@@ -277,7 +277,10 @@ pub fn decode_bytes(format: RawFormat, order: Option<&ByteOrder>, b: &AttrBytes)
                 format!("{h}h+{:02}m+{:02}.{:03}s", s / 60, s % 60, ms % 1000),
             )
         }
-        RawFormat::TempMinMax => super::temp::tempminmax(&r, &w),
+        RawFormat::TempMinMax => {
+            let (value, text, lo_hi) = super::temp::tempminmax(&r, &w);
+            decoded(value, text, lo_hi)
+        }
         RawFormat::Temp10x => {
             let t = format!("{}.{}", w[0] / 10, w[0] % 10);
             Decoded::new((w[0] + 5) / 10, t)
@@ -293,7 +296,7 @@ fn pair(a: u64, b: u64) -> Decoded {
 }
 
 /// Used by [`super::temp`] to build a result.
-pub(super) fn decoded(value: i128, text: String, lo_hi: Option<(i128, i128)>) -> Decoded {
+fn decoded(value: i128, text: String, lo_hi: Option<(i128, i128)>) -> Decoded {
     Decoded {
         value,
         text,

@@ -11,7 +11,10 @@
 //!           CC CC HH LL xx TT   WDC, CCCC = over-temperature count
 //! ```
 
-use super::rawfmt::{Decoded, decoded};
+/// A decoded tempminmax: the current temperature (°C), smartctl's text, and
+/// the lifetime (min, max) when found. `rawfmt` turns it into its
+/// `Decoded`; this module depends on nothing above it.
+pub(super) type TempMinMax = (i128, String, Option<(i128, i128)>);
 
 /// Whether a 16-bit word can hold a signed byte or word temperature: bit 0x10
 /// set if it reads as a signed word, 0x01 if as a signed byte.
@@ -34,7 +37,7 @@ fn temp_range(t: i32, a: u8, b: u8) -> Option<(i32, i32)> {
 }
 
 /// Decodes tempminmax from the assembled bytes and words (low word first).
-pub(super) fn tempminmax(r: &[u8; 6], w: &[u64; 3]) -> Decoded {
+pub(super) fn tempminmax(r: &[u8; 6], w: &[u64; 3]) -> TempMinMax {
     let t = i32::from(r[0] as i8);
     let k0 = temp_word_kind(w[0]);
     enum Shape {
@@ -68,18 +71,18 @@ pub(super) fn tempminmax(r: &[u8; 6], w: &[u64; 3]) -> Decoded {
     };
     let value = i128::from(t);
     match shape {
-        Shape::Plain => decoded(value, t.to_string(), None),
+        Shape::Plain => (value, t.to_string(), None),
         Shape::MinMax(lo, hi) => {
             let text = format!("{t} (Min/Max {lo}/{hi})");
-            decoded(value, text, Some((lo.into(), hi.into())))
+            (value, text, Some((lo.into(), hi.into())))
         }
         Shape::OverCount(lo, hi) => {
             let text = format!("{t} (Min/Max {lo}/{hi} #{})", w[2]);
-            decoded(value, text, Some((lo.into(), hi.into())))
+            (value, text, Some((lo.into(), hi.into())))
         }
         Shape::Unknown => {
             let text = format!("{} ({} {} {} {} {})", r[0], r[5], r[4], r[3], r[2], r[1]);
-            decoded(value, text, None)
+            (value, text, None)
         }
     }
 }

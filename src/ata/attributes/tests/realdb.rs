@@ -99,3 +99,55 @@ fn real_drivedb_lookups() {
     let nytro = namer.for_drive("XA960LE10063", "");
     assert_eq!(nytro.family.as_deref(), Some("Seagate Nytro SATA SSD"));
 }
+
+/// How many of the attribute names the fixtures' drives report are named
+/// the same by the built-in table alone as by the host's drivedb.h (which is
+/// what smartctl prints). Prints the figure; every fixture drive must agree.
+///
+/// `cargo test --lib fixture_attribute_names -- --nocapture`
+#[test]
+fn fixture_attribute_names_agree_with_drivedb() {
+    use crate::ata::Identify;
+    use crate::ata::smart::SmartData;
+    let Some(text) = installed() else { return };
+    let (with_db, errors) = Namer::with_drivedb(&text);
+    assert!(errors.is_empty(), "{errors:#?}");
+    let builtin = Namer::builtin();
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sata");
+    let (mut same, mut all) = (0, 0);
+    let mut differ = Vec::new();
+    for fixture in std::fs::read_dir(root).unwrap() {
+        for dev in std::fs::read_dir(fixture.unwrap().path()).unwrap() {
+            let dir = dev.unwrap().path();
+            let id = Identify::parse(&std::fs::read(dir.join("identify.bin")).unwrap()).unwrap();
+            let smart =
+                SmartData::parse(&std::fs::read(dir.join("smart-data.bin")).unwrap()).unwrap();
+            let (b, d) = (
+                builtin.for_drive(&id.model, &id.firmware),
+                with_db.for_drive(&id.model, &id.firmware),
+            );
+            for a in &smart.attributes {
+                all += 1;
+                if b.get(a.id).name == d.get(a.id).name {
+                    same += 1;
+                } else {
+                    differ.push(format!(
+                        "{} {}: built-in {} / drivedb {}",
+                        id.model,
+                        a.id,
+                        b.get(a.id).name,
+                        d.get(a.id).name
+                    ));
+                }
+            }
+        }
+    }
+    println!("attribute names equal to drivedb.h's on the fixtures: {same}/{all}");
+    assert!(all > 50, "{all}");
+    // Upstream renamed Phison's 170 after 7.3 (smartmontools ticket #1642:
+    // "Later bad block/Early bad block"); the built-in table has the new
+    // name, a 7.3 drivedb.h the old one, which then wins (as in smartctl).
+    differ
+        .retain(|d| !d.ends_with("170: built-in Bad_Blk_Ct_Lat/Erl / drivedb Bad_Blk_Ct_Erl/Lat"));
+    assert!(differ.is_empty(), "{differ:#?}");
+}

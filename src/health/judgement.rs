@@ -1,0 +1,156 @@
+//! The vocabulary of the health verdict: severities, problems, the
+//! thresholds, what the caller knows besides the reading, and the
+//! [`Judge`] that collects problems. The rules (`verdict_rules`) and the
+//! verdict (`verdict::evaluate`) both build on it; it names neither.
+
+use std::time::Duration;
+
+/// How bad; the value is `ssd_health_status`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Ok = 0,
+    Warning = 1,
+    Critical = 2,
+}
+
+impl Severity {
+    /// The `severity` label value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Ok => "ok",
+            Severity::Warning => "warning",
+            Severity::Critical => "critical",
+        }
+    }
+}
+
+/// One active problem: a `ssd_health_problem{problem,severity}` series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    /// The `problem` label; names from metrics.md.
+    pub name: &'static str,
+    pub severity: Severity,
+    /// One sentence for people, with the numbers that tripped the rule.
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    /// The worst problem's severity; `Ok` when there is none.
+    pub status: Severity,
+    /// Worst first, then by name; at most one per name.
+    pub problems: Vec<Problem>,
+    /// What could not be judged for lack of data: `smart_status`, `wear`,
+    /// `spare`, `temperature`, `media_errors`, `unsafe_shutdowns`,
+    /// `throttling`, `plp`.
+    pub unknown: Vec<&'static str>,
+}
+
+/// Thresholds, all configurable.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rules {
+    /// Percentage used (ratio) from which `wear_high` warns. Default 0.8:
+    /// with a fifth of the rated life left there is still time to order and
+    /// migrate; `ssd_wearout_estimated_seconds` says how much.
+    pub wear_warning: f64,
+    /// Percentage used from which `wear_out` is critical. Default 1.0: the
+    /// NVMe definition of percentage used puts 100 % at the vendor's
+    /// endurance estimate; past it, retention is no longer promised.
+    pub wear_critical: f64,
+    /// `spare_low` warns when available spare ≤ this × the drive's own
+    /// threshold (threshold > 0). Default 2.0: the threshold is where the
+    /// drive raises its critical warning; twice it leaves room to act,
+    /// while a healthy drive (spare near 100 %) never comes close.
+    pub spare_warning_factor: f64,
+    /// `plp_health_low` is critical when PLP health (ratio) is below this.
+    /// Default 0.5. No specification in our references gives a line (the
+    /// OCP field and the SATA attributes are vendor-normalised, 100 % = as
+    /// new), and the drive's own failure signal stays the volatile memory
+    /// backup bit (`plp_failed`). Half the as-new health is our judgement of
+    /// where hold-up energy can no longer be trusted to flush the cache;
+    /// set it from the vendor's guidance where there is one.
+    pub plp_health_critical: f64,
+    /// `thermal_throttling` warns while throttling and this long after the
+    /// last sign of it. Default 1 h: long enough to be seen across several
+    /// scrapes and polls, short enough to clear once the drive has cooled.
+    pub throttle_recent: Duration,
+    /// Whether to judge `latency_above_qos` (a warning). Default true, but
+    /// the caller only reports a limit exceeded when the probe window holds
+    /// enough samples to show it (`probe::qos::EVIDENCE`: a p99.99 with
+    /// 10 000 samples, or a p99.9 with 2 500). Datasheet QoS is measured on a drive running only
+    /// the test, so a drive under production load may exceed it at the
+    /// tail: set `health.latency_qos: false` where that is expected.
+    pub latency_qos: bool,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Self {
+            wear_warning: 0.8,
+            wear_critical: 1.0,
+            spare_warning_factor: 2.0,
+            plp_health_critical: 0.5,
+            throttle_recent: Duration::from_secs(3600),
+            latency_qos: true,
+        }
+    }
+}
+
+/// Everything a verdict needs besides the reading.
+#[derive(Clone, Debug, Default)]
+pub struct Context<'a> {
+    /// Whether the last poll read and decoded the core health page.
+    pub up: bool,
+    /// Whether the drive has been polled at least once.
+    pub polled: bool,
+    pub last_error: Option<&'a str>,
+    /// Whether the drive has power-loss protection; see
+    /// [`super::datasheet::has_plp`].
+    pub has_plp: Option<bool>,
+    /// `(op, measured seconds, datasheet target seconds)`; only entries
+    /// with measured > target count.
+    pub latency_over_qos: Vec<(&'a str, f64, f64)>,
+}
+
+/// Problems found so far.
+#[derive(Default)]
+pub(super) struct Judge {
+    pub(super) problems: Vec<Problem>,
+    pub(super) unknown: Vec<&'static str>,
+}
+
+impl Judge {
+    /// Adds a problem; a second one of the same name only raises the
+    /// severity (one series per name), its reason giving way to the first.
+    pub(super) fn add(&mut self, name: &'static str, severity: Severity, reason: String) {
+        match self.problems.iter_mut().find(|p| p.name == name) {
+            Some(p) => p.severity = p.severity.max(severity),
+            None => self.problems.push(Problem {
+                name,
+                severity,
+                reason,
+            }),
+        }
+    }
+
+    pub(super) fn unknown(&mut self, what: &'static str) {
+        if !self.unknown.contains(&what) {
+            self.unknown.push(what);
+        }
+    }
+
+    pub(super) fn finish(mut self) -> Verdict {
+        self.problems
+            .sort_by(|a, b| b.severity.cmp(&a.severity).then(a.name.cmp(b.name)));
+        Verdict {
+            status: self
+                .problems
+                .iter()
+                .map(|p| p.severity)
+                .max()
+                .unwrap_or(Severity::Ok),
+            problems: self.problems,
+            unknown: self.unknown,
+        }
+    }
+}
