@@ -16,6 +16,24 @@ use crate::poll::{PollOutcome, Source};
 /// own observed wear rate over the drive's lifetime average.
 const FORECAST_MIN_SPAN: Duration = Duration::from_secs(7 * 24 * 3600);
 
+/// A supervised per-drive task: the `task` label of
+/// `ssd_exporter_task_restarts_total`. Only the poll loop is supervised so
+/// far; the probe's restart is still to be built (issue 14).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Task {
+    Poll,
+}
+
+impl Task {
+    pub const ALL: [Task; 1] = [Task::Poll];
+
+    pub fn as_label(self) -> &'static str {
+        match self {
+            Task::Poll => "poll",
+        }
+    }
+}
+
 /// Everything the exporter knows about one drive.
 #[derive(Debug, Clone)]
 pub struct DriveSnapshot {
@@ -39,6 +57,8 @@ pub struct DriveSnapshot {
     pub power_mode: Option<&'static str>,
     /// Failures per source since the exporter started.
     pub errors: BTreeMap<Source, u64>,
+    /// Restarts of this drive's supervised tasks after a panic.
+    pub restarts: BTreeMap<Task, u64>,
     /// What the poller believes about each page it has asked for
     /// (`ssd_page_supported`), from the newest poll that was not skipped.
     pub pages: Vec<(Source, bool)>,
@@ -75,6 +95,7 @@ impl DriveSnapshot {
             power_mode: None,
             errors: BTreeMap::new(),
             pages: Vec::new(),
+            restarts: BTreeMap::new(),
             last_error: None,
             reading: None,
             history: History::new(None),

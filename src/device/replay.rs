@@ -2,13 +2,34 @@
 //! drive. Files are read again on every fetch, so a test can change a page
 //! between two polls; a missing optional file means "not supported".
 
-use std::io;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use super::{AtaRead, AtaSource, FetchError, NvmeRequest, NvmeSource};
 use crate::ata::PowerMode;
 use crate::ata::smart::SmartStatus;
 use crate::nvme;
+
+/// The largest page file a replay reads: far above any page a poll asks
+/// for (the largest, a 256-entry NVMe error log, is 16 KiB), and small
+/// enough that a page file that is really `/dev/zero` or a huge file costs
+/// nothing but a counted error.
+pub const MAX_PAGE_FILE: u64 = 1 << 20;
+
+/// Reads `path` whole, refusing a file larger than [`MAX_PAGE_FILE`].
+fn read_page_file(path: &Path) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_PAGE_FILE + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_PAGE_FILE {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("larger than {MAX_PAGE_FILE} bytes, the most a page file may hold"),
+        ));
+    }
+    Ok(bytes)
+}
 
 /// The dump file that holds `req`'s answer, or `None` if the format has none.
 pub fn nvme_file_name(req: NvmeRequest) -> Option<String> {
@@ -81,7 +102,7 @@ impl NvmeSource for NvmeReplay {
             )));
         };
         let path = self.dir.join(name);
-        match std::fs::read(&path) {
+        match read_page_file(&path) {
             Ok(bytes) => Ok(bytes),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 if req == NvmeRequest::IdentifyController {
@@ -128,7 +149,7 @@ impl SataReplay {
 
     fn file(&self, name: &str, required: bool) -> Result<Vec<u8>, FetchError> {
         let path = self.dir.join(name);
-        match std::fs::read(&path) {
+        match read_page_file(&path) {
             Ok(bytes) => Ok(bytes),
             Err(e) if e.kind() == io::ErrorKind::NotFound && required => {
                 Err(FetchError::Gone(format!("{}: {e}", path.display())))
@@ -189,6 +210,35 @@ mod tests {
             src.fetch(NvmeRequest::IdentifyController),
             Err(FetchError::Gone(_))
         ));
+    }
+
+    #[test]
+    fn a_page_file_larger_than_the_cap_is_an_error_not_a_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = vec![0u8; MAX_PAGE_FILE as usize + 1];
+        std::fs::write(dir.path().join("smart-log.bin"), &big).unwrap();
+        let smart = NvmeRequest::Log {
+            lid: nvme::LID_SMART,
+            len: 512,
+            uuid_index: 0,
+        };
+        let err = NvmeReplay::new(dir.path()).fetch(smart).unwrap_err();
+        assert!(
+            matches!(&err, FetchError::Failed(m) if m.contains("larger than")),
+            "{err:?}"
+        );
+        // /dev/zero behind a symlink: refused after the cap, not read forever.
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join("smart-data.bin")).unwrap();
+        let err = SataReplay::new(dir.path())
+            .read(AtaRead::SmartData)
+            .unwrap_err();
+        assert!(matches!(err, FetchError::Failed(_)), "{err:?}");
+        // At the cap it is read.
+        std::fs::write(dir.path().join("smart-log.bin"), &big[1..]).unwrap();
+        assert_eq!(
+            NvmeReplay::new(dir.path()).fetch(smart).unwrap().len(),
+            big.len() - 1
+        );
     }
 
     #[test]

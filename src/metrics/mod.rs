@@ -18,7 +18,7 @@ use prometheus_client::registry::Registry;
 
 use crate::poll::Source;
 use crate::probe::fleet::ProbeView;
-use crate::snapshot::DriveSnapshot;
+use crate::snapshot::{DriveSnapshot, Task};
 
 mod ata;
 mod health;
@@ -276,6 +276,24 @@ impl Exposition {
             "ssd_poll_errors",
             "Failed reads of a drive, per page or command.",
             errors,
+        )?;
+        // Only the poll loop is supervised so far; it is served from 0 so
+        // that the first restart is an increase a rule can see.
+        let restarts = self.drives.iter().flat_map(|d| {
+            let mut counts = d.restarts.clone();
+            counts.entry(Task::Poll).or_default();
+            counts.into_iter().map(move |(t, n)| {
+                (
+                    Self::with(d, &[("task", t.as_label())]),
+                    Wide(u128::from(n)),
+                )
+            })
+        });
+        counter(
+            enc,
+            "ssd_exporter_task_restarts",
+            "Restarts of this drive's supervised tasks after a panic.",
+            restarts,
         )?;
         let pages = self.drives.iter().flat_map(|d| {
             d.pages

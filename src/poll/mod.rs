@@ -57,4 +57,7 @@ pub trait Poller: Send {
     fn origin(&self) -> String;
     /// Reads and decodes every page once.
     fn poll(&mut self) -> PollOutcome;
+    /// Forgets everything learned so far (cached pages, page support), as
+    /// after a panic in `poll`: the next poll starts like the first.
+    fn reset(&mut self);
 }

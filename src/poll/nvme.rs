@@ -286,6 +286,14 @@ impl Poller for NvmePoller {
     fn poll(&mut self) -> PollOutcome {
         self.poll_with(&mut |_, _| {})
     }
+
+    fn reset(&mut self) {
+        self.polls = 0;
+        self.tracker = Tracker::new(self.src.origin());
+        self.ocp_uuid_index = None;
+        self.pages = NvmePages::default();
+        self.error_log_count = None;
+    }
 }
 
 #[cfg(test)]

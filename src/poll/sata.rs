@@ -298,6 +298,15 @@ impl Poller for SataPoller {
     fn poll(&mut self) -> PollOutcome {
         self.poll_with(&mut |_, _| {})
     }
+
+    fn reset(&mut self) {
+        self.polls = 0;
+        self.tracker = Tracker::new(self.src.origin());
+        self.pages = SataPages::default();
+        self.presets = None;
+        self.devstat_list = None;
+        self.devstat_pages.clear();
+    }
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use tokio::sync::Notify;
 use tracing::{error, warn};
 
 use super::{Poller, Source};
-use crate::snapshot::{DriveSnapshot, Store};
+use crate::snapshot::{DriveSnapshot, Store, Task};
 
 /// Judges a drive's snapshot after each poll (health verdict, forecast);
 /// supplied by the app, which knows the rules and the probes.
@@ -55,11 +55,15 @@ pub async fn run(
     store: Arc<Store>,
     gone: Arc<Notify>,
 ) {
+    let mut panics = 0u32;
     loop {
         let started = Instant::now();
         let mut task = tokio::task::spawn_blocking(move || {
             let cpu = thread_cpu();
-            let outcome = poller.poll();
+            // A panic in a poller is a bug, but it must not stop the drive
+            // being watched: it is caught here, and the poll restarts.
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poller.poll()))
+                .map_err(|p| panic_message(p.as_ref()));
             let cpu = thread_cpu().saturating_sub(cpu);
             (poller, outcome, cpu)
         });
@@ -83,7 +87,32 @@ pub async fn run(
             }
         };
         match result {
-            Ok((p, outcome, cpu)) => {
+            Ok((mut p, Err(panic), _)) => {
+                // Supervision: logged with the drive, counted, and the
+                // poller starts over after a back-off that doubles with each
+                // panic in a row (one interval, up to 32).
+                p.reset();
+                poller = p;
+                panics = panics.saturating_add(1);
+                error!(
+                    device,
+                    restarts = panics,
+                    "poller panicked, restarting it: {panic}"
+                );
+                store.update(&device, |s| {
+                    s.up = false;
+                    s.polls += 1;
+                    *s.errors.entry(Source::Poll).or_default() += 1;
+                    *s.restarts.entry(Task::Poll).or_default() += 1;
+                    s.last_error = Some(format!("{}: poller panicked: {panic}", s.origin));
+                    judge(s, SystemTime::now());
+                });
+                let backoff = schedule.interval.saturating_mul(1 << (panics - 1).min(5));
+                tokio::time::sleep(backoff).await;
+                continue;
+            }
+            Ok((p, Ok(outcome), cpu)) => {
+                panics = 0;
                 poller = p;
                 store.update(&device, |s| s.poll_cpu += cpu);
                 if outcome.gone {
@@ -99,8 +128,8 @@ pub async fn run(
                 }
             }
             Err(e) => {
-                // A panic in a poller is a bug; the drive is dropped from
-                // polling but the exporter and every other drive go on.
+                // The blocking task was cancelled (the runtime is shutting
+                // down): nothing to restart.
                 error!(device, "poller stopped: {e}");
                 store.update(&device, |s| {
                     s.up = false;
@@ -118,6 +147,14 @@ pub async fn run(
         ))
         .await;
     }
+}
+
+/// The text of a caught panic.
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "non-text panic payload".to_string())
 }
 
 #[cfg(test)]
@@ -148,6 +185,7 @@ mod tests {
         fn origin(&self) -> String {
             "fake".into()
         }
+        fn reset(&mut self) {}
         fn poll(&mut self) -> PollOutcome {
             if let Some(gate) = &self.gate {
                 let _ = gate.recv();
@@ -322,6 +360,64 @@ mod tests {
         });
         wait_for(&store, "nvme0", |s| s.up).await;
         writer.join().unwrap();
+        task.abort();
+    }
+
+    /// Panics on polls 2 and 3, answers otherwise; counts resets.
+    struct Panicky {
+        polls: u32,
+        resets: Arc<std::sync::atomic::AtomicU32>,
+    }
+
+    impl Poller for Panicky {
+        fn origin(&self) -> String {
+            "panicky".into()
+        }
+        fn poll(&mut self) -> PollOutcome {
+            self.polls += 1;
+            if (2..=3).contains(&self.polls) {
+                panic!("injected panic in poll {}", self.polls);
+            }
+            PollOutcome {
+                reading: Some(Reading::default()),
+                up: true,
+                ..PollOutcome::default()
+            }
+        }
+        fn reset(&mut self) {
+            self.resets
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_panicking_poller_is_restarted_counted_and_polled_again() {
+        let store = store_with(&["p"]);
+        let resets = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let schedule = Schedule {
+            interval: Duration::from_millis(10),
+            deadline: Duration::from_secs(5),
+            jitter: 0.0,
+        };
+        let task = tokio::spawn(run(
+            "p".into(),
+            Box::new(Panicky {
+                polls: 0,
+                resets: resets.clone(),
+            }),
+            schedule,
+            Arc::new(|_, _| {}),
+            store.clone(),
+            Arc::new(Notify::new()),
+        ));
+        wait_for(&store, "p", |s| {
+            s.restarts.get(&Task::Poll) == Some(&2) && s.up && s.polls >= 5
+        })
+        .await;
+        let s = store.list().into_iter().find(|s| s.device == "p").unwrap();
+        assert_eq!(s.errors.get(&Source::Poll), Some(&2));
+        assert_eq!(resets.load(std::sync::atomic::Ordering::Relaxed), 2);
+        assert!(!task.is_finished());
         task.abort();
     }
 }
