@@ -192,10 +192,22 @@ pub(crate) async fn discover(ctx: Arc<Ctx>) {
     let c = &ctx.config;
     let mut running = Drives(HashMap::new());
     let mut warned_empty = false;
+    // At most one scan at a time: a scan stuck in sysfs is waited for on the
+    // next pass instead of being abandoned for a new one, so a hung scan
+    // holds one blocking thread, not one per pass.
+    let mut stuck: Option<JoinHandle<Vec<Discovered>>> = None;
     loop {
-        let config = c.clone();
-        let scanned = tokio::task::spawn_blocking(move || scan(&config));
-        match tokio::time::timeout(Duration::from_secs(10), scanned).await {
+        let mut scanned = stuck.take().unwrap_or_else(|| {
+            let config = c.clone();
+            tokio::task::spawn_blocking(move || scan(&config))
+        });
+        match tokio::time::timeout(Duration::from_secs(10), &mut scanned).await {
+            Err(_) => {
+                warn!(
+                    "sysfs scan did not finish within 10s; keeping the current drives and waiting for it"
+                );
+                stuck = Some(scanned);
+            }
             Ok(Ok(found)) => {
                 if found.is_empty() && !warned_empty {
                     warn!(sysfs = %c.sysfs.display(), "no NVMe or SATA drives found; serving exporter metrics and rescanning every {:?}", c.discovery_interval);
@@ -204,7 +216,7 @@ pub(crate) async fn discover(ctx: Arc<Ctx>) {
                 reconcile(&mut running, found, &ctx);
                 ctx.start_extra_probes();
             }
-            _ => warn!("sysfs scan did not finish within 10s; keeping the current drives"),
+            Ok(Err(e)) => warn!("sysfs scan failed: {e}; keeping the current drives"),
         }
         tokio::select! {
             _ = tokio::time::sleep(c.discovery_interval) => {}

@@ -82,8 +82,22 @@ impl Fleet {
     /// next pass; a device that cannot be probed is warned about once and
     /// tried again on each pass.
     pub fn start(&self, drive: &str, block: &str, skip_if: Option<SkipIf>) {
-        if self.running().contains_key(block) {
-            return;
+        {
+            let mut running = self.running();
+            match running.get(block) {
+                Some(e) if !e.handle.is_finished() => return,
+                // A probe that ended (its device vanished and came back, a
+                // namespace detached and re-attached) starts again while its
+                // drive is discovered.
+                Some(_) => {
+                    info!(
+                        device = drive,
+                        block, "latency probe had ended; starting it again"
+                    );
+                    running.remove(block);
+                }
+                None => {}
+            }
         }
         let target = match ProbeTarget::from_sysfs(&self.config.sysfs, &self.dev, block) {
             Ok(t) => t,
@@ -307,6 +321,43 @@ mod tests {
         assert_eq!(fleet.views().len(), 1);
         fleet.stop_drive("nvme9");
         assert!(fleet.views().is_empty());
+    }
+
+    #[test]
+    fn a_probe_that_ended_is_started_again_while_its_drive_is_discovered() {
+        let dir = tempfile::tempdir().unwrap();
+        let (sys, dev) = (dir.path().join("sys"), dir.path().join("dev"));
+        super::super::fake_block_device(&sys, &dev, "nvme8n1");
+        let config = ProbeConfig {
+            sysfs: sys.clone(),
+            rate: 200.0,
+            ..ProbeConfig::default()
+        };
+        let fleet = Fleet::new(config, dev.clone(), None);
+        // The device node goes away right after discovery saw it: the probe
+        // thread finds it gone and ends.
+        std::fs::remove_file(dev.join("nvme8n1")).unwrap();
+        fleet.start("nvme8", "nvme8n1", None);
+        let ended = || {
+            fleet
+                .running()
+                .get("nvme8n1")
+                .is_some_and(|e| e.handle.is_finished())
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !ended() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the probe never ended"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // It comes back; the next discovery pass starts the probe again.
+        std::fs::write(dev.join("nvme8n1"), vec![1u8; 1 << 20]).unwrap();
+        fleet.start("nvme8", "nvme8n1", None);
+        assert!(!ended());
+        assert_eq!(fleet.views().len(), 1);
+        fleet.stop_drive("nvme8");
     }
 
     #[test]

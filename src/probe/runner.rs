@@ -274,10 +274,13 @@ impl ProbeHandle {
     }
 }
 
-/// Starts probing `target`. The device is opened here: a permission error
-/// is logged once and the thread still starts (counting `permission` skips
-/// and retrying); a missing device, a bad range or a refused write probe is
-/// an error.
+/// Starts probing `target` on a thread of its own. Nothing here touches
+/// the device: the thread opens it (an open can block on a sick disk, and
+/// must not block the caller, which runs on the async runtime), counting
+/// `permission` or `error` skips and retrying while it cannot, and ending
+/// when the device is gone. The opt-in write probe's file is created there
+/// too; if that fails, it is logged and the read probe goes on without it.
+/// A bad rate is an error.
 pub fn spawn(
     mut target: ProbeTarget,
     config: ProbeConfig,
@@ -298,24 +301,7 @@ pub fn spawn(
     if config.range.is_some() {
         target.range = config.range;
     }
-    let mut logged = HashSet::new();
-    let reader = match Reader::open(&target) {
-        Ok(r) => Some(r),
-        Err(e) if e.is_permission() => {
-            warn!("{e}; counting skipped probes until it can be opened");
-            logged.insert("open:permission".to_string());
-            None
-        }
-        Err(e) => return Err(e),
-    };
-    let writer = match &config.write {
-        Some(w) => Some((
-            WriteProbe::create(&w.dir, &target.device, &config.sysfs, w.max_bytes)?,
-            w.mode,
-            Poisson::new(w.rate),
-        )),
-        None => None,
-    };
+    let logged = HashSet::new();
     let started = Instant::now();
     let write_op = config.write.as_ref().map(|w| w.mode.op());
     let stats = Arc::new(Mutex::new(ProbeStats::new(
@@ -335,8 +321,10 @@ pub fn spawn(
         tracker: BusyTracker::new(config.busy),
         timeout: config.timeout,
         target,
-        reader,
-        writer,
+        reader: None,
+        writer: None,
+        write_config: config.write.clone(),
+        sysfs: config.sysfs.clone(),
         skip_if,
         stats: stats.clone(),
         stop: stop.clone(),
@@ -363,6 +351,9 @@ struct Worker {
     target: ProbeTarget,
     reader: Option<Reader>,
     writer: Option<(WriteProbe, WriteMode, Poisson)>,
+    /// The write probe to set up when the thread starts, if any.
+    write_config: Option<WriteConfig>,
+    sysfs: PathBuf,
     read_schedule: Poisson,
     tracker: BusyTracker,
     skip_if: Option<SkipIf>,
@@ -404,7 +395,30 @@ fn issue(in_flight: &InFlight, started: Instant, write: bool, now: Instant) {
 }
 
 impl Worker {
+    /// Opens the device and creates the write probe's file, on this thread.
+    fn open(&mut self) {
+        match Reader::open(&self.target) {
+            Ok(r) => self.reader = Some(r),
+            Err(e) if e.is_permission() => {
+                let msg = format!("{e}; counting skipped probes until it can be opened");
+                self.note("open:permission".to_string(), msg);
+            }
+            // Retried before each probe, and logged once, by `tick`.
+            Err(_) => {}
+        }
+        if let Some(w) = self.write_config.take() {
+            match WriteProbe::create(&w.dir, &self.target.device, &self.sysfs, w.max_bytes) {
+                Ok(probe) => self.writer = Some((probe, w.mode, Poisson::new(w.rate))),
+                Err(e) => warn!(
+                    device = %self.target.device,
+                    "write probe not started, reads go on: {e}"
+                ),
+            }
+        }
+    }
+
     fn run(mut self) {
+        self.open();
         let mut read = Arrivals::starting(self.read_schedule.next_gap());
         let mut write = self
             .writer
@@ -629,6 +643,25 @@ mod tests {
     }
 
     #[test]
+    fn a_write_probe_that_cannot_start_leaves_the_read_probe_running() {
+        let dir = tempfile::tempdir().unwrap();
+        let (target, sysfs) = fixture(dir.path());
+        let config = ProbeConfig {
+            rate: 500.0,
+            sysfs,
+            write: Some(WriteConfig::new(dir.path().join("no such directory"))),
+            ..ProbeConfig::default()
+        };
+        let h = spawn(target, config, None).unwrap();
+        wait(&h, |s| s.read.count("ok") >= 20);
+        assert_eq!(
+            lock(&h.stats).write.as_ref().map(|w| w.count("ok")),
+            Some(0)
+        );
+        assert!(h.stop_and_join(Duration::from_secs(2)));
+    }
+
+    #[test]
     fn reads_are_counted_and_recorded_until_stopped() {
         let dir = tempfile::tempdir().unwrap();
         let (target, sysfs) = fixture(dir.path());
@@ -724,9 +757,26 @@ mod tests {
         };
         let e = spawn(target.clone(), config, None).err().unwrap();
         assert!(e.to_string().contains("rate 0 must be above 0"), "{e}");
+    }
+
+    #[test]
+    fn the_device_is_opened_on_the_probe_thread_which_ends_when_it_is_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let (target, sysfs) = fixture(dir.path());
         let mut gone = target;
         gone.path = dir.path().join("nope");
-        let e = spawn(gone, ProbeConfig::default(), None).err().unwrap();
-        assert!(matches!(e, ProbeError::Open { .. }), "{e}");
+        let config = ProbeConfig {
+            rate: 200.0,
+            sysfs,
+            ..ProbeConfig::default()
+        };
+        // spawn itself opens nothing, so it cannot block its caller.
+        let h = spawn(gone, config, None).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !h.thread.is_finished() {
+            assert!(Instant::now() < deadline, "probe thread still running");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(h.is_finished());
     }
 }

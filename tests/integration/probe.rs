@@ -195,6 +195,22 @@ fn write_probe_writes_only_its_own_file_on_the_expected_drive() {
     };
     let target = ProbeTarget::from_sysfs(sys, Path::new("/dev"), &dev.name).unwrap();
     let probe = runner::spawn(target.clone(), config, None).unwrap();
+    // The probe's own thread creates its file (not the caller, which may be
+    // the async runtime); the first completed write says it is there.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while probe
+        .stats
+        .lock()
+        .unwrap()
+        .write
+        .as_ref()
+        .unwrap()
+        .count("ok")
+        == 0
+    {
+        assert!(std::time::Instant::now() < deadline, "no write within 20 s");
+        std::thread::sleep(Duration::from_millis(10));
+    }
     let created = listing(&dir);
     let header = std::fs::read(dir.join(DATA_FILE)).unwrap()[..4096].to_vec();
     std::thread::sleep(Duration::from_millis(1500));
