@@ -22,9 +22,10 @@
 //!   attribute names and raw formats (built-in table, drivedb.h) in `ata::attributes`.
 //! - [`device`]: where page bytes come from — a live controller, a replay
 //!   folder or the `--demo` simulation, behind one trait — plus sysfs
-//!   discovery and `dump`.
-//! - [`poll`]: one poll of one drive (which pages, what a failure means) and
-//!   each drive's schedule with its deadline.
+//!   discovery.
+//! - [`poll`]: one poll of one drive: which pages, what a failure means,
+//!   what the drive supports ([`poll::Source`] names every page).
+//! - [`dump`]: `ssd_exporter dump`, a poll whose pages are written to a folder.
 //! - [`health`]: the unified reading that NVMe and SATA pages map onto; the
 //!   verdict (rules over the reading and its history), wear-out forecast and
 //!   datasheet ratings.
@@ -37,7 +38,33 @@
 //! - [`report`], [`check`]: one row per drive for people — `ssd_exporter
 //!   check` (text, JSON, Nagios exit codes) and the landing page share it.
 //! - [`config`], [`cli`], [`logging`], [`timefmt`], [`app`]: flags and config
-//!   file, log output and timestamps, and the wiring that runs it all.
+//!   file, log output and timestamps, and the wiring that runs it all
+//!   (`app::schedule`: each drive's supervised poll loop with its deadline).
+//!
+//! ## Who imports whom
+//!
+//! No module imports one that imports it back, at the level of the
+//! top-level modules and of sibling files (`tests/integration/layering.rs`
+//! fails on a new cycle). Today's edges, lowest first:
+//!
+//! ```text
+//! decode, sys, timefmt          (nothing of the crate)
+//! nvme, ata                     → decode
+//! device                        → sys, nvme, ata, decode
+//! health                        → nvme, ata, device, timefmt
+//! poll                          → device, nvme, ata, health
+//! snapshot                      → poll, health
+//! report                        → snapshot, health
+//! metrics                       → snapshot, poll, probe, health, device
+//! http                          → report
+//! dump                          → poll, device, ata, timefmt
+//! config → health; cli, logging → config
+//! check                         → app, poll, snapshot, report, health, config
+//! app                           → everything it wires
+//! ```
+//!
+//! `poll → health` is the one edge against the intended order (device →
+//! poll → health): a poller maps its pages onto the unified reading itself.
 #![deny(unsafe_code)]
 
 pub mod app;
@@ -47,6 +74,7 @@ pub mod cli;
 pub mod config;
 pub mod decode;
 pub mod device;
+pub mod dump;
 pub mod health;
 pub mod http;
 pub mod logging;

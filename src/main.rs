@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::Parser;
 use ssd_exporter::cli::{Cli, Command};
 use ssd_exporter::config::{Config, ConfigError, RawFile};
-use ssd_exporter::{app, check, device, logging};
+use ssd_exporter::{app, check, dump, logging};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -86,7 +86,7 @@ fn dump(
     timeout: Duration,
     redact: bool,
 ) -> anyhow::Result<ExitCode> {
-    let report = device::dump::dump(device, folder, timeout, redact)?;
+    let report = dump::dump(device, folder, timeout, redact)?;
     println!("{}: wrote {}", folder.display(), report.files.join(", "));
     for e in &report.errors {
         eprintln!("failed: {e}");

@@ -11,6 +11,7 @@ use tokio::task::JoinHandle;
 use tracing::{info, warn};
 
 use super::Ctx;
+use super::schedule::{self, Schedule};
 use crate::ata::attributes::Namer;
 use crate::config::Config;
 use crate::device::demo::{self, DemoNvme, DemoSata};
@@ -22,7 +23,6 @@ use crate::health::Identity;
 use crate::poll::Poller;
 use crate::poll::nvme::{NvmePoller, PollPolicy};
 use crate::poll::sata::{SataPolicy, SataPoller};
-use crate::poll::schedule::{self, Schedule};
 use crate::probe::fleet::blocks_of;
 
 /// Interval jitter: ±10 %.

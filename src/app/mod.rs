@@ -3,6 +3,7 @@
 //! of it.
 
 pub mod drives;
+pub mod schedule;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -17,13 +18,13 @@ use crate::config::{Config, ConfigError, Health};
 use crate::health::history::History;
 use crate::http::{self, DriveRow, Exposition, Format};
 use crate::metrics::{self, BuildInfo, TextFormat};
-use crate::poll::schedule::Judge;
 use crate::probe::busy::BusyPolicy;
 use crate::probe::fleet::Fleet;
 use crate::probe::qos;
 use crate::probe::runner::{ProbeConfig, SkipIf, WriteConfig};
 use crate::probe::writer::{self, WriteMode};
 use crate::snapshot::{DriveSnapshot, Store};
+use schedule::Judge;
 
 pub use drives::load_namer;
 

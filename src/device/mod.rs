@@ -5,7 +5,6 @@
 
 pub mod demo;
 pub mod discovery;
-pub mod dump;
 pub mod nvme_live;
 pub mod replay;
 pub mod sata_live;

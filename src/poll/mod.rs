@@ -1,10 +1,9 @@
 //! One poll of one drive: fetch its pages, decode them, map them onto the
 //! unified reading, and say what failed. Pollers are synchronous (they run
-//! on a blocking thread under a deadline, see [`schedule`]).
+//! on a blocking thread under a deadline, see `app::schedule`).
 
 pub mod nvme;
 pub mod sata;
-pub mod schedule;
 pub mod source;
 pub mod tracker;
 

@@ -8,6 +8,7 @@ mod docs;
 mod exit_codes;
 mod golden;
 mod landing;
+mod layering;
 mod probe;
 mod rules;
 mod verdict;

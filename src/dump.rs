@@ -8,11 +8,11 @@ use std::time::{Duration, SystemTime};
 
 use thiserror::Error;
 
-use super::NvmeRequest;
-use super::nvme_live::NvmeLive;
-use super::replay::nvme_file_name;
-use super::sata_live::SataLive;
 use crate::ata::attributes::Namer;
+use crate::device::NvmeRequest;
+use crate::device::nvme_live::NvmeLive;
+use crate::device::replay::nvme_file_name;
+use crate::device::sata_live::SataLive;
 use crate::poll::nvme::{NvmePoller, PollPolicy};
 use crate::poll::sata::{SataPolicy, SataPoller};
 

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::Notify;
 use tracing::{error, warn};
 
-use super::{Poller, Source};
+use crate::poll::{Poller, Source};
 use crate::snapshot::{DriveSnapshot, Store, Task};
 
 /// Judges a drive's snapshot after each poll (health verdict, forecast);

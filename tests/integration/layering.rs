@@ -1,0 +1,194 @@
+//! No import cycles: between the crate's top-level modules, and between
+//! sibling files inside a module (CONVENTIONS 12). Reads `src/` as text:
+//! every `crate::…` and `super::…` path outside comments and test modules
+//! is an edge to the module it names.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::common::repo;
+
+/// `src/health/verdict.rs` → `health::verdict`; `src/health/mod.rs` → `health`.
+fn module_of(src: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts.join("::")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The code of a file without comment lines and without its test module.
+fn code(text: &str) -> String {
+    let body = text.split("#[cfg(test)]").next().unwrap_or("");
+    body.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Every path following `prefix` (`crate::` or `super::`), as segments.
+fn paths_after<'a>(code: &'a str, prefix: &str) -> Vec<Vec<&'a str>> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(i) = rest.find(prefix) {
+        let before = rest[..i].chars().last();
+        rest = &rest[i + prefix.len()..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let segs: Vec<&str> = rest
+            .split("::")
+            .map(|s| {
+                let end = s
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(s.len());
+                &s[..end]
+            })
+            .take_while(|s| !s.is_empty())
+            .collect();
+        out.push(segs);
+    }
+    out
+}
+
+/// The longest known module that `segs` starts with.
+fn resolve(known: &BTreeSet<String>, base: &[&str], segs: &[&str]) -> Option<String> {
+    let full: Vec<&str> = base.iter().chain(segs).copied().collect();
+    (1..=full.len())
+        .rev()
+        .map(|n| full[..n].join("::"))
+        .find(|m| known.contains(m))
+}
+
+/// Strongly connected components with more than one member.
+fn cycles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    let nodes: BTreeSet<&String> = edges.keys().chain(edges.values().flatten()).collect();
+    let reach = |from: &String| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.clone()];
+        while let Some(n) = todo.pop() {
+            for m in edges.get(&n).into_iter().flatten() {
+                if seen.insert(m.clone()) {
+                    todo.push(m.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reached: BTreeMap<&String, BTreeSet<String>> =
+        nodes.iter().map(|n| (*n, reach(n))).collect();
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for n in &nodes {
+        let scc: Vec<String> = nodes
+            .iter()
+            .filter(|m| reached[*n].contains(**m) && reached[*m].contains(*n))
+            .map(|m| m.to_string())
+            .collect();
+        if scc.len() > 1 && !out.contains(&scc) {
+            out.push(scc);
+        }
+    }
+    out
+}
+
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = repo().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    // Test-only files (`#[path = "x_tests.rs"]`, `tests/` folders) are not layers.
+    files.retain(|f| {
+        let rel = f.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+        !rel.contains("tests") && rel != "main.rs" && rel != "lib.rs"
+    });
+    let known: BTreeSet<String> = files.iter().map(|f| module_of(&src, f)).collect();
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in &files {
+        let me = module_of(&src, f);
+        let text = code(&std::fs::read_to_string(f).unwrap());
+        let mut to = BTreeSet::new();
+        for segs in paths_after(&text, "crate::") {
+            to.extend(resolve(&known, &[], &segs));
+        }
+        // `super::` from module `a::b` (file `a/b.rs` or `a/b/mod.rs`) is `a`.
+        let mut base: Vec<&str> = me.split("::").collect();
+        base.pop();
+        for segs in paths_after(&text, "super::") {
+            to.extend(resolve(&known, &base, &segs));
+        }
+        to.remove(&me);
+        edges.entry(me).or_default().extend(to);
+    }
+    edges
+}
+
+#[test]
+fn top_level_modules_import_each_other_without_cycles() {
+    let edges = graph();
+    let mut top: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (from, tos) in &edges {
+        let a = from.split("::").next().unwrap().to_string();
+        for to in tos {
+            let b = to.split("::").next().unwrap().to_string();
+            if a != b {
+                top.entry(a.clone()).or_default().insert(b);
+            }
+        }
+    }
+    assert!(top.len() > 10, "{top:?}");
+    let found = cycles(&top);
+    assert!(found.is_empty(), "module cycles: {found:?}\n{top:#?}");
+}
+
+#[test]
+fn sibling_files_import_each_other_without_cycles() {
+    let edges = graph();
+    // Edges between two files of the same parent module, neither the parent.
+    let parent = |m: &str| m.rsplit_once("::").map(|(p, _)| p.to_string());
+    let mut siblings: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (from, tos) in &edges {
+        for to in tos {
+            if parent(from).is_some() && parent(from) == parent(to) {
+                siblings.entry(from.clone()).or_default().insert(to.clone());
+            }
+        }
+    }
+    assert!(!siblings.is_empty());
+    let found = cycles(&siblings);
+    assert!(found.is_empty(), "file cycles: {found:?}");
+}
+
+/// The checker itself: a cycle it must see, and a chain it must not.
+#[test]
+fn the_cycle_finder_finds_cycles_and_only_cycles() {
+    let e = |pairs: &[(&str, &str)]| {
+        let mut m: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (a, b) in pairs {
+            m.entry(a.to_string()).or_default().insert(b.to_string());
+        }
+        m
+    };
+    assert!(cycles(&e(&[("a", "b"), ("b", "c")])).is_empty());
+    assert_eq!(
+        cycles(&e(&[("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")])),
+        [vec!["a".to_string(), "b".into(), "c".into()]]
+    );
+    let code = "use crate::poll::{Source};\n// use crate::http::x;\nuse super::judgement::Judge;";
+    let stripped = self::code(code);
+    assert_eq!(paths_after(&stripped, "crate::"), [vec!["poll"]]);
+    assert_eq!(paths_after(code, "super::"), [vec!["judgement", "Judge"]]);
+}
