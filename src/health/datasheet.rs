@@ -4,6 +4,7 @@
 //! drive, add one `Entry` to `TABLE` and cite where its numbers come from.
 
 use super::reading::Reading;
+use crate::nvme::Condition;
 
 /// What a datasheet promises for one model and capacity.
 #[derive(Clone, Debug, PartialEq)]
@@ -136,7 +137,7 @@ pub fn has_plp(rating: Option<&Rating>, reading: Option<&Reading>) -> Option<boo
         || r.counters.plp_starts.is_some_and(|n| n > 0)
         || r.critical_warning
             .iter()
-            .any(|&(n, set)| n == "volatile_memory_backup" && set);
+            .any(|&(n, set)| n == Condition::VolatileMemoryBackup && set);
     evidence.then_some(true)
 }
 

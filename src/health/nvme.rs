@@ -18,10 +18,6 @@ pub struct NvmePages {
     pub self_test: Option<SelfTestLog>,
 }
 
-/// Endurance group critical warning summary bits (SMART log byte 6).
-const ENDURANCE_GROUP_CONDITIONS: [(&str, u8); 3] =
-    [("available_spare", 0), ("reliability", 2), ("read_only", 3)];
-
 pub fn identity(id: &IdCtrl, wwn: Option<&str>) -> Identity {
     Identity {
         transport: Transport::Nvme,
@@ -67,7 +63,7 @@ fn smart_fields(s: &SmartLog, r: &mut Reading) {
         .iter()
         .map(|&(name, bit)| (name, s.critical_warning.is_set(bit)))
         .collect();
-    r.endurance_group_warning = ENDURANCE_GROUP_CONDITIONS
+    r.endurance_group_warning = CriticalWarning::ENDURANCE_GROUP_CONDITIONS
         .iter()
         .map(|&(name, bit)| (name, s.endurance_group_warning & (1 << bit) != 0))
         .collect();

@@ -3,6 +3,7 @@
 //! Values are in base units (bytes, seconds, °C, ratios 0–1).
 
 use crate::device::discovery::Transport;
+use crate::nvme::Condition;
 
 /// Who the drive says it is.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,9 +59,9 @@ pub struct Reading {
     pub temperature_warning_celsius: Option<f64>,
     pub temperature_critical_celsius: Option<f64>,
     /// `(condition, set)` for every critical-warning bit the transport has.
-    pub critical_warning: Vec<(&'static str, bool)>,
+    pub critical_warning: Vec<(Condition, bool)>,
     /// `(condition, set)` for the NVMe endurance-group critical warning summary.
-    pub endurance_group_warning: Vec<(&'static str, bool)>,
+    pub endurance_group_warning: Vec<(Condition, bool)>,
     pub smart_passed: Option<bool>,
     pub available_spare_ratio: Option<f64>,
     pub available_spare_threshold_ratio: Option<f64>,

@@ -6,35 +6,38 @@ use std::time::{Duration, SystemTime};
 use super::history::{self, History, Tracked};
 use super::judgement::{Context, Judge, Rules, Severity};
 use super::reading::Reading;
+use crate::nvme::Condition;
 
 /// The problem a critical-warning bit names, and what the drive reports.
-fn bit_problem(condition: &str) -> Option<(&'static str, Severity, &'static str)> {
+/// Exhaustive: a new condition does not compile until it is judged here.
+fn bit_problem(condition: Condition) -> (&'static str, Severity, &'static str) {
     use Severity::{Critical, Warning};
-    Some(match condition {
-        "available_spare" => (
+    match condition {
+        Condition::AvailableSpare => (
             "spare_below_threshold",
             Critical,
             "spare below its threshold",
         ),
-        "reliability" => (
+        Condition::Reliability => (
             "reliability_degraded",
             Critical,
             "reliability degraded by errors",
         ),
-        "read_only" => ("read_only", Critical, "its media read-only"),
-        "volatile_memory_backup" => ("plp_failed", Critical, "its volatile memory backup failed"),
-        "pmr_read_only" => (
+        Condition::ReadOnly => ("read_only", Critical, "its media read-only"),
+        Condition::VolatileMemoryBackup => {
+            ("plp_failed", Critical, "its volatile memory backup failed")
+        }
+        Condition::PmrReadOnly => (
             "read_only",
             Critical,
             "its persistent memory region read-only",
         ),
-        "temperature" => (
+        Condition::Temperature => (
             "temperature_above_warning",
             Warning,
             "a temperature beyond its limits",
         ),
-        _ => return None,
-    })
+    }
 }
 
 /// Critical-warning bits (NVMe byte 0 and the endurance-group summary) and
@@ -45,10 +48,9 @@ pub(super) fn status(r: &Reading, j: &mut Judge) {
         (&r.endurance_group_warning, " (endurance group)"),
     ];
     for (bits, scope) in groups {
-        for (cond, _) in bits.iter().filter(|(_, set)| *set) {
-            if let Some((name, severity, text)) = bit_problem(cond) {
-                j.add(name, severity, format!("the drive reports {text}{scope}"));
-            }
+        for &(cond, _) in bits.iter().filter(|(_, set)| *set) {
+            let (name, severity, text) = bit_problem(cond);
+            j.add(name, severity, format!("the drive reports {text}{scope}"));
         }
     }
     let any_bit = r.critical_warning.iter().any(|&(_, set)| set);
@@ -114,7 +116,7 @@ pub(super) fn plp(r: &Reading, ctx: &Context, rules: &Rules, j: &mut Judge) {
         let has_bit = r
             .critical_warning
             .iter()
-            .any(|&(n, _)| n == "volatile_memory_backup");
+            .any(|&(n, _)| n == Condition::VolatileMemoryBackup);
         if ctx.has_plp == Some(true) && !has_bit && r.plp_test_failed.is_none() {
             j.unknown("plp");
         }

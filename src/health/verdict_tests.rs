@@ -1,6 +1,7 @@
 use std::time::{Duration, SystemTime};
 
 use super::*;
+use crate::nvme::Condition;
 
 const T0: u64 = 1_796_083_200; // 2026-12-01T00:00:00Z
 const MIN: u64 = 60;
@@ -12,7 +13,12 @@ fn at(secs: u64) -> SystemTime {
 
 /// A healthy NVMe-like reading: every core field present, nothing wrong.
 fn healthy() -> Reading {
-    let conditions = ["available_spare", "temperature", "reliability", "read_only"];
+    let conditions = [
+        Condition::AvailableSpare,
+        Condition::Temperature,
+        Condition::Reliability,
+        Condition::ReadOnly,
+    ];
     let mut r = Reading {
         temperatures: vec![("composite".into(), 40.0)],
         temperature_warning_celsius: Some(75.0),
@@ -68,16 +74,24 @@ fn a_healthy_drive_is_ok_with_nothing_unknown() {
 fn critical_warning_bits_name_their_problems() {
     let cases = [
         (
-            "available_spare",
+            Condition::AvailableSpare,
             "spare_below_threshold",
             Severity::Critical,
         ),
-        ("reliability", "reliability_degraded", Severity::Critical),
-        ("read_only", "read_only", Severity::Critical),
-        ("volatile_memory_backup", "plp_failed", Severity::Critical),
-        ("pmr_read_only", "read_only", Severity::Critical),
         (
-            "temperature",
+            Condition::Reliability,
+            "reliability_degraded",
+            Severity::Critical,
+        ),
+        (Condition::ReadOnly, "read_only", Severity::Critical),
+        (
+            Condition::VolatileMemoryBackup,
+            "plp_failed",
+            Severity::Critical,
+        ),
+        (Condition::PmrReadOnly, "read_only", Severity::Critical),
+        (
+            Condition::Temperature,
             "temperature_above_warning",
             Severity::Warning,
         ),
@@ -87,7 +101,7 @@ fn critical_warning_bits_name_their_problems() {
         r.critical_warning.push((condition, true));
         r.smart_passed = Some(false); // NVMe: passed = no bit set
         let v = judge(&r);
-        assert_eq!(names(&v), [(name, severity)], "{condition}");
+        assert_eq!(names(&v), [(name, severity)], "{condition:?}");
         assert_eq!(v.status, severity);
     }
 }
@@ -95,7 +109,7 @@ fn critical_warning_bits_name_their_problems() {
 #[test]
 fn endurance_group_bits_count_too() {
     let mut r = healthy();
-    r.endurance_group_warning = vec![("read_only", true), ("reliability", false)];
+    r.endurance_group_warning = vec![(Condition::ReadOnly, true), (Condition::Reliability, false)];
     let v = judge(&r);
     assert_eq!(names(&v), [("read_only", Severity::Critical)]);
     assert!(v.problems[0].reason.contains("endurance group"));
@@ -393,7 +407,7 @@ fn status_is_the_worst_and_problems_are_sorted() {
     let mut a = healthy();
     a.percentage_used_ratio = Some(0.85);
     a.temperatures = vec![("composite".into(), 81.0)];
-    a.critical_warning.push(("temperature", true));
+    a.critical_warning.push((Condition::Temperature, true));
     a.smart_passed = Some(false);
     let v = judge(&a);
     assert_eq!(v.status, Severity::Critical);
@@ -420,7 +434,7 @@ fn plp_is_known_from_the_datasheet_or_from_evidence() {
     let mut failed = healthy();
     failed
         .critical_warning
-        .push(("volatile_memory_backup", true));
+        .push((Condition::VolatileMemoryBackup, true));
     assert_eq!(has_plp(None, Some(&failed)), Some(true));
 }
 

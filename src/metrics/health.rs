@@ -1,5 +1,6 @@
 //! Health families: temperatures, warnings, wear, counters, throttling, OCP.
 
+use crate::nvme::Condition;
 use std::fmt;
 
 use prometheus_client::encoding::DescriptorEncoder;
@@ -44,10 +45,14 @@ impl Exposition {
             MetricType::Gauge,
             thresholds,
         )?;
-        let bits = |f: fn(&Reading) -> &Vec<(&'static str, bool)>| {
+        let bits = |f: fn(&Reading) -> &Vec<(Condition, bool)>| {
             readings.iter().flat_map(move |(d, r)| {
-                f(r).iter()
-                    .map(move |&(c, set)| (Self::with(d, &[("condition", c)]), f64::from(set)))
+                f(r).iter().map(move |&(c, set)| {
+                    (
+                        Self::with(d, &[("condition", c.as_label())]),
+                        f64::from(set),
+                    )
+                })
             })
         };
         family(

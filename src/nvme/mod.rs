@@ -27,7 +27,7 @@ pub use error_log::ErrorLog;
 pub use identify::IdCtrl;
 pub use ocp::OcpSmartLog;
 pub use self_test::{SelfTestLog, SelfTestResult};
-pub use smart_log::{CriticalWarning, SmartLog};
+pub use smart_log::{Condition, CriticalWarning, SmartLog};
 pub use status::NvmeStatus;
 
 /// Identify Controller data structure (CNS 01h) transfer size.

@@ -13,22 +13,66 @@ const PAGE: &str = "smart log";
 /// One data unit is 1000 × 512 bytes (NVMe Base, Data Units Read).
 const DATA_UNIT_BYTES: u128 = 512_000;
 
+/// A critical-warning condition: the `condition` label of
+/// `ssd_critical_warning` and what the verdict judges. One enum from the
+/// decoder to the metrics, so a typo does not compile and a new condition
+/// cannot be left out of the verdict's exhaustive match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Condition {
+    AvailableSpare,
+    Temperature,
+    Reliability,
+    ReadOnly,
+    VolatileMemoryBackup,
+    PmrReadOnly,
+}
+
+impl Condition {
+    pub const ALL: [Condition; 6] = [
+        Condition::AvailableSpare,
+        Condition::Temperature,
+        Condition::Reliability,
+        Condition::ReadOnly,
+        Condition::VolatileMemoryBackup,
+        Condition::PmrReadOnly,
+    ];
+
+    pub fn as_label(self) -> &'static str {
+        match self {
+            Condition::AvailableSpare => "available_spare",
+            Condition::Temperature => "temperature",
+            Condition::Reliability => "reliability",
+            Condition::ReadOnly => "read_only",
+            Condition::VolatileMemoryBackup => "volatile_memory_backup",
+            Condition::PmrReadOnly => "pmr_read_only",
+        }
+    }
+}
+
 /// Critical Warning, byte 0 of the SMART log (`NVME_SMART_CW_*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct CriticalWarning(pub u8);
 
 impl CriticalWarning {
-    /// Each condition's label and bit: b0 available spare below threshold,
+    /// Each condition and its bit: b0 available spare below threshold,
     /// b1 temperature over/under threshold, b2 reliability degraded, b3
     /// media read-only, b4 volatile memory backup device failed (on PLP
     /// drives, inferred to be the capacitor bank), b5 PMR read-only.
-    pub const CONDITIONS: [(&'static str, u8); 6] = [
-        ("available_spare", 0),
-        ("temperature", 1),
-        ("reliability", 2),
-        ("read_only", 3),
-        ("volatile_memory_backup", 4),
-        ("pmr_read_only", 5),
+    pub const CONDITIONS: [(Condition, u8); 6] = [
+        (Condition::AvailableSpare, 0),
+        (Condition::Temperature, 1),
+        (Condition::Reliability, 2),
+        (Condition::ReadOnly, 3),
+        (Condition::VolatileMemoryBackup, 4),
+        (Condition::PmrReadOnly, 5),
+    ];
+
+    /// The endurance group critical warning summary (byte 6): b0 spare,
+    /// b2 reliability, b3 read-only.
+    pub const ENDURANCE_GROUP_CONDITIONS: [(Condition, u8); 3] = [
+        (Condition::AvailableSpare, 0),
+        (Condition::Reliability, 2),
+        (Condition::ReadOnly, 3),
     ];
 
     /// Whether `bit` (0..=7) is set; false for bits beyond 7.
@@ -265,7 +309,7 @@ mod tests {
         let set: Vec<&str> = CriticalWarning::CONDITIONS
             .iter()
             .filter(|(_, bit)| cw.is_set(*bit))
-            .map(|(name, _)| *name)
+            .map(|(c, _)| c.as_label())
             .collect();
         assert_eq!(set, ["read_only", "pmr_read_only"]);
         assert!(!CriticalWarning(0xFF).is_set(8));

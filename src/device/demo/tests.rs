@@ -178,7 +178,7 @@ fn the_failing_drive_polls_as_failing_through_the_real_poller() {
         .critical_warning
         .iter()
         .filter(|c| c.1)
-        .map(|c| c.0)
+        .map(|c| c.0.as_label())
         .collect();
     assert_eq!(
         set,
