@@ -60,7 +60,11 @@ fn probe(dev: &str, rate: f64, seconds: f64) -> serde_json::Value {
             "rate": rate,
             "seconds": seconds,
             "ios": s.read.ios,
-            "skipped": s.skipped,
+            "skipped": s
+                .skipped
+                .iter()
+                .map(|(r, n)| (r.as_label(), *n))
+                .collect::<std::collections::BTreeMap<_, _>>(),
             "samples": s.read.window.count(),
             "p50_s": s.read.window.quantile(0.5),
             "p90_s": s.read.window.quantile(0.9),

@@ -21,7 +21,7 @@ use crate::metrics::{self, BuildInfo, TextFormat};
 use crate::probe::busy::BusyPolicy;
 use crate::probe::fleet::Fleet;
 use crate::probe::qos;
-use crate::probe::runner::{ProbeConfig, SkipIf, WriteConfig};
+use crate::probe::runner::{ProbeConfig, SkipIf, SkipReason, WriteConfig};
 use crate::probe::writer::{self, WriteMode};
 use crate::snapshot::{DriveSnapshot, Store};
 use schedule::Judge;
@@ -107,7 +107,7 @@ impl Ctx {
                 .list()
                 .iter()
                 .any(|d| d.device == device && d.power_mode == Some("standby"));
-            standby.then_some("standby")
+            standby.then_some(SkipReason::Standby)
         })
     }
 

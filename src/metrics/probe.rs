@@ -9,8 +9,7 @@ use super::{Exposition, Labels, Wide, counter, family};
 use crate::probe::fleet::ProbeView;
 use crate::probe::qos;
 
-/// The `reason`s of `ssd_probe_skipped_total` (`probe::runner`).
-const SKIP_REASONS: [&str; 4] = ["busy", "error", "permission", "standby"];
+use crate::probe::runner::SkipReason;
 
 impl Exposition {
     /// `device` and `serial` of the drive a probe belongs to (serial empty
@@ -78,12 +77,12 @@ impl Exposition {
         // Every reason is served from 0, so the first skip is an increase a
         // rule can see.
         let skipped = self.probes.iter().flat_map(|p| {
-            let mut counts: std::collections::BTreeMap<&str, u64> =
-                SKIP_REASONS.iter().map(|&r| (r, 0)).collect();
+            let mut counts: std::collections::BTreeMap<SkipReason, u64> =
+                SkipReason::ALL.iter().map(|&r| (r, 0)).collect();
             counts.extend(p.skipped.iter().copied());
             counts.into_iter().map(move |(r, n)| {
                 let mut l = self.probe_base(p);
-                l.push(("reason", r));
+                l.push(("reason", r.as_label()));
                 (l, Wide(u128::from(n)))
             })
         });

@@ -11,7 +11,7 @@ use std::time::Instant;
 use tracing::{debug, info, warn};
 
 use super::reader::ProbeTarget;
-use super::runner::{self, OpStats, ProbeConfig, ProbeHandle, SkipIf, WriteConfig};
+use super::runner::{self, OpStats, ProbeConfig, ProbeHandle, SkipIf, SkipReason, WriteConfig};
 use super::window::QUANTILES;
 
 /// What the metrics encoder needs of one probe.
@@ -23,7 +23,7 @@ pub struct ProbeView {
     /// The block device probed (`nvme0n1`, `sda`).
     pub block: String,
     pub ops: Vec<OpView>,
-    pub skipped: Vec<(&'static str, u64)>,
+    pub skipped: Vec<(SkipReason, u64)>,
     pub busy_ratio: Option<f64>,
     /// The window label, e.g. `10m`.
     pub window: String,

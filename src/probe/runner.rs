@@ -40,7 +40,38 @@ pub const WINDOW_SLICES: u32 = 10;
 
 /// Asked before each probe; `Some(reason)` skips it (the app returns
 /// `Some("standby")` for a SATA drive that is spun down / in standby).
-pub type SkipIf = Arc<dyn Fn() -> Option<&'static str> + Send + Sync>;
+pub type SkipIf = Arc<dyn Fn() -> Option<SkipReason> + Send + Sync>;
+
+/// Why a probe was not issued: the `reason` label of `ssd_probe_skipped_total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SkipReason {
+    /// The drive was busy with a queue (see `busy`).
+    Busy,
+    /// The drive's stat file or device could not be read.
+    Error,
+    /// The device could not be opened for lack of permission.
+    Permission,
+    /// A SATA drive in standby, which a probe would wake.
+    Standby,
+}
+
+impl SkipReason {
+    pub const ALL: [SkipReason; 4] = [
+        SkipReason::Busy,
+        SkipReason::Error,
+        SkipReason::Permission,
+        SkipReason::Standby,
+    ];
+
+    pub fn as_label(self) -> &'static str {
+        match self {
+            SkipReason::Busy => "busy",
+            SkipReason::Error => "error",
+            SkipReason::Permission => "permission",
+            SkipReason::Standby => "standby",
+        }
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct ProbeConfig {
@@ -124,7 +155,7 @@ pub struct ProbeStats {
     pub device: String,
     pub read: OpStats,
     pub write: Option<OpStats>,
-    pub skipped: BTreeMap<&'static str, u64>,
+    pub skipped: BTreeMap<SkipReason, u64>,
     /// The probe's own share of the drive's busy time.
     pub busy_ratio: Option<f64>,
     /// The sliding window's length (the `window` label).
@@ -164,8 +195,8 @@ impl ProbeStats {
         }
     }
 
-    pub fn skipped(&self, reason: &str) -> u64 {
-        self.skipped.get(reason).copied().unwrap_or(0)
+    pub fn skipped(&self, reason: SkipReason) -> u64 {
+        self.skipped.get(&reason).copied().unwrap_or(0)
     }
 
     fn op(&mut self, write: bool) -> &mut OpStats {
@@ -463,7 +494,7 @@ impl Worker {
         }
     }
 
-    fn skip(&self, reason: &'static str) -> Flow {
+    fn skip(&self, reason: SkipReason) -> Flow {
         *lock(&self.stats).skipped.entry(reason).or_default() += 1;
         Flow::Continue
     }
@@ -522,10 +553,10 @@ impl Worker {
             }
         };
         let Some(stat) = stat else {
-            return self.skip("error");
+            return self.skip(SkipReason::Error);
         };
         if let Decision::SkipBusy { .. } = self.tracker.decide(now - self.started, stat) {
-            return self.skip("busy");
+            return self.skip(SkipReason::Busy);
         }
         if let Some(reason) = self.skip_if.as_ref().and_then(|f| f()) {
             return self.skip(reason);
@@ -541,12 +572,12 @@ impl Worker {
                 }
                 Err(e) => {
                     let reason = if e.is_permission() {
-                        "permission"
+                        SkipReason::Permission
                     } else {
-                        "error"
+                        SkipReason::Error
                     };
                     let vanished = matches!(&e, ProbeError::Open { source, .. } if gone(source));
-                    self.note(format!("open:{reason}"), e.to_string());
+                    self.note(format!("open:{}", reason.as_label()), e.to_string());
                     return if vanished {
                         Flow::End
                     } else {
@@ -709,9 +740,9 @@ mod tests {
             sysfs,
             ..ProbeConfig::default()
         };
-        let hook: SkipIf = Arc::new(|| Some("standby"));
+        let hook: SkipIf = Arc::new(|| Some(SkipReason::Standby));
         let h = spawn(target, config, Some(hook)).unwrap();
-        wait(&h, |s| s.skipped("standby") >= 5);
+        wait(&h, |s| s.skipped(SkipReason::Standby) >= 5);
         assert_eq!(lock(&h.stats).read.histogram.count(), 0);
         std::fs::remove_file(stat).unwrap();
         for _ in 0..200 {
@@ -736,7 +767,7 @@ mod tests {
             ..ProbeConfig::default()
         };
         // Nothing is ever issued, so the test owns the in-flight stamp.
-        let h = spawn(target, config, Some(Arc::new(|| Some("standby")))).unwrap();
+        let h = spawn(target, config, Some(Arc::new(|| Some(SkipReason::Standby)))).unwrap();
         let started = lock(&h.stats).started;
         issue(&h.in_flight, started, false, started);
         assert!(!h.watchdog(started + Duration::from_millis(10)));
