@@ -65,6 +65,15 @@ impl<'a> Bytes<'a> {
         u128::from_le_bytes(le)
     }
 
+    /// Big-endian unsigned integer of `len` (≤ 16) bytes at `off`, as SCSI
+    /// fields are; missing bytes read as zero.
+    pub fn be(&self, off: usize, len: usize) -> u128 {
+        let len = len.min(16);
+        (0..len).fold(0u128, |acc, i| {
+            (acc << 8) | u128::from(off.checked_add(i).map_or(0, |o| self.u8(o)))
+        })
+    }
+
     pub fn u8(&self, off: usize) -> u8 {
         self.buf.get(off).copied().unwrap_or(0)
     }
@@ -143,6 +152,16 @@ mod tests {
         assert_eq!(b.u32(1), 0xff);
         assert_eq!(b.u64(usize::MAX), 0);
         assert_eq!(b.slice(usize::MAX, 2), &[] as &[u8]);
+    }
+
+    #[test]
+    fn big_endian_fields() {
+        let b = Bytes::new("t", &[0x01, 0x02, 0x03, 0x04], 0).unwrap();
+        assert_eq!(b.be(0, 2), 0x0102);
+        assert_eq!(b.be(1, 3), 0x02_0304);
+        // Past the end reads zeros, never panics.
+        assert_eq!(b.be(3, 2), 0x0400);
+        assert_eq!(b.be(usize::MAX, 4), 0);
     }
 
     #[test]

@@ -20,6 +20,9 @@
 //! - [`ata`]: SATA over SG_IO: pass-through CDBs and sense, and pure decoders
 //!   for IDENTIFY, SMART data/thresholds/status, Device Statistics, self-tests;
 //!   attribute names and raw formats (built-in table, drivedb.h) in `ata::attributes`.
+//! - [`scsi`]: pure decoders for SCSI/SAS disks (INQUIRY, VPD, READ
+//!   CAPACITY(16), LOG SENSE pages, grown defects); not wired to a
+//!   transport yet.
 //! - [`device`]: where page bytes come from — a live controller, a replay
 //!   folder or the `--demo` simulation, behind one trait — plus sysfs
 //!   discovery.
@@ -49,7 +52,7 @@
 //!
 //! ```text
 //! decode, sys, timefmt          (nothing of the crate)
-//! nvme, ata                     → decode
+//! nvme, ata, scsi               → decode
 //! device                        → sys, nvme, ata, decode
 //! health                        → nvme, ata, device, timefmt
 //! poll                          → device, nvme, ata, health
@@ -83,6 +86,7 @@ pub mod nvme;
 pub mod poll;
 pub mod probe;
 pub mod report;
+pub mod scsi;
 pub mod snapshot;
 pub mod sys;
 pub mod timefmt;

@@ -1,0 +1,292 @@
+//! LOG SENSE pages (SPC-5 7.3): a 4-byte header — byte 0 bits 5:0 page
+//! code, bit 6 SPF (a subpage follows), byte 1 subpage code, bytes 2..4 page
+//! length — then log parameters, each a 4-byte header — bytes 0..2
+//! parameter code, byte 2 control, byte 3 parameter length — and its value.
+//! Parsing is bounded by the page length and by the buffer, whichever ends
+//! first; a parameter that does not fit is dropped, as smartmontools'
+//! `scsiDecodeErrCounterPage` does.
+
+use crate::decode::{Bytes, ParseError};
+
+pub const SUPPORTED_PAGES: u8 = 0x00;
+pub const WRITE_ERRORS: u8 = 0x02;
+pub const READ_ERRORS: u8 = 0x03;
+pub const VERIFY_ERRORS: u8 = 0x05;
+pub const NON_MEDIUM_ERRORS: u8 = 0x06;
+pub const TEMPERATURE: u8 = 0x0D;
+pub const START_STOP: u8 = 0x0E;
+pub const SELF_TEST: u8 = 0x10;
+pub const SOLID_STATE_MEDIA: u8 = 0x11;
+pub const BACKGROUND_SCAN: u8 = 0x15;
+pub const PROTOCOL_SPECIFIC_PORT: u8 = 0x18;
+pub const INFORMATIONAL_EXCEPTIONS: u8 = 0x2F;
+
+/// One log parameter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogParam {
+    pub code: u16,
+    pub control: u8,
+    pub value: Vec<u8>,
+}
+
+impl LogParam {
+    /// The value as one big-endian integer; a value longer than 16 bytes
+    /// keeps its last 16 (the least significant), as smartmontools keeps
+    /// the last 8 of a counter.
+    pub fn uint(&self) -> u128 {
+        let v = &self.value[self.value.len().saturating_sub(16)..];
+        v.iter().fold(0u128, |acc, &b| (acc << 8) | u128::from(b))
+    }
+}
+
+/// A decoded log page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogPage {
+    pub page: u8,
+    pub subpage: u8,
+    /// The raw bytes after the header, bounded by the page length.
+    pub payload: Vec<u8>,
+}
+
+impl LogPage {
+    /// Decodes the header of page `expected` (any subpage).
+    pub fn parse(buf: &[u8], expected: u8) -> Result<Self, ParseError> {
+        let b = Bytes::new("log page", buf, 4)?;
+        let page = b.u8(0) & 0x3F;
+        if page != expected {
+            return Err(ParseError::Invalid {
+                page: "log page",
+                reason: format!("page code {page:02x}h, expected {expected:02x}h"),
+            });
+        }
+        let len = b.be(2, 2) as usize;
+        let end = (4 + len).min(buf.len());
+        Ok(Self {
+            page,
+            subpage: if b.u8(0) & 0x40 != 0 { b.u8(1) } else { 0 },
+            payload: buf[4..end].to_vec(),
+        })
+    }
+
+    /// The log parameters, in order.
+    pub fn params(&self) -> Vec<LogParam> {
+        let p = &self.payload;
+        let mut out = Vec::new();
+        let mut off = 0;
+        while off + 4 <= p.len() {
+            let len = usize::from(p[off + 3]);
+            let Some(value) = p.get(off + 4..off + 4 + len) else {
+                break;
+            };
+            out.push(LogParam {
+                code: u16::from_be_bytes([p[off], p[off + 1]]),
+                control: p[off + 2],
+                value: value.to_vec(),
+            });
+            off += 4 + len;
+        }
+        out
+    }
+
+    /// The first parameter with `code`.
+    pub fn param(&self, code: u16) -> Option<LogParam> {
+        self.params().into_iter().find(|p| p.code == code)
+    }
+}
+
+/// Page 00h: the page codes the device supports (one byte each; the page
+/// has no log parameters).
+pub fn supported_pages(buf: &[u8]) -> Result<Vec<u8>, ParseError> {
+    Ok(LogPage::parse(buf, SUPPORTED_PAGES)?
+        .payload
+        .iter()
+        .map(|p| p & 0x3F)
+        .collect())
+}
+
+/// The write (02h), read (03h) or verify (05h) error counter page
+/// (SBC-4 6.4.x): parameter 0003h total errors corrected, 0005h total bytes
+/// processed, 0006h total uncorrected errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ErrorCounters {
+    pub corrected: Option<u128>,
+    pub bytes_processed: Option<u128>,
+    pub uncorrected: Option<u128>,
+}
+
+pub fn error_counters(buf: &[u8], page: u8) -> Result<ErrorCounters, ParseError> {
+    let p = LogPage::parse(buf, page)?;
+    Ok(ErrorCounters {
+        corrected: p.param(0x0003).map(|v| v.uint()),
+        bytes_processed: p.param(0x0005).map(|v| v.uint()),
+        uncorrected: p.param(0x0006).map(|v| v.uint()),
+    })
+}
+
+/// Page 06h parameter 0000h: non-medium error count.
+pub fn non_medium_errors(buf: &[u8]) -> Result<Option<u128>, ParseError> {
+    Ok(LogPage::parse(buf, NON_MEDIUM_ERRORS)?
+        .param(0x0000)
+        .map(|v| v.uint()))
+}
+
+/// Page 0Dh (SPC-5 7.3.21): parameter 0000h temperature and 0001h reference
+/// temperature, °C in the second value byte; FFh means not available.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Temperature {
+    pub current_celsius: Option<u8>,
+    pub reference_celsius: Option<u8>,
+}
+
+pub fn temperature(buf: &[u8]) -> Result<Temperature, ParseError> {
+    let p = LogPage::parse(buf, TEMPERATURE)?;
+    let degrees = |code| {
+        p.param(code)
+            .and_then(|v| v.value.get(1).copied())
+            .filter(|&t| t != 0xFF)
+    };
+    Ok(Temperature {
+        current_celsius: degrees(0x0000),
+        reference_celsius: degrees(0x0001),
+    })
+}
+
+/// Page 0Eh parameter 0004h: accumulated start-stop cycles, four bytes
+/// (SBC-4); all FFh is "not available", as smartmontools treats it.
+pub fn start_stop_cycles(buf: &[u8]) -> Result<Option<u32>, ParseError> {
+    Ok(LogPage::parse(buf, START_STOP)?
+        .param(0x0004)
+        .filter(|v| v.value.len() >= 4 && v.value[..4] != [0xFF; 4])
+        .map(|v| u32::from_be_bytes([v.value[0], v.value[1], v.value[2], v.value[3]])))
+}
+
+/// Page 11h parameter 0001h: percentage used endurance indicator, the last
+/// of its four value bytes (smartmontools reads it at page byte 7 of the
+/// parameter, i.e. value byte 3).
+pub fn percentage_used(buf: &[u8]) -> Result<Option<u8>, ParseError> {
+    Ok(LogPage::parse(buf, SOLID_STATE_MEDIA)?
+        .param(0x0001)
+        .and_then(|v| v.value.get(3).copied()))
+}
+
+/// Page 15h parameter 0000h (background scan status, 12 value bytes):
+/// value bytes 0..4 are the accumulated power-on minutes (SBC-4; a shorter
+/// parameter is not read, as smartmontools does not).
+pub fn power_on_minutes(buf: &[u8]) -> Result<Option<u64>, ParseError> {
+    Ok(LogPage::parse(buf, BACKGROUND_SCAN)?
+        .param(0x0000)
+        .filter(|v| v.value.len() >= 12)
+        .map(|v| {
+            u64::from(u32::from_be_bytes([
+                v.value[0], v.value[1], v.value[2], v.value[3],
+            ]))
+        }))
+}
+
+/// Page 2Fh parameter 0000h (SPC-5 7.3.14): informational exception ASC and
+/// ASCQ (00h/00h: no exception) and the most recent temperature reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InformationalException {
+    pub asc: u8,
+    pub ascq: u8,
+    pub temperature_celsius: Option<u8>,
+}
+
+impl InformationalException {
+    /// No exception reported: the drive's SMART-style "passed".
+    pub fn passed(&self) -> bool {
+        self.asc == 0
+    }
+}
+
+pub fn informational_exceptions(buf: &[u8]) -> Result<Option<InformationalException>, ParseError> {
+    Ok(LogPage::parse(buf, INFORMATIONAL_EXCEPTIONS)?
+        .param(0x0000)
+        .filter(|v| v.value.len() >= 2)
+        .map(|v| InformationalException {
+            asc: v.value[0],
+            ascq: v.value[1],
+            temperature_celsius: v.value.get(2).copied().filter(|&t| t != 0xFF),
+        }))
+}
+
+/// The newest self-test result of page 10h (parameter 0001h): SPC-5 7.3.18.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SelfTest {
+    /// Value byte 0 bits 7:5: the self-test code (1 background short, 2
+    /// background extended, 5/6 foreground short/extended).
+    pub code: u8,
+    /// Value byte 0 bits 3:0: 0 passed, 1 aborted by the application
+    /// client, 2 aborted by a reset, 3 unknown error, 4 failed in an unknown
+    /// segment, 5/6/7 failed in the first/second/another segment, 0Fh in
+    /// progress.
+    pub result: u8,
+    /// Value byte 1: the segment number that failed.
+    pub segment: u8,
+    /// Value bytes 2..4: accumulated power-on hours when it completed.
+    pub power_on_hours: u16,
+}
+
+pub fn newest_self_test(buf: &[u8]) -> Result<Option<SelfTest>, ParseError> {
+    let page = LogPage::parse(buf, SELF_TEST)?;
+    Ok(page
+        .param(0x0001)
+        .filter(|v| v.value.len() >= 4)
+        // All zero: no test recorded (smartmontools stops at code 0, poh 0).
+        .filter(|v| v.value[0] != 0 || v.value[2] != 0 || v.value[3] != 0)
+        .map(|v| SelfTest {
+            code: v.value[0] >> 5,
+            result: v.value[0] & 0x0F,
+            segment: v.value[1],
+            power_on_hours: u16::from_be_bytes([v.value[2], v.value[3]]),
+        }))
+}
+
+/// One SAS phy's error counters from page 18h (SPL-4 "Protocol-Specific
+/// Port log page", as smartmontools' `show_sas_port_param` reads it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SasPhy {
+    /// Relative target port identifier (the parameter code).
+    pub port: u16,
+    /// Phy identifier (descriptor byte 1).
+    pub phy: u8,
+    pub invalid_dwords: u32,
+    pub running_disparity_errors: u32,
+    pub loss_of_dword_sync: u32,
+    pub phy_reset_problems: u32,
+}
+
+/// The phys of a SAS protocol-specific port page; empty for another
+/// protocol (parameter value byte 0 bits 3:0 is the protocol, 6 = SAS).
+pub fn sas_phys(buf: &[u8]) -> Result<Vec<SasPhy>, ParseError> {
+    let page = LogPage::parse(buf, PROTOCOL_SPECIFIC_PORT)?;
+    let mut out = Vec::new();
+    for p in page.params() {
+        let v = &p.value;
+        if v.first().is_none_or(|b| b & 0x0F != 6) {
+            continue;
+        }
+        // Value bytes 0..4: protocol, reserved, generation, number of
+        // phys; then one descriptor per phy, each its length + 4 bytes.
+        let mut off = 4;
+        while off + 48 <= v.len() {
+            let d = &v[off..];
+            let be32 = |i: usize| u32::from_be_bytes([d[i], d[i + 1], d[i + 2], d[i + 3]]);
+            out.push(SasPhy {
+                port: p.code,
+                phy: d[1],
+                invalid_dwords: be32(32),
+                running_disparity_errors: be32(36),
+                loss_of_dword_sync: be32(40),
+                phy_reset_problems: be32(44),
+            });
+            // SAS-1 and SAS-1.1 leave the descriptor length 0: 48 bytes.
+            off += if d[3] < 44 { 48 } else { 4 + usize::from(d[3]) };
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+#[path = "log_tests.rs"]
+mod tests;
