@@ -7,12 +7,12 @@ use std::path::Path;
 use std::sync::{Arc, mpsc};
 use std::time::{Instant, SystemTime};
 
-use crate::app::drives::{live_poller, placeholder, replay_poller, scan};
-use crate::app::load_namer;
+use crate::app::drives::{live_poller, load_namer, scan};
 use crate::config::Config;
 use crate::health::Identity;
 use crate::health::history::History;
 use crate::poll::Poller;
+use crate::poll::factory::{self, placeholder};
 use crate::report::{self, Row};
 use crate::snapshot::DriveSnapshot;
 
@@ -36,7 +36,8 @@ pub fn rows(config: &Config, devices: &[String]) -> anyhow::Result<Vec<Row>> {
         }
     } else {
         for dir in &config.replay {
-            let (name, transport, poller) = replay_poller(dir, &namer)?;
+            let (name, transport, poller) =
+                factory::replay(dir, &namer).map_err(anyhow::Error::msg)?;
             if wanted(&name) {
                 let identity = placeholder(transport, "", "", "");
                 drives.push((name, dir.display().to_string(), identity, poller));

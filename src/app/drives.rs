@@ -16,13 +16,9 @@ use crate::ata::attributes::Namer;
 use crate::config::Config;
 use crate::device::demo::{self, DemoNvme, DemoSata};
 use crate::device::discovery::{self, Discovered, Filter, Transport};
-use crate::device::nvme_live::NvmeLive;
-use crate::device::replay::{self, DumpKind, NvmeReplay, SataReplay};
-use crate::device::sata_live::SataLive;
-use crate::health::Identity;
-use crate::poll::Poller;
 use crate::poll::nvme::{NvmePoller, PollPolicy};
 use crate::poll::sata::{SataPolicy, SataPoller};
+use crate::poll::{Poller, factory};
 use crate::probe::fleet::blocks_of;
 
 /// Interval jitter: ±10 %.
@@ -36,58 +32,10 @@ fn schedule_of(config: &Config) -> Schedule {
     }
 }
 
-/// Identity before the drive's own identify data is read.
-pub fn placeholder(transport: Transport, model: &str, serial: &str, firmware: &str) -> Identity {
-    Identity {
-        transport,
-        model: model.to_string(),
-        serial: serial.to_string(),
-        firmware: firmware.to_string(),
-        wwn: String::new(),
-        capacity_bytes: None,
-    }
-}
-
-/// Attribute names: the built-in table, overridden by the host's
-/// smartmontools drivedb.h when there is one (a malformed file is reported
-/// and the built-in table used).
+/// Attribute names for the configured drivedb.h paths.
 pub fn load_namer(config: &Config) -> Namer {
     let paths: Vec<&std::path::Path> = config.drivedb.iter().map(|p| p.as_path()).collect();
-    let (namer, errors) = Namer::load(&paths);
-    for e in errors.iter().take(5) {
-        warn!("drivedb: {e}");
-    }
-    if errors.len() > 5 {
-        warn!("drivedb: {} more problems not shown", errors.len() - 5);
-    }
-    namer
-}
-
-/// A dump folder as a drive: its `device` name, transport and poller.
-pub fn replay_poller(
-    dir: &std::path::Path,
-    namer: &Arc<Namer>,
-) -> anyhow::Result<(String, Transport, Box<dyn Poller>)> {
-    let kind = replay::dump_kind(dir).map_err(anyhow::Error::msg)?;
-    let name = replay::device_name(dir);
-    Ok(match kind {
-        DumpKind::Nvme => {
-            let src = Box::new(NvmeReplay::new(dir));
-            (
-                name,
-                Transport::Nvme,
-                Box::new(NvmePoller::new(src, PollPolicy::EVERY_PAGE)),
-            )
-        }
-        DumpKind::Sata => {
-            let src = Box::new(SataReplay::new(dir));
-            (
-                name,
-                Transport::Sata,
-                Box::new(SataPoller::new(src, namer.clone(), SataPolicy::EVERY_PAGE)),
-            )
-        }
-    })
+    factory::namer(&paths)
 }
 
 /// The drives sysfs shows now, filtered as configured.
@@ -96,19 +44,24 @@ pub fn scan(config: &Config) -> Vec<Discovered> {
         include: config.include.clone(),
         exclude: config.exclude.clone(),
     };
-    let mut found = discovery::nvme_controllers(&config.sysfs, &config.dev, &f);
-    found.extend(discovery::sata_disks(&config.sysfs, &config.dev, &f));
-    found
+    discovery::scan(&config.sysfs, &config.dev, &f)
+}
+
+/// The poller of a discovered drive, for its transport.
+pub fn live_poller(d: &Discovered, config: &Config, namer: &Arc<Namer>) -> Box<dyn Poller> {
+    let (timeout, wake) = (config.poll_timeout, config.wake_standby);
+    factory::live(d.transport, &d.dev_path, timeout, wake, namer)
 }
 
 /// Serves each replay folder as a drive; returns a handle owning their loops.
 pub(crate) fn start_replays(ctx: &Ctx) -> anyhow::Result<JoinHandle<()>> {
     let mut tasks = Vec::new();
     for dir in &ctx.config.replay {
-        let (name, transport, poller) = replay_poller(dir, &ctx.namer)?;
+        let (name, transport, poller) =
+            factory::replay(dir, &ctx.namer).map_err(anyhow::Error::msg)?;
         let origin = dir.display().to_string();
         ctx.store
-            .insert(ctx.snapshot(&name, &origin, placeholder(transport, "", "", "")));
+            .insert(ctx.snapshot(&name, &origin, factory::placeholder(transport, "", "", "")));
         info!(device = name, folder = %dir.display(), "replaying dump");
         tasks.push(spawn_loop(ctx, name, poller));
     }
@@ -161,7 +114,7 @@ pub(crate) fn start_demo(ctx: &Ctx) -> JoinHandle<()> {
         ctx.store.insert(ctx.snapshot(
             drive.name,
             &origin,
-            placeholder(drive.transport(), "", "", ""),
+            factory::placeholder(drive.transport(), "", "", ""),
         ));
         if let Some(p) = &ctx.probes {
             let model = drive.model;
@@ -225,25 +178,6 @@ pub(crate) async fn discover(ctx: Arc<Ctx>) {
     }
 }
 
-/// The poller of a discovered drive, for its transport.
-pub fn live_poller(d: &Discovered, config: &Config, namer: &Arc<Namer>) -> Box<dyn Poller> {
-    let timeout = config.poll_timeout;
-    match d.transport {
-        Transport::Nvme => Box::new(NvmePoller::new(
-            Box::new(NvmeLive::new(&d.dev_path, timeout)),
-            PollPolicy::LIVE,
-        )),
-        Transport::Sata => {
-            let src = Box::new(SataLive::new(&d.dev_path, timeout));
-            let policy = SataPolicy {
-                wake_standby: config.wake_standby,
-                ..SataPolicy::LIVE
-            };
-            Box::new(SataPoller::new(src, namer.clone(), policy))
-        }
-    }
-}
-
 /// Running drive loops by kernel name; aborted when dropped.
 struct Drives(HashMap<String, (PathBuf, JoinHandle<()>)>);
 
@@ -275,7 +209,7 @@ fn reconcile(running: &mut Drives, found: Vec<Discovered>, ctx: &Ctx) {
                 serial = d.serial,
                 "drive found"
             );
-            let identity = placeholder(d.transport, &d.model, &d.serial, &d.firmware);
+            let identity = factory::placeholder(d.transport, &d.model, &d.serial, &d.firmware);
             ctx.store
                 .insert(ctx.snapshot(&d.name, &d.dev_path.display().to_string(), identity));
             let h = spawn_loop(

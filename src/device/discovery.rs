@@ -67,6 +67,13 @@ fn is_controller_name(name: &str) -> bool {
 
 /// NVMe controllers under `<sysfs>/class/nvme`, sorted by name. A missing
 /// class folder (no NVMe driver loaded) is an empty list, not an error.
+/// Every NVMe controller and SATA disk sysfs shows now that `filter` accepts.
+pub fn scan(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> {
+    let mut found = nvme_controllers(sysfs, dev, filter);
+    found.extend(sata_disks(sysfs, dev, filter));
+    found
+}
+
 pub fn nvme_controllers(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> {
     let class = sysfs.join("class/nvme");
     let Ok(entries) = std::fs::read_dir(&class) else {

@@ -2,6 +2,7 @@
 //! unified reading, and say what failed. Pollers are synchronous (they run
 //! on a blocking thread under a deadline, see `app::schedule`).
 
+pub mod factory;
 pub mod nvme;
 pub mod sata;
 pub mod source;

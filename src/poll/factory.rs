@@ -1,0 +1,98 @@
+//! The one place pollers are made, for `serve`, `check` and the tests: a
+//! discovered drive's live poller, a replay folder's, the attribute namer
+//! they share, and the identity a drive has before its first poll.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tracing::warn;
+
+use super::Poller;
+use super::nvme::{NvmePoller, PollPolicy};
+use super::sata::{SataPolicy, SataPoller};
+use crate::ata::attributes::Namer;
+use crate::device::discovery::Transport;
+use crate::device::nvme_live::NvmeLive;
+use crate::device::replay::{self, DumpKind, NvmeReplay, SataReplay};
+use crate::device::sata_live::SataLive;
+use crate::health::Identity;
+
+/// The poller of a live drive at `dev_path`: each command gets `timeout`;
+/// a SATA drive in standby is polled only with `wake_standby`.
+pub fn live(
+    transport: Transport,
+    dev_path: &Path,
+    timeout: Duration,
+    wake_standby: bool,
+    namer: &Arc<Namer>,
+) -> Box<dyn Poller> {
+    match transport {
+        Transport::Nvme => Box::new(NvmePoller::new(
+            Box::new(NvmeLive::new(dev_path, timeout)),
+            PollPolicy::LIVE,
+        )),
+        Transport::Sata => {
+            let src = Box::new(SataLive::new(dev_path, timeout));
+            let policy = SataPolicy {
+                wake_standby,
+                ..SataPolicy::LIVE
+            };
+            Box::new(SataPoller::new(src, namer.clone(), policy))
+        }
+    }
+}
+
+/// A dump folder as a drive: its `device` name, transport and poller, which
+/// reads every page on every poll (the dump contract).
+pub fn replay(
+    dir: &Path,
+    namer: &Arc<Namer>,
+) -> Result<(String, Transport, Box<dyn Poller>), String> {
+    let name = replay::device_name(dir);
+    Ok(match replay::dump_kind(dir)? {
+        DumpKind::Nvme => (
+            name,
+            Transport::Nvme,
+            Box::new(NvmePoller::new(
+                Box::new(NvmeReplay::new(dir)),
+                PollPolicy::EVERY_PAGE,
+            )),
+        ),
+        DumpKind::Sata => (
+            name,
+            Transport::Sata,
+            Box::new(SataPoller::new(
+                Box::new(SataReplay::new(dir)),
+                namer.clone(),
+                SataPolicy::EVERY_PAGE,
+            )),
+        ),
+    })
+}
+
+/// Attribute names: the built-in table, overridden by the first of `paths`
+/// (smartmontools' drivedb.h) that exists; a malformed file is reported
+/// and the built-in table used.
+pub fn namer(paths: &[&Path]) -> Namer {
+    let (namer, errors) = Namer::load(paths);
+    for e in errors.iter().take(5) {
+        warn!("drivedb: {e}");
+    }
+    if errors.len() > 5 {
+        warn!("drivedb: {} more problems not shown", errors.len() - 5);
+    }
+    namer
+}
+
+/// Identity before the drive's own identify data is read.
+pub fn placeholder(transport: Transport, model: &str, serial: &str, firmware: &str) -> Identity {
+    Identity {
+        transport,
+        model: model.to_string(),
+        serial: serial.to_string(),
+        firmware: firmware.to_string(),
+        wwn: String::new(),
+        capacity_bytes: None,
+    }
+}
