@@ -50,6 +50,11 @@ tests/ops/prometheus_e2e.py target/debug/ssd_exporter
 tests/ops/k8s.sh
 tests/ops/systemd.sh
 tests/ops/deb.sh
+echo "== fuzz targets build and run (smoke: 500 inputs or 3 s each; scripts/fuzz.sh for a campaign)"
+# Built outside the checkout, like the VM kernel, so CI's fresh clones on
+# the same machine only rebuild what changed.
+FUZZ_TARGET_DIR=${SSD_FUZZ_TARGET:-${XDG_CACHE_HOME:-$HOME/.cache}/ssd_exporter-fuzz-target} \
+  FUZZ_PROFILE=dev FUZZ_RUNS=500 scripts/fuzz.sh 3
 echo "== cargo test"
 log=$(mktemp)
 set +e

@@ -7,7 +7,7 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use regex::Regex;
+use regex::{Regex, RegexBuilder};
 use serde::Deserialize;
 use thiserror::Error;
 
@@ -21,6 +21,35 @@ pub enum ConfigError {
     Invalid { key: String, message: String },
     #[error("config file {path}: {message}")]
     File { path: String, message: String },
+}
+
+/// The accepted range of every configured number: a value past these is a
+/// typo or a unit mistake, and some (a duration added to a clock reading, a
+/// rate turned into an interval) would overflow arithmetic downstream.
+pub mod bounds {
+    use std::time::Duration;
+
+    /// `probe.rate`: reads per second per drive.
+    pub const MAX_PROBE_RATE: f64 = 1000.0;
+    /// `probe.write.rate`: writes per second (100/s of 4 KiB is 35 GB a day).
+    pub const MAX_WRITE_RATE: f64 = 100.0;
+    /// `probe.write.max_bytes`: the write probe's file, created full size.
+    pub const MIN_WRITE_BYTES: u64 = 1 << 20;
+    pub const MAX_WRITE_BYTES: u64 = crate::probe::writer::MAX_BYTES;
+    /// `poll.interval`, `discovery.interval`, `probe.window`.
+    pub const MAX_INTERVAL: Duration = Duration::from_secs(24 * 3600);
+    /// `poll.timeout`, `probe.timeout`.
+    pub const MAX_TIMEOUT: Duration = Duration::from_secs(600);
+    /// `health.throttle_recent`, `health.increase_window`.
+    pub const MAX_HISTORY: Duration = Duration::from_secs(365 * 24 * 3600);
+    /// `health.wear_*`: percentage used tops out at 255 % (byte 5 = FFh).
+    pub const MAX_WEAR_RATIO: f64 = 2.55;
+    /// `health.spare_warning_factor`: times the spare threshold.
+    pub const MAX_SPARE_FACTOR: f64 = 100.0;
+    /// `health.plp_health_critical`: a ratio of full health.
+    pub const MAX_PLP_RATIO: f64 = 1.0;
+    /// `device.include`, `device.exclude`: compiled program size.
+    pub const MAX_REGEX_BYTES: usize = 1 << 20;
 }
 
 fn invalid(key: &str, message: impl Into<String>) -> ConfigError {
@@ -247,33 +276,49 @@ impl RawHealth {
 }
 
 fn health(raw: RawHealth) -> Result<Health, ConfigError> {
+    use bounds::{MAX_HISTORY, MAX_PLP_RATIO, MAX_SPARE_FACTOR, MAX_WEAR_RATIO};
     let d = crate::health::verdict::Rules::default();
-    let ratio = |key: &str, v: Option<f64>, default: f64| match v.unwrap_or(default) {
-        x if x.is_finite() && x > 0.0 => Ok(x),
-        x => Err(invalid(
-            key,
-            format!("{x} must be a number above 0, e.g. {default}"),
-        )),
-    };
     let rules = crate::health::verdict::Rules {
-        wear_warning: ratio("health.wear_warning", raw.wear_warning, d.wear_warning)?,
-        wear_critical: ratio("health.wear_critical", raw.wear_critical, d.wear_critical)?,
-        spare_warning_factor: ratio(
+        wear_warning: number(
+            "health.wear_warning",
+            raw.wear_warning,
+            d.wear_warning,
+            MAX_WEAR_RATIO,
+        )?,
+        wear_critical: number(
+            "health.wear_critical",
+            raw.wear_critical,
+            d.wear_critical,
+            MAX_WEAR_RATIO,
+        )?,
+        spare_warning_factor: number(
             "health.spare_warning_factor",
             raw.spare_warning_factor,
             d.spare_warning_factor,
+            MAX_SPARE_FACTOR,
         )?,
-        plp_health_critical: ratio(
+        plp_health_critical: number(
             "health.plp_health_critical",
             raw.plp_health_critical,
             d.plp_health_critical,
+            MAX_PLP_RATIO,
         )?,
-        throttle_recent: duration_key("health.throttle_recent", raw.throttle_recent, "1h")?,
+        throttle_recent: duration_key(
+            "health.throttle_recent",
+            raw.throttle_recent,
+            "1h",
+            MAX_HISTORY,
+        )?,
         latency_qos: raw.latency_qos.unwrap_or(d.latency_qos),
     };
     let increase_window = match raw.increase_window {
         None => None,
-        Some(w) => Some(duration_key("health.increase_window", Some(w), "24h")?),
+        Some(w) => Some(duration_key(
+            "health.increase_window",
+            Some(w),
+            "24h",
+            MAX_HISTORY,
+        )?),
     };
     Ok(Health {
         rules,
@@ -307,14 +352,19 @@ pub struct ProbeWrite {
 /// Default write probe rate: 0.2/s is 4 KiB × 0.2 × 86 400 ≈ 71 MB a day.
 pub const DEFAULT_WRITE_RATE: f64 = 0.2;
 
-fn probe(raw: RawProbe) -> Result<Probe, ConfigError> {
-    let positive = |key: &str, v: Option<f64>, default: f64| match v.unwrap_or(default) {
-        x if x.is_finite() && x > 0.0 => Ok(x),
+/// A number above 0 and at most `max` (`default` when unset).
+fn number(key: &str, value: Option<f64>, default: f64, max: f64) -> Result<f64, ConfigError> {
+    match value.unwrap_or(default) {
+        x if x.is_finite() && x > 0.0 && x <= max => Ok(x),
         x => Err(invalid(
             key,
-            format!("{x} must be a number above 0, e.g. {default}"),
+            format!("{x} must be a number above 0 and at most {max}, e.g. {default}"),
         )),
-    };
+    }
+}
+
+fn probe(raw: RawProbe) -> Result<Probe, ConfigError> {
+    use bounds::{MAX_INTERVAL, MAX_PROBE_RATE, MAX_TIMEOUT, MAX_WRITE_BYTES, MAX_WRITE_RATE};
     let busy = raw.busy_threshold.unwrap_or(0.9);
     if !(busy > 0.0 && busy <= 1.0) {
         return Err(invalid(
@@ -326,7 +376,12 @@ fn probe(raw: RawProbe) -> Result<Probe, ConfigError> {
         None => None,
         Some(path) => Some(ProbeWrite {
             path,
-            rate: positive("probe.write.rate", raw.write.rate, DEFAULT_WRITE_RATE)?,
+            rate: number(
+                "probe.write.rate",
+                raw.write.rate,
+                DEFAULT_WRITE_RATE,
+                MAX_WRITE_RATE,
+            )?,
             flush: match raw.write.mode.as_deref().unwrap_or("direct") {
                 "direct" => false,
                 "flush" => true,
@@ -338,11 +393,13 @@ fn probe(raw: RawProbe) -> Result<Probe, ConfigError> {
                 }
             },
             max_bytes: match raw.write.max_bytes.unwrap_or(64 << 20) {
-                n if n >= 1 << 20 => n,
+                n if (bounds::MIN_WRITE_BYTES..=MAX_WRITE_BYTES).contains(&n) => n,
                 n => {
                     return Err(invalid(
                         "probe.write.max_bytes",
-                        format!("{n} is too small; use at least 1048576 (1 MiB)"),
+                        format!(
+                            "{n} is not accepted; use 1048576 (1 MiB) to {MAX_WRITE_BYTES} (1 GiB)"
+                        ),
                     ));
                 }
             },
@@ -350,9 +407,9 @@ fn probe(raw: RawProbe) -> Result<Probe, ConfigError> {
     };
     Ok(Probe {
         enabled: !raw.disable.unwrap_or(false),
-        rate: positive("probe.rate", raw.rate, 5.0)?,
-        window: duration_key("probe.window", raw.window, "10m")?,
-        timeout: duration_key("probe.timeout", raw.timeout, "5s")?,
+        rate: number("probe.rate", raw.rate, 5.0, MAX_PROBE_RATE)?,
+        window: duration_key("probe.window", raw.window, "10m", MAX_INTERVAL)?,
+        timeout: duration_key("probe.timeout", raw.timeout, "5s", MAX_TIMEOUT)?,
         busy_threshold: busy,
         devices: raw.device,
         write,
@@ -399,10 +456,25 @@ impl TryFrom<RawFile> for Config {
         Ok(Config {
             listen,
             telemetry_path,
-            poll_interval: duration_key("poll.interval", raw.poll.interval, poll_default)?,
-            poll_timeout: duration_key("poll.timeout", raw.poll.timeout, "10s")?,
+            poll_interval: duration_key(
+                "poll.interval",
+                raw.poll.interval,
+                poll_default,
+                bounds::MAX_INTERVAL,
+            )?,
+            poll_timeout: duration_key(
+                "poll.timeout",
+                raw.poll.timeout,
+                "10s",
+                bounds::MAX_TIMEOUT,
+            )?,
             wake_standby: raw.poll.wake_standby.unwrap_or(false),
-            discovery_interval: duration_key("discovery.interval", raw.discovery.interval, "30s")?,
+            discovery_interval: duration_key(
+                "discovery.interval",
+                raw.discovery.interval,
+                "30s",
+                bounds::MAX_INTERVAL,
+            )?,
             include: regex_key("device.include", raw.device.include)?,
             exclude: regex_key("device.exclude", raw.device.exclude)?,
             log_level: log_level(raw.log.level.as_deref().unwrap_or("info"))?,
@@ -431,31 +503,65 @@ impl TryFrom<RawFile> for Config {
     }
 }
 
-fn duration_key(key: &str, value: Option<String>, default: &str) -> Result<Duration, ConfigError> {
+/// A duration above zero and at most `max` (`default` when unset).
+fn duration_key(
+    key: &str,
+    value: Option<String>,
+    default: &str,
+    max: Duration,
+) -> Result<Duration, ConfigError> {
     let text = value.as_deref().unwrap_or(default);
     match parse_duration(text) {
-        Ok(d) if !d.is_zero() => Ok(d),
-        Ok(_) => Err(invalid(key, format!("{text:?} must be longer than zero"))),
+        Ok(d) if d.is_zero() => Err(invalid(key, format!("{text:?} must be longer than zero"))),
+        Ok(d) if d > max => Err(invalid(
+            key,
+            format!(
+                "{text:?} is too long; use at most {}, e.g. {default}",
+                format_duration(max)
+            ),
+        )),
+        Ok(d) => Ok(d),
         Err(e) => Err(invalid(key, e)),
+    }
+}
+
+/// A bound as a Prometheus-style duration in its largest whole unit.
+fn format_duration(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        _ if s > 0 && s % 86_400 == 0 => format!("{}d", s / 86_400),
+        _ if s > 0 && s % 3_600 == 0 => format!("{}h", s / 3_600),
+        _ if s > 0 && s % 60 == 0 => format!("{}m", s / 60),
+        _ if d.subsec_millis() == 0 => format!("{s}s"),
+        _ => format!("{}ms", d.as_millis()),
     }
 }
 
 fn regex_key(key: &str, value: Option<String>) -> Result<Option<Regex>, ConfigError> {
     match value.filter(|v| !v.is_empty()) {
         None => Ok(None),
-        Some(v) => Regex::new(&v).map(Some).map_err(|e| {
-            let first = e
-                .to_string()
-                .lines()
-                .last()
-                .unwrap_or_default()
-                .trim()
-                .to_string();
-            invalid(
-                key,
-                format!("{v:?} is not a valid regular expression ({first})"),
-            )
-        }),
+        Some(v) => RegexBuilder::new(&v)
+            .size_limit(bounds::MAX_REGEX_BYTES)
+            .build()
+            .map(Some)
+            .map_err(|e| {
+                let why = match e {
+                    regex::Error::CompiledTooBig(limit) => {
+                        format!("compiles to more than {limit} bytes; use a simpler one")
+                    }
+                    e => e
+                        .to_string()
+                        .lines()
+                        .last()
+                        .unwrap_or_default()
+                        .trim()
+                        .to_string(),
+                };
+                invalid(
+                    key,
+                    format!("{v:?} is not a valid regular expression ({why})"),
+                )
+            }),
     }
 }
 

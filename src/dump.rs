@@ -2,6 +2,9 @@
 //! a replay folder (`shared/reference/device-dumps.md`), using the very poll
 //! that serving uses, so a dump holds exactly the pages the exporter reads.
 
+use std::fs::OpenOptions;
+use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -67,7 +70,7 @@ pub fn dump(
     let mut write_err = None;
     let mut write = |name: &str, bytes: Vec<u8>| {
         let path = folder.join(name);
-        match std::fs::write(&path, bytes) {
+        match write_new(&path, &bytes) {
             Ok(()) => report.files.push(name.to_string()),
             Err(e) => {
                 write_err = Some(DumpError::Io {
@@ -124,8 +127,36 @@ pub fn dump(
         .map(|e| format!("{}: {}", e.source, e.message))
         .collect();
     let meta_path = folder.join("meta.toml");
-    std::fs::write(&meta_path, meta_toml(&source, redact)).map_err(io(&meta_path))?;
+    write_new(&meta_path, meta_toml(&source, redact).as_bytes()).map_err(io(&meta_path))?;
     Ok(report)
+}
+
+/// Writes `bytes` as a new file at `path`, never through a symlink or into
+/// anything but a regular file: a dump folder may be shared (`/tmp`), and a
+/// link planted there must not make a root-run dump overwrite its target.
+/// A regular file left by an earlier dump is replaced; the new file is
+/// created with `O_EXCL | O_NOFOLLOW`, so a link planted between the removal
+/// and the creation fails the write instead of being followed.
+fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_file() => std::fs::remove_file(path)?,
+        Ok(_) => {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                "exists and is not a regular file (a symlink?); remove it or dump into an empty folder",
+            ));
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
 }
 
 /// IDENTIFY DEVICE: serial words 10–19 (bytes 20..40), WWN words 108–111
@@ -209,6 +240,44 @@ mod tests {
         assert_eq!(&out[216..224], &[0u8; 8]);
         assert_eq!(out.iter().fold(0u8, |a, &b| a.wrapping_add(b)), 0);
         assert_eq!(redacted_ata("identify.bin", &id, false), id);
+    }
+
+    #[test]
+    fn a_symlink_planted_in_the_dump_folder_is_not_followed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let victim = tmp.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let folder = tmp.path().join("dump");
+        std::fs::create_dir(&folder).unwrap();
+        std::os::unix::fs::symlink(&victim, folder.join("meta.toml")).unwrap();
+        // A regular file standing in for the disk: every page fails (not a
+        // SCSI device), then the dump writes meta.toml.
+        let device = tmp.path().join("sdz");
+        std::fs::write(&device, [0u8; 512]).unwrap();
+        let e = dump(&device, &folder, Duration::from_secs(1), false).unwrap_err();
+        assert!(
+            e.to_string().contains("meta.toml") && e.to_string().contains("not a regular file"),
+            "{e}"
+        );
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        // A dangling link is not followed either (no file appears at its target).
+        let target = tmp.path().join("created-through-link");
+        std::fs::remove_file(folder.join("meta.toml")).unwrap();
+        std::os::unix::fs::symlink(&target, folder.join("meta.toml")).unwrap();
+        assert!(dump(&device, &folder, Duration::from_secs(1), false).is_err());
+        assert!(!target.exists());
+    }
+
+    #[test]
+    fn a_regular_file_from_an_earlier_dump_is_replaced() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("smart-log.bin");
+        std::fs::write(&path, "an older, longer dump").unwrap();
+        write_new(&path, b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        let fifo = tmp.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        assert!(write_new(&fifo, b"x").is_err(), "a FIFO is not replaced");
     }
 
     #[test]

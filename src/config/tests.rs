@@ -180,3 +180,85 @@ fn probe_and_health_values_are_checked() {
         (Some("/srv/probe"), 0.5, true)
     );
 }
+
+#[test]
+fn every_number_has_an_upper_bound_named_in_the_error() {
+    let cases = [
+        ("probe:\n  rate: 1e300\n", "probe.rate", "at most 1000"),
+        ("probe:\n  rate: 1001\n", "probe.rate", "at most 1000"),
+        (
+            "probe:\n  write:\n    path: /x\n    rate: 101\n",
+            "probe.write.rate",
+            "at most 100",
+        ),
+        (
+            "probe:\n  write:\n    path: /x\n    max_bytes: 1099511627776\n",
+            "probe.write.max_bytes",
+            "1073741824 (1 GiB)",
+        ),
+        (
+            "probe:\n  write:\n    path: /x\n    max_bytes: 4096\n",
+            "probe.write.max_bytes",
+            "1048576 (1 MiB)",
+        ),
+        ("poll:\n  interval: 2d\n", "poll.interval", "at most 1d"),
+        ("poll:\n  timeout: 11m\n", "poll.timeout", "at most 10m"),
+        (
+            "discovery:\n  interval: 99999y\n",
+            "discovery.interval",
+            "at most 1d",
+        ),
+        ("probe:\n  window: 25h\n", "probe.window", "at most 1d"),
+        ("probe:\n  timeout: 1h\n", "probe.timeout", "at most 10m"),
+        (
+            "health:\n  throttle_recent: 2y\n",
+            "health.throttle_recent",
+            "at most 365d",
+        ),
+        (
+            "health:\n  increase_window: 400d\n",
+            "health.increase_window",
+            "at most 365d",
+        ),
+        (
+            "health:\n  wear_warning: 3\n",
+            "health.wear_warning",
+            "at most 2.55",
+        ),
+        (
+            "health:\n  plp_health_critical: 1.5\n",
+            "health.plp_health_critical",
+            "at most 1",
+        ),
+        (
+            "health:\n  spare_warning_factor: 1e9\n",
+            "health.spare_warning_factor",
+            "at most 100",
+        ),
+    ];
+    for (yaml, key, accepted) in cases {
+        let e = validate(yaml).unwrap_err();
+        assert!(
+            e.starts_with(key) && e.contains(accepted) && !e.contains('\n'),
+            "{yaml:?} gave {e}"
+        );
+    }
+    // The bounds themselves are accepted.
+    let c = validate(
+        "poll:\n  interval: 1d\n  timeout: 10m\nprobe:\n  rate: 1000\n  window: 24h\n  write:\n    path: /x\n    rate: 100\n    max_bytes: 1073741824\n",
+    )
+    .unwrap();
+    assert_eq!(c.probe.rate, 1000.0);
+    assert_eq!(c.probe.write.unwrap().max_bytes, 1 << 30);
+}
+
+#[test]
+fn a_regex_that_compiles_too_large_is_refused() {
+    // Small text, huge program: 20 nested counted repetitions.
+    let e = validate("device:\n  include: '(((a{100}){100}){100})'\n").unwrap_err();
+    assert!(
+        e.starts_with("device.include") && e.contains("regular expression"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "{e}");
+}

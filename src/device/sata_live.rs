@@ -100,7 +100,14 @@ impl SataLive {
         }
         let sense = sense::parse_sense(&sense_buf[..usize::from(out.sense_len).min(SENSE_LEN)]);
         match sense::outcome(out.status, &sense, cmd.check_condition) {
-            Ok(regs) => Ok((storage[start..start + len].to_vec(), regs)),
+            Ok(regs) => {
+                // What the device did not fill is the buffer's zero padding:
+                // decoding it would report zeros as the drive's values.
+                out.check_transfer(len).map_err(|e| {
+                    FetchError::Failed(format!("{what} on {}: {e}", self.path.display()))
+                })?;
+                Ok((storage[start..start + len].to_vec(), regs))
+            }
             Err(e) => {
                 let msg = format!("{what} on {}: {e}", self.path.display());
                 Err(if e.is_unsupported() {

@@ -16,6 +16,14 @@
 //! creating the data file and its marker, the next start refuses the
 //! orphan and says to delete it.
 //!
+//! Neither file is ever opened through a symlink (`O_NOFOLLOW`), and an
+//! existing one is opened `O_NONBLOCK` and must be a regular file, so a
+//! FIFO or device node planted under either name is refused rather than
+//! blocking the probe thread in `open`; both write descriptors are checked
+//! against the inode that was created or verified. The data file is at most
+//! [`MAX_BYTES`] and is only created when it takes at most half of the
+//! filesystem's free space.
+//!
 //! [`WriteProbe::create`] also refuses a `dir` that is a device node, a
 //! filesystem not backed by a block device (tmpfs, overlay, NFS, a btrfs
 //! subvolume's anonymous device), a device-mapper or md volume (which drive
@@ -56,6 +64,10 @@ pub const DATA_FILE: &str = "ssd_exporter-probe.dat";
 pub const MARKER_FILE: &str = "ssd_exporter-probe.id";
 /// Default cap on the data file's size.
 pub const DEFAULT_MAX_BYTES: u64 = 64 << 20;
+/// The largest data file the probe creates: it is written in full once.
+pub const MAX_BYTES: u64 = 1 << 30;
+/// A marker is three short lines; anything longer is not ours.
+const MARKER_MAX_LEN: u64 = 4096;
 /// Default write probes per second (see the wear arithmetic above).
 pub const DEFAULT_WRITE_RATE: f64 = 1.0;
 const MAGIC: &str = "ssd_exporter write probe";
@@ -154,6 +166,12 @@ impl WriteProbe {
         sysfs: &Path,
         max_bytes: u64,
     ) -> Result<WriteProbe, ProbeError> {
+        if max_bytes > MAX_BYTES {
+            return Err(refuse(
+                dir,
+                format!("max_bytes {max_bytes} is above the {MAX_BYTES}-byte (1 GiB) limit"),
+            ));
+        }
         let meta = std::fs::metadata(dir).map_err(io_err(dir))?;
         let ft = meta.file_type();
         use std::os::unix::fs::FileTypeExt;
@@ -204,21 +222,21 @@ impl WriteProbe {
                 ),
             ));
         }
-        let open = |flags| {
-            OpenOptions::new()
-                .write(true)
-                .custom_flags(flags | libc::O_NOFOLLOW | libc::O_CLOEXEC)
-                .open(&path)
-                .map_err(io_err(&path))
+        // Both descriptors must be the file just created or verified: the
+        // path could have been swapped for another file in between.
+        let open = |flags| -> Result<File, ProbeError> {
+            let file = open_regular(&path, true, flags).map_err(io_err(&path))?;
+            let m = file.metadata().map_err(io_err(&path))?;
+            if m.ino() != ino || m.dev() != meta.dev() {
+                return Err(refuse(
+                    dir,
+                    format!("{} changed while it was being opened", path.display()),
+                ));
+            }
+            Ok(file)
         };
         let direct = open(libc::O_DIRECT | libc::O_DSYNC)?;
         let buffered = open(0)?;
-        if direct.metadata().map_err(io_err(&path))?.ino() != ino {
-            return Err(refuse(
-                dir,
-                format!("{} changed while it was being opened", path.display()),
-            ));
-        }
         let size = io_size as usize;
         let buf = vec![0u8; 2 * size];
         let align = buf.as_ptr().align_offset(size);
@@ -270,6 +288,40 @@ impl WriteProbe {
     }
 }
 
+/// Opens an existing probe file for reading or writing, with `flags`,
+/// without following a symlink and without blocking (a FIFO planted in its
+/// place would otherwise block `open` until someone opened the other end),
+/// then checks it is a regular file. `O_NONBLOCK` changes nothing for a
+/// regular file's I/O.
+fn open_regular(path: &Path, write: bool, flags: i32) -> io::Result<File> {
+    let file = OpenOptions::new()
+        .read(!write)
+        .write(write)
+        .custom_flags(flags | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    Ok(file)
+}
+
+/// Refuses a data file of `len` bytes that would take more than half of
+/// the `available` bytes: a probe must never be what fills a filesystem.
+fn check_free_space(dir: &Path, len: u64, available: u64) -> Result<(), ProbeError> {
+    if len > available / 2 {
+        return Err(refuse(
+            dir,
+            format!(
+                "its filesystem has {available} bytes free, and the {len}-byte probe file may take at most half; lower probe.write.max_bytes or free space"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn new_token() -> String {
     format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..))
 }
@@ -278,9 +330,12 @@ fn header(token: &str) -> String {
     format!("{MAGIC}\ntoken={token}\n")
 }
 
-/// `(inode, token)` from a marker file, if it is one of ours.
+/// `(inode, token)` from a marker file, if it is one of ours (a regular
+/// file, not a symlink, FIFO or device, of a marker's size).
 fn read_marker(marker: &Path) -> Option<(u64, String)> {
-    let text = std::fs::read_to_string(marker).ok()?;
+    let file = open_regular(marker, false, 0).ok()?;
+    let mut text = String::new();
+    file.take(MARKER_MAX_LEN).read_to_string(&mut text).ok()?;
     let mut lines = text.lines();
     if lines.next()? != MAGIC {
         return None;
@@ -299,7 +354,7 @@ fn create_files(
     io_size: u32,
     max_bytes: u64,
 ) -> Result<(u64, u64), ProbeError> {
-    if marker.exists() {
+    if std::fs::symlink_metadata(marker).is_ok() {
         if read_marker(marker).is_none() {
             return Err(refuse(
                 dir,
@@ -319,6 +374,11 @@ fn create_files(
             format!("max_bytes {max_bytes} is below two {io_size}-byte blocks"),
         ));
     }
+    let fs = nix::sys::statvfs::statvfs(dir).map_err(|e| io_err(dir)(e.into()))?;
+    // fsblkcnt_t and c_ulong are 32-bit on some targets.
+    #[allow(clippy::useless_conversion)]
+    let available = u64::from(fs.blocks_available()).saturating_mul(u64::from(fs.fragment_size()));
+    check_free_space(dir, len, available)?;
     let mut file = OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -377,13 +437,9 @@ fn verify_existing(
         )
     };
     let (ino, token) = read_marker(marker).ok_or_else(foreign)?;
-    let mut file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|_| foreign())?;
+    let mut file = open_regular(path, false, 0).map_err(|_| foreign())?;
     let meta = file.metadata().map_err(io_err(path))?;
-    if !meta.is_file() || meta.ino() != ino || meta.dev() != dir_dev {
+    if meta.ino() != ino || meta.dev() != dir_dev {
         return Err(foreign());
     }
     let head = header(&token);
@@ -467,6 +523,116 @@ mod tests {
         assert_eq!(read_marker(&m), Some((42, "abc".into())));
         std::fs::write(&m, "inode=42\ntoken=abc\n").unwrap();
         assert_eq!(read_marker(&m), None);
+    }
+
+    /// A folder whose filesystem a fake sysfs says is on drive `fake0`.
+    fn probe_dir() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("probe");
+        std::fs::create_dir(&dir).unwrap();
+        let dev = std::fs::metadata(&dir).unwrap().dev();
+        let sys = tmp.path().join("sys");
+        let majmin = format!(
+            "{}:{}",
+            nix::sys::stat::major(dev),
+            nix::sys::stat::minor(dev)
+        );
+        node(&sys, &majmin, "virtual/block/fake0", &[]);
+        (tmp, dir, sys)
+    }
+
+    /// `create` on another thread: a call that blocks fails the test
+    /// instead of hanging it.
+    fn create_within(dir: &Path, sys: &Path, max_bytes: u64) -> Result<(), String> {
+        let (dir, sys) = (dir.to_path_buf(), sys.to_path_buf());
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let r = WriteProbe::create(&dir, "fake0", &sys, max_bytes).map(|_| ());
+            let _ = tx.send(r.map_err(|e| e.to_string()));
+        });
+        rx.recv_timeout(Duration::from_secs(10))
+            .expect("WriteProbe::create blocked")
+    }
+
+    fn mkfifo(path: &Path) {
+        nix::unistd::mkfifo(path, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    }
+
+    #[test]
+    fn a_fifo_planted_as_the_marker_is_refused_without_blocking() {
+        let (_tmp, dir, sys) = probe_dir();
+        mkfifo(&dir.join(MARKER_FILE));
+        let e = create_within(&dir, &sys, 1 << 20).unwrap_err();
+        assert!(e.contains("was not written by ssd_exporter"), "{e}");
+        assert!(!dir.join(DATA_FILE).exists());
+    }
+
+    #[test]
+    fn a_fifo_planted_as_the_data_file_is_refused_without_blocking() {
+        let (_tmp, dir, sys) = probe_dir();
+        let data = dir.join(DATA_FILE);
+        mkfifo(&data);
+        // Even beside a marker that names the FIFO's inode.
+        let ino = std::fs::symlink_metadata(&data).unwrap().ino();
+        std::fs::write(
+            dir.join(MARKER_FILE),
+            format!("{MAGIC}\ninode={ino}\ntoken=0123\n"),
+        )
+        .unwrap();
+        let e = create_within(&dir, &sys, 1 << 20).unwrap_err();
+        assert!(e.contains("was not created by ssd_exporter"), "{e}");
+    }
+
+    #[test]
+    fn a_symlink_planted_as_the_marker_is_not_followed() {
+        let (tmp, dir, sys) = probe_dir();
+        // Dangling: following it would create the target.
+        let target = tmp.path().join("elsewhere");
+        symlink(&target, dir.join(MARKER_FILE)).unwrap();
+        let e = create_within(&dir, &sys, 1 << 20).unwrap_err();
+        assert!(e.contains("was not written by ssd_exporter"), "{e}");
+        assert!(!target.exists());
+        assert!(
+            !dir.join(DATA_FILE).exists(),
+            "no data file is created beside a foreign marker"
+        );
+        // Pointing at a real marker of ours: still not read through the link.
+        let real = tmp.path().join("real.id");
+        std::fs::write(&real, format!("{MAGIC}\ninode=1\ntoken=0123\n")).unwrap();
+        std::fs::remove_file(dir.join(MARKER_FILE)).unwrap();
+        symlink(&real, dir.join(MARKER_FILE)).unwrap();
+        assert_eq!(read_marker(&dir.join(MARKER_FILE)), None);
+        assert!(read_marker(&real).is_some());
+    }
+
+    #[test]
+    fn a_symlink_planted_as_the_data_file_is_refused() {
+        let (tmp, dir, sys) = probe_dir();
+        let victim = tmp.path().join("victim");
+        std::fs::write(&victim, vec![7u8; 1 << 20]).unwrap();
+        symlink(&victim, dir.join(DATA_FILE)).unwrap();
+        let ino = std::fs::metadata(&victim).unwrap().ino();
+        std::fs::write(
+            dir.join(MARKER_FILE),
+            format!("{MAGIC}\ninode={ino}\ntoken=0123\n"),
+        )
+        .unwrap();
+        let e = create_within(&dir, &sys, 1 << 20).unwrap_err();
+        assert!(e.contains("was not created by ssd_exporter"), "{e}");
+        assert_eq!(std::fs::read(&victim).unwrap(), vec![7u8; 1 << 20]);
+    }
+
+    #[test]
+    fn max_bytes_and_free_space_are_bounded() {
+        let (_tmp, dir, sys) = probe_dir();
+        let e = create_within(&dir, &sys, 1 << 40).unwrap_err();
+        assert!(e.contains("above the 1073741824-byte (1 GiB) limit"), "{e}");
+        assert!(!dir.join(DATA_FILE).exists());
+        let d = Path::new("/srv");
+        assert!(check_free_space(d, 1 << 20, 2 << 20).is_ok());
+        let e = check_free_space(d, 1 << 20, (2 << 20) - 1).unwrap_err();
+        assert!(e.to_string().contains("lower probe.write.max_bytes"), "{e}");
+        assert!(check_free_space(d, 1 << 20, 0).is_err());
     }
 
     #[test]

@@ -89,10 +89,50 @@ pub struct SgOutcome {
     pub driver_status: u16,
     /// Bytes of sense data the kernel wrote (`sb_len_wr`).
     pub sense_len: u8,
-    /// Requested minus transferred bytes (0 for a full transfer).
+    /// Requested minus transferred bytes (0 for a full transfer), as the
+    /// kernel reported it.
     pub resid: i32,
+    /// Bytes of the data-in buffer the device actually filled
+    /// ([`transferred_len`] of the buffer length and `resid`); 0 without a
+    /// data phase.
+    pub transferred: usize,
     /// Time the command took, in milliseconds.
     pub duration_ms: u32,
+}
+
+/// A data-in command that filled less of its buffer than it asked for: the
+/// rest of the buffer is the zero padding it was allocated with, not data,
+/// and must not be decoded as a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("short transfer: the device returned {got} of {expected} bytes")]
+pub struct ShortTransfer {
+    pub expected: usize,
+    pub got: usize,
+}
+
+impl SgOutcome {
+    /// `Ok` when the data phase moved all `expected` bytes.
+    pub fn check_transfer(&self, expected: usize) -> Result<(), ShortTransfer> {
+        if self.transferred >= expected {
+            Ok(())
+        } else {
+            Err(ShortTransfer {
+                expected,
+                got: self.transferred,
+            })
+        }
+    }
+}
+
+/// How many bytes of a `dxfer_len`-byte buffer hold data, from the
+/// kernel's `resid` (requested minus transferred). A negative residual
+/// (an overrun some low-level drivers report) still filled at most the
+/// buffer; a residual larger than the buffer means nothing arrived.
+pub fn transferred_len(dxfer_len: usize, resid: i32) -> usize {
+    match usize::try_from(resid) {
+        Ok(short) => dxfer_len.saturating_sub(short),
+        Err(_) => dxfer_len,
+    }
 }
 
 /// Issues `cdb` on `file` (an open SCSI block or sg device), with `data` as
@@ -171,6 +211,7 @@ pub fn sg_io(
         driver_status: hdr.driver_status,
         sense_len: hdr.sb_len_wr.min(mx_sb_len),
         resid: hdr.resid,
+        transferred: transferred_len(dxfer_len as usize, hdr.resid),
         duration_ms: hdr.duration,
     })
 }
@@ -217,6 +258,45 @@ mod tests {
             errno == Some(libc::ENOTTY) || errno == Some(libc::EINVAL),
             "expected ENOTTY or EINVAL, got {err:?}"
         );
+    }
+
+    #[test]
+    fn the_residual_says_how_much_of_the_buffer_is_data() {
+        assert_eq!(transferred_len(512, 0), 512);
+        assert_eq!(transferred_len(512, 100), 412);
+        assert_eq!(transferred_len(512, 512), 0);
+        assert_eq!(transferred_len(512, 4096), 0);
+        assert_eq!(transferred_len(512, -8), 512);
+        assert_eq!(transferred_len(0, 0), 0);
+        assert_eq!(transferred_len(0, i32::MIN), 0);
+    }
+
+    #[test]
+    fn a_short_transfer_is_an_error_naming_both_lengths() {
+        let out = SgOutcome {
+            status: 0,
+            masked_status: 0,
+            host_status: 0,
+            driver_status: 0,
+            sense_len: 0,
+            resid: 312,
+            transferred: transferred_len(512, 312),
+            duration_ms: 1,
+        };
+        let e = out.check_transfer(512).unwrap_err();
+        assert_eq!(
+            e,
+            ShortTransfer {
+                expected: 512,
+                got: 200
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "short transfer: the device returned 200 of 512 bytes"
+        );
+        assert_eq!(out.check_transfer(200), Ok(()));
+        assert_eq!(out.check_transfer(0), Ok(()));
     }
 
     #[test]

@@ -14,8 +14,10 @@ fn run(args: &[&str]) -> (i32, String) {
 
 #[test]
 fn bad_flag_values_exit_2_with_one_line_naming_the_key() {
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 6] = [
         (&["--poll.interval=5x", "--check-config"], "poll.interval"),
+        (&["--probe.rate=1e300", "--check-config"], "probe.rate"),
+        (&["--poll.timeout=99999y", "--check-config"], "poll.timeout"),
         (&["--log.format=xml", "--check-config"], "log.format"),
         (&["--device.include=(", "--check-config"], "device.include"),
         (&["--no-such-flag"], "--no-such-flag"),
@@ -39,6 +41,30 @@ fn unknown_config_key_exits_2_naming_it() {
         err.contains("intervall") && err.contains("interval"),
         "{err}"
     );
+}
+
+#[test]
+fn out_of_bounds_config_values_exit_2_naming_the_key_and_the_bound() {
+    let cases = [
+        ("probe:\n  rate: 1e300\n", "probe.rate", "at most 1000"),
+        (
+            // 1 TiB
+            "probe:\n  write:\n    path: /var/lib/ssd_exporter\n    max_bytes: 1099511627776\n",
+            "probe.write.max_bytes",
+            "(1 GiB)",
+        ),
+    ];
+    for (yaml, key, accepted) in cases {
+        let tmp = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(tmp.path(), yaml).unwrap();
+        let (code, err) = run(&["--config.file", path_str(tmp.path()), "--check-config"]);
+        assert_eq!(code, 2, "{yaml:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{yaml:?}: {err}");
+        assert!(
+            err.contains(key) && err.contains(accepted),
+            "{yaml:?}: {err}"
+        );
+    }
 }
 
 #[test]
