@@ -137,6 +137,7 @@ mod tests {
             telemetry_path: "/metrics".to_owned(),
             version: "1.2.3".to_owned(),
             banner: None,
+            ..ServerConfig::default()
         }
     }
 
