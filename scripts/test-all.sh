@@ -50,6 +50,8 @@ tests/ops/prometheus_e2e.py target/debug/ssd_exporter
 tests/ops/k8s.sh
 tests/ops/systemd.sh
 tests/ops/deb.sh
+echo "== web config: TLS, basic auth, mTLS, rotation, socket activation (curl, promtool)"
+tests/ops/web_tls.sh target/debug/ssd_exporter
 echo "== cargo test"
 log=$(mktemp)
 set +e
