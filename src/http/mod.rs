@@ -1,7 +1,7 @@
 //! The HTTP face of the exporter: `/metrics` (content-negotiated, optionally
 //! gzipped), a plain HTML landing page at `/`, and `/healthz`; TLS, basic
 //! authentication and security headers from the exporter-toolkit web config
-//! file ([`web`]); a cap on open connections ([`limits`]).
+//! file ([`web`]); a cap on open connections (`limits`).
 //!
 //! The server only encodes what the application already holds: it reaches the
 //! application through [`Exposition`], whose methods read published snapshots
@@ -79,7 +79,8 @@ pub struct ServerConfig {
     pub auth: Option<Arc<auth::BasicAuth>>,
     /// Added to every response (`http_server_config.headers`).
     pub headers: Vec<(HeaderName, HeaderValue)>,
-    /// Open connections at most; see [`limits`].
+    /// Open connections at most; at the cap the oldest connection not in a
+    /// request is closed (`limits`).
     pub max_connections: usize,
 }
 
