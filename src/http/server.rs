@@ -18,6 +18,7 @@ use std::time::Duration;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulConnection;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
@@ -39,6 +40,9 @@ pub const MAX_MAX_CONNECTIONS: usize = 16384;
 /// connection survives between scrapes. Slow or silent clients do not
 /// starve others: at the cap the oldest idle connection is closed.
 pub const KEEP_ALIVE_IDLE: Duration = Duration::from_secs(180);
+
+/// Concurrent requests on one HTTP/2 connection.
+const H2_MAX_STREAMS: u32 = 16;
 
 /// A TLS client must finish its handshake within this time.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -145,21 +149,31 @@ async fn connection(
         () = registered.conn.evict.notified() => return,
         () = stopped(&mut stop) => return,
     };
-    serve_http(TokioIo::new(stream), peer, shared, registered, stop).await;
+    if stream.get_ref().1.alpn_protocol() == Some(b"h2") {
+        serve_h2(TokioIo::new(stream), peer, shared, registered, stop).await;
+    } else {
+        serve_http(TokioIo::new(stream), peer, shared, registered, stop).await;
+    }
 }
 
-async fn serve_http<I>(
-    io: TokioIo<I>,
-    peer: SocketAddr,
+/// The service every connection runs: [`handle`], with the connection
+/// marked in a request while it runs.
+fn service(
     shared: Arc<Shared>,
-    registered: Registered,
-    mut stop: watch::Receiver<bool>,
-) where
-    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-{
-    let registered = Arc::new(registered);
-    let reg = Arc::clone(&registered);
-    let service = service_fn(move |req| {
+    registered: &Arc<Registered>,
+) -> impl hyper::service::Service<
+    hyper::Request<hyper::body::Incoming>,
+    Response = hyper::Response<super::routes::Body>,
+    Error = std::convert::Infallible,
+    Future = impl Future<
+        Output = Result<hyper::Response<super::routes::Body>, std::convert::Infallible>,
+    > + Send
+             + 'static,
+> + Clone
++ Send
++ 'static {
+    let reg = Arc::clone(registered);
+    service_fn(move |req| {
         let busy = reg.request();
         let shared = Arc::clone(&shared);
         async move {
@@ -167,15 +181,58 @@ async fn serve_http<I>(
             drop(busy);
             resp
         }
-    });
+    })
+}
+
+async fn serve_http<I>(
+    io: TokioIo<I>,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+    registered: Registered,
+    stop: watch::Receiver<bool>,
+) where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let registered = Arc::new(registered);
     let conn = http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(KEEP_ALIVE_IDLE)
-        .serve_connection(io, service);
+        .serve_connection(io, service(shared, &registered));
+    drive(conn, peer, &registered, stop).await;
+}
+
+/// HTTP/2, negotiated by ALPN over TLS (`http_server_config.http2`).
+async fn serve_h2<I>(
+    io: TokioIo<I>,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+    registered: Registered,
+    stop: watch::Receiver<bool>,
+) where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let registered = Arc::new(registered);
+    let conn = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(H2_MAX_STREAMS)
+        .serve_connection(io, service(shared, &registered));
+    drive(conn, peer, &registered, stop).await;
+}
+
+/// Runs a connection until it ends, is evicted (closed at once: it is not
+/// in a request) or shutdown asks it to finish.
+async fn drive<C>(
+    conn: C,
+    peer: SocketAddr,
+    registered: &Registered,
+    mut stop: watch::Receiver<bool>,
+) where
+    C: GracefulConnection,
+    C::Error: std::fmt::Display,
+{
     tokio::pin!(conn);
     let result = tokio::select! {
         r = conn.as_mut() => r,
-        // Room for a new connection: close at once (it is not in a request).
         () = registered.conn.evict.notified() => return,
         () = stopped(&mut stop) => {
             conn.as_mut().graceful_shutdown();

@@ -94,7 +94,7 @@ def main():
       - targets: ['{target}']
 """
         (tmp / "prometheus.yml").write_text(
-            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:" + jobs)
+            "global:\n  scrape_interval: 2s\n  scrape_timeout: 2s\nscrape_configs:" + jobs)
         procs.append(subprocess.Popen(
             [prom_bin, f"--config.file={tmp / 'prometheus.yml'}",
              f"--storage.tsdb.path={tmp / 'data'}",

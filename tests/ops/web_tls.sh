@@ -4,7 +4,8 @@
 #      certificate and key generated beside a copy of it: promtool loads them);
 #   2. curl over TLS: 401 with WWW-Authenticate: Basic without credentials
 #      and with a wrong password, 200 with the right one; the security
-#      headers are sent; plaintext HTTP on the TLS port gets no HTTP answer;
+#      headers are sent; HTTP/2 by ALPN works; plaintext HTTP on the TLS
+#      port gets no HTTP answer;
 #   3. RequireAndVerifyClientCert: curl without a client certificate fails
 #      the handshake, with a certificate of the CA gets 200;
 #   4. a certificate replaced on disk is what the next connection sees,
@@ -124,6 +125,9 @@ if wait_tls "$port" -u prometheus:change-me; then
   check "security header X-Frame-Options sent" grep -qi '^x-frame-options: deny' <<<"$headers"
   body=$(curl -s --max-time 5 -u prometheus:change-me --cacert "$tmp/ca.crt" "$url")
   check "metrics over TLS include process_open_fds" grep -q '^process_open_fds ' <<<"$body"
+  h2=$(curl -s -o /dev/null --max-time 5 --http2 -w '%{http_version} %{http_code}' \
+    -u prometheus:change-me --cacert "$tmp/ca.crt" "$url" || true)
+  check "HTTP/2 over TLS by ALPN: 200 (got $h2)" test "$h2" = "2 200"
   plain=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/metrics" || true)
   check "plaintext on the TLS port gets no HTTP answer (got ${plain:-nothing})" test "${plain:-000}" = 000
 

@@ -306,3 +306,24 @@ async fn basic_auth_answers_401_without_and_200_with_the_password() {
         assert_eq!(reply.header("x-content-type-options"), Some("nosniff"));
     }
 }
+
+/// The protocol the server picks when a client offers h2 and http/1.1.
+async fn negotiated(s: &Setup) -> Option<Vec<u8>> {
+    let mut config = (*client_config(&s.pki.ca_pem, None)).clone();
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    let tcp = TcpStream::connect(s.server.addr).await.unwrap();
+    let name = ServerName::try_from("localhost").unwrap();
+    let tls = tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(name, tcp)
+        .await
+        .unwrap();
+    tls.get_ref().1.alpn_protocol().map(<[u8]>::to_vec)
+}
+
+#[tokio::test]
+async fn http2_is_offered_by_alpn_unless_turned_off() {
+    let on = start("", "").await;
+    assert_eq!(negotiated(&on).await.as_deref(), Some(&b"h2"[..]));
+    let off = start("", "http_server_config:\n  http2: false\n").await;
+    assert_eq!(negotiated(&off).await.as_deref(), Some(&b"http/1.1"[..]));
+}

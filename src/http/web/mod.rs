@@ -121,6 +121,8 @@ pub struct TlsSettings {
     pub kx_groups: Option<Vec<&'static dyn rustls::crypto::SupportedKxGroup>>,
     /// `prefer_server_cipher_suites` (toolkit default true).
     pub prefer_server_order: bool,
+    /// Offer HTTP/2 by ALPN (`http_server_config.http2`, default true).
+    pub http2: bool,
 }
 
 /// The validated web configuration. `Default` is plain HTTP, no auth.
@@ -176,17 +178,14 @@ impl WebConfig {
                 "is not supported by ssd_exporter; remove it (a scrape costs one shared encode)",
             ));
         }
-        let tls = match raw.tls_server_config {
+        let tls: Option<TlsSettings> = match raw.tls_server_config {
             Some(t) => tls_settings(t, base)?,
             None => None,
         };
         let http = raw.http_server_config.unwrap_or_default();
-        if http.http2 == Some(true) {
-            return Err(invalid(
-                "http_server_config.http2",
-                "true is not supported: ssd_exporter serves HTTP/1.1 only; set false or remove it",
-            ));
-        }
+        // As in the toolkit: on by default, and only over TLS (ALPN "h2").
+        let http2 = http.http2.unwrap_or(true);
+        let tls = tls.map(|t| TlsSettings { http2, ..t });
         let users = raw.basic_auth_users.unwrap_or_default();
         for (user, hash) in &users {
             if user.contains(':') {
@@ -334,6 +333,7 @@ fn tls_settings(raw: RawTls, base: &Path) -> Result<Option<TlsSettings>, WebConf
             Some(list) => Some(tls_names::curves(&list)?),
         },
         prefer_server_order: raw.prefer_server_cipher_suites.unwrap_or(true),
+        http2: true,
     }))
 }
 

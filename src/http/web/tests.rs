@@ -208,8 +208,13 @@ fn headers_are_the_toolkit_set_with_its_values() {
             .headers
             .is_empty()
     );
-    assert!(parse("http_server_config:\n  http2: false\n").is_ok());
-    assert!(err("http_server_config:\n  http2: true\n").starts_with("http_server_config.http2"));
+    let tls = "tls_server_config:\n  cert_file: a\n  key_file: b\n";
+    assert!(
+        parse(tls).unwrap().tls.unwrap().http2,
+        "on by default, as in the toolkit"
+    );
+    let off = format!("{tls}http_server_config:\n  http2: false\n");
+    assert!(!parse(&off).unwrap().tls.unwrap().http2);
 }
 
 #[test]

@@ -86,7 +86,11 @@ pub fn build(s: &TlsSettings) -> Result<Arc<ServerConfig>, WebConfigError> {
         )
     })?;
     config.ignore_client_order = s.prefer_server_order;
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    config.alpn_protocols = if s.http2 {
+        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+    } else {
+        vec![b"http/1.1".to_vec()]
+    };
     Ok(Arc::new(config))
 }
 
