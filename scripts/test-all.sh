@@ -53,6 +53,7 @@ tests/ops/deb.sh
 echo "== web config: TLS, basic auth, mTLS, rotation, socket activation (curl, promtool)"
 tests/ops/web_tls.sh target/debug/ssd_exporter
 tests/ops/prometheus_tls.py target/debug/ssd_exporter
+tests/ops/web_limits.py target/debug/ssd_exporter
 echo "== cargo test"
 log=$(mktemp)
 set +e
