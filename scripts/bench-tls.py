@@ -41,8 +41,10 @@ def cpu_seconds(pid):
 
 
 def curl_times(args, urls):
+    # One -o per URL: curl pairs them in order (one -o covers only the first).
+    outs = [a for _ in urls for a in ("-o", "/dev/null")]
     out = subprocess.run(
-        ["curl", "-s", "-o", "/dev/null", "-w", "%{time_total}\\n", *args, *urls],
+        ["curl", "-s", *outs, "-w", "%{time_total}\\n", *args, *urls],
         check=True, capture_output=True, text=True).stdout
     return [float(t) for t in out.split()]
 

@@ -84,6 +84,10 @@ pub async fn serve(
             accepted = listener.accept(), if !at_cap || tracker.has_idle() => match accepted {
                 Ok((stream, peer)) => {
                     backoff = BACKOFF_MIN;
+                    // A response goes out in more than one write over TLS
+                    // (records); with Nagle each keep-alive reply after the
+                    // first waited for the client's delayed ACK (~40 ms).
+                    let _ = stream.set_nodelay(true);
                     if tracker.len() >= max {
                         tracker.evict_one();
                     }
