@@ -74,3 +74,25 @@ async fn at_the_cap_a_silent_connection_makes_room_for_a_scraper() {
     }
     assert!(closed >= 4, "only {closed} of 8 silent connections closed");
 }
+
+/// Virtual time: hyper's timer is tokio's, so the 3-minute keep-alive limit
+/// is exercised without waiting for it.
+#[tokio::test(start_paused = true)]
+async fn keep_alive_outlasts_a_scrape_interval_then_idle_connections_close() {
+    let server = TestServer::start(Arc::new(Fake::new())).await;
+    let mut client = Client::connect(server.addr).await;
+    client.send("GET", "/healthz").await;
+    assert_eq!(client.read_reply().await.expect("first reply").status, 200);
+    // Two minutes idle: longer than any usual scrape interval.
+    tokio::time::sleep(Duration::from_secs(120)).await;
+    client.send("GET", "/healthz").await;
+    let second = client.read_reply().await;
+    assert_eq!(
+        second.map(|r| r.status),
+        Some(200),
+        "closed within 2 min idle"
+    );
+    // Past the idle limit the server closes it.
+    tokio::time::sleep(crate::http::server::KEEP_ALIVE_IDLE + Duration::from_secs(1)).await;
+    assert_eq!(client.fill().await, 0, "idle connection never closed");
+}
