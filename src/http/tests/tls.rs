@@ -327,3 +327,44 @@ async fn http2_is_offered_by_alpn_unless_turned_off() {
     let off = start("", "http_server_config:\n  http2: false\n").await;
     assert_eq!(negotiated(&off).await.as_deref(), Some(&b"http/1.1"[..]));
 }
+
+#[tokio::test]
+async fn require_any_client_cert_wants_a_certificate_but_not_from_our_ca() {
+    let s = start("  client_auth_type: RequireAnyClientCert\n", "").await;
+    let ca = &s.pki.ca_pem;
+    let without = get_tls(s.server.addr, client_config(ca, None), "/healthz", &[]).await;
+    assert!(without.is_err(), "no certificate got {without:?}");
+    let stranger = Pki::new("other ca").leaf(&["scraper"]);
+    let (reply, _) = get_tls(
+        s.server.addr,
+        client_config(ca, Some(&stranger)),
+        "/healthz",
+        &[],
+    )
+    .await
+    .unwrap();
+    assert_eq!(reply.status, 200);
+}
+
+#[tokio::test]
+async fn verify_client_cert_if_given_admits_none_but_checks_one() {
+    let extra = "  client_auth_type: VerifyClientCertIfGiven\n  client_ca_file: ca.crt\n";
+    let s = start(extra, "").await;
+    let ca = &s.pki.ca_pem;
+    let (reply, _) = get_tls(s.server.addr, client_config(ca, None), "/healthz", &[])
+        .await
+        .unwrap();
+    assert_eq!(reply.status, 200);
+    let stranger = Pki::new("other ca").leaf(&["scraper"]);
+    let refused = get_tls(
+        s.server.addr,
+        client_config(ca, Some(&stranger)),
+        "/healthz",
+        &[],
+    )
+    .await;
+    assert!(
+        refused.is_err(),
+        "a certificate of another CA got {refused:?}"
+    );
+}
