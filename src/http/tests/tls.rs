@@ -368,3 +368,16 @@ async fn verify_client_cert_if_given_admits_none_but_checks_one() {
         "a certificate of another CA got {refused:?}"
     );
 }
+
+/// A client that opens TCP and never starts the handshake is dropped after
+/// the handshake timeout (virtual time).
+#[tokio::test(start_paused = true)]
+async fn a_stalled_handshake_is_dropped() {
+    let s = start("", "").await;
+    let mut silent = super::Client::connect(s.server.addr).await;
+    tokio::time::sleep(Duration::from_secs(11)).await;
+    // Bounded: with time paused an unbounded wait would run the clock on
+    // to whatever timeout there is.
+    let closed = tokio::time::timeout(Duration::from_secs(1), silent.fill()).await;
+    assert_eq!(closed, Ok(0), "stalled handshake still open after 11 s");
+}
