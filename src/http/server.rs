@@ -104,8 +104,8 @@ pub async fn serve(
                 Err(e) if listener_unusable(&e) => break Err(e),
                 Err(e) => {
                     if exhausted(&e) {
-                        tracker.evict_one();
-                        tracing::warn!(error = %e, "accept failed: out of file descriptors; closed an idle connection");
+                        let freed = tracker.evict_one();
+                        tracing::warn!(error = %e, closed_idle = freed, "accept failed: out of file descriptors (raise LimitNOFILE= or lower web.max_connections)");
                     } else {
                         tracing::debug!(error = %e, "accept failed; retrying");
                     }
