@@ -55,6 +55,10 @@ echo "== fuzz targets build and run (smoke: 500 inputs or 3 s each; scripts/fuzz
 # the same machine only rebuild what changed.
 FUZZ_TARGET_DIR=${SSD_FUZZ_TARGET:-${XDG_CACHE_HOME:-$HOME/.cache}/ssd_exporter-fuzz-target} \
   FUZZ_PROFILE=dev FUZZ_RUNS=500 scripts/fuzz.sh 3
+echo "== web config: TLS, basic auth, mTLS, rotation, socket activation (curl, promtool)"
+tests/ops/web_tls.sh target/debug/ssd_exporter
+tests/ops/prometheus_tls.py target/debug/ssd_exporter
+tests/ops/web_limits.py target/debug/ssd_exporter
 echo "== cargo test"
 log=$(mktemp)
 set +e

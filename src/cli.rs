@@ -58,6 +58,15 @@ pub struct Flags {
     /// Path under which to expose metrics [default: /metrics].
     #[arg(long = "web.telemetry-path", value_name = "PATH")]
     pub telemetry_path: Option<String>,
+    /// Exporter-toolkit web config file: TLS, basic auth, security headers (same format as node_exporter's).
+    #[arg(long = "web.config.file", value_name = "PATH", global = true)]
+    pub web_config_file: Option<PathBuf>,
+    /// Open HTTP connections at most; at the cap the oldest idle one is closed [default: 256].
+    #[arg(long = "web.max-connections", value_name = "N")]
+    pub max_connections: Option<usize>,
+    /// Serve on the socket systemd passes (socket activation, systemd/ssd_exporter.socket) instead of --web.listen-address.
+    #[arg(long = "web.systemd-socket")]
+    pub systemd_socket: bool,
     /// How often each drive is polled, e.g. 60s, 5m [default: 60s].
     #[arg(long = "poll.interval", value_name = "DURATION")]
     pub poll_interval: Option<String>,
@@ -136,6 +145,9 @@ impl Flags {
             web: RawWeb {
                 listen_address: self.listen_address.clone(),
                 telemetry_path: self.telemetry_path.clone(),
+                config_file: self.web_config_file.clone(),
+                max_connections: self.max_connections,
+                systemd_socket: self.systemd_socket.then_some(true),
             },
             poll: RawPoll {
                 interval: self.poll_interval.clone(),

@@ -115,6 +115,11 @@ pub struct RawProbeWrite {
 pub struct RawWeb {
     pub listen_address: Vec<String>,
     pub telemetry_path: Option<String>,
+    /// The exporter-toolkit web config file (TLS, basic auth, headers).
+    pub config_file: Option<PathBuf>,
+    pub max_connections: Option<usize>,
+    /// Take the listening socket from systemd (LISTEN_FDS).
+    pub systemd_socket: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -188,6 +193,9 @@ impl RawFile {
         }
         pick_vec(&mut self.web.listen_address, other.web.listen_address);
         pick(&mut self.web.telemetry_path, other.web.telemetry_path);
+        pick(&mut self.web.config_file, other.web.config_file);
+        pick(&mut self.web.max_connections, other.web.max_connections);
+        pick(&mut self.web.systemd_socket, other.web.systemd_socket);
         pick(&mut self.poll.interval, other.poll.interval);
         pick(&mut self.poll.timeout, other.poll.timeout);
         pick(&mut self.poll.wake_standby, other.poll.wake_standby);
@@ -233,6 +241,11 @@ pub enum LogFormat {
 pub struct Config {
     pub listen: Vec<SocketAddr>,
     pub telemetry_path: String,
+    /// TLS, basic auth and headers (`web.config_file`); plain HTTP without.
+    pub web: crate::http::web::WebConfig,
+    pub max_connections: usize,
+    /// Serve on the socket systemd passed (fd 3) instead of `listen`.
+    pub systemd_socket: bool,
     pub poll_interval: Duration,
     pub poll_timeout: Duration,
     /// Poll SATA drives in standby anyway (waking them).
@@ -444,6 +457,12 @@ impl TryFrom<RawFile> for Config {
                 ),
             ));
         }
+        let web = match &raw.web.config_file {
+            None => crate::http::web::WebConfig::default(),
+            Some(path) => crate::http::web::WebConfig::load(path)
+                .map_err(|e| invalid("web.config_file", format!("{}: {e}", path.display())))?,
+        };
+        let max_connections = web_max_connections(raw.web.max_connections)?;
         let demo = raw.demo.unwrap_or(false);
         if demo && !raw.replay.is_empty() {
             return Err(invalid(
@@ -456,6 +475,9 @@ impl TryFrom<RawFile> for Config {
         Ok(Config {
             listen,
             telemetry_path,
+            web,
+            max_connections,
+            systemd_socket: raw.web.systemd_socket.unwrap_or(false),
             poll_interval: duration_key(
                 "poll.interval",
                 raw.poll.interval,
@@ -500,6 +522,17 @@ impl TryFrom<RawFile> for Config {
                 None => DEFAULT_DRIVEDB.iter().map(PathBuf::from).collect(),
             },
         })
+    }
+}
+
+fn web_max_connections(value: Option<usize>) -> Result<usize, ConfigError> {
+    use crate::http::server::{DEFAULT_MAX_CONNECTIONS, MAX_MAX_CONNECTIONS};
+    match value.unwrap_or(DEFAULT_MAX_CONNECTIONS) {
+        n @ 1..=MAX_MAX_CONNECTIONS => Ok(n),
+        n => Err(invalid(
+            "web.max_connections",
+            format!("{n} must be 1 to {MAX_MAX_CONNECTIONS}, e.g. {DEFAULT_MAX_CONNECTIONS}"),
+        )),
     }
 }
 

@@ -13,7 +13,8 @@
 //! probe (O_DIRECT, rate-limited) → histogram + sliding window → /metrics
 //! ```
 //!
-//! - [`sys`]: the only `unsafe` in the crate: ioctls wrapped as safe functions.
+//! - [`sys`]: the only `unsafe` in the crate: ioctls, the open-file limit and
+//!   the systemd socket wrapped as safe functions.
 //! - [`decode`]: bounds-checked little-endian field helpers and [`decode::ParseError`].
 //! - [`nvme`]: pure decoders for NVMe pages (Identify, SMART/Health, OCP C0h,
 //!   error and self-test logs, UUID list) and NVMe status codes.
@@ -37,7 +38,9 @@
 //!   drive.
 //! - [`snapshot`]: the latest state of every drive, shared with the server.
 //! - [`metrics`]: every metric's name, help, type and labels, in one place.
-//! - [`http`]: the server: `/metrics`, the landing page, `/healthz`.
+//! - [`http`]: the server: `/metrics`, the landing page, `/healthz`; TLS,
+//!   basic auth and headers from the exporter-toolkit web config; the
+//!   connection cap.
 //! - [`report`], [`check`]: one row per drive for people — `ssd_exporter
 //!   check` (text, JSON, Nagios exit codes) and the landing page share it.
 //! - [`config`], [`cli`], [`logging`], [`timefmt`], [`app`]: flags and config

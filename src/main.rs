@@ -31,7 +31,7 @@ fn main() -> ExitCode {
         }
     };
     if cli.flags.check_config {
-        println!("configuration ok");
+        println!("configuration ok; {}", config.web.summary());
         return ExitCode::SUCCESS;
     }
     logging::init(config.log_level, config.log_format);

@@ -184,8 +184,15 @@ fn fleet(config: &Config) -> anyhow::Result<Option<Arc<Fleet>>> {
 /// Runs the exporter until SIGINT or SIGTERM.
 pub async fn run(config: Config) -> anyhow::Result<()> {
     let mut signals = Signals::install().context("install signal handlers")?;
+    nofile_limit(&config);
     let mut listeners = Vec::new();
-    for addr in &config.listen {
+    if config.systemd_socket {
+        let l = crate::sys::process::systemd_listener().context("--web.systemd-socket")?;
+        let l = tokio::net::TcpListener::from_std(l).context("--web.systemd-socket")?;
+        info!(address = %l.local_addr()?, "listening on the socket systemd passed");
+        listeners.push(l);
+    }
+    for addr in config.listen.iter().filter(|_| !config.systemd_socket) {
         let l = bind(*addr)
             .await
             .with_context(|| format!("listen on {addr}"))?;
@@ -225,12 +232,18 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     });
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut servers = Vec::new();
+    let server_config = http::ServerConfig {
+        telemetry_path: config.telemetry_path.clone(),
+        version: state.build.version.clone(),
+        banner: config.demo.then(|| crate::device::demo::NOTICE.to_string()),
+        max_connections: config.max_connections,
+        ..http::ServerConfig::default()
+    }
+    .with_web(&config.web)
+    .context("start TLS")?;
+    info!("{}", config.web.summary());
     for l in listeners {
-        let cfg = http::ServerConfig {
-            telemetry_path: config.telemetry_path.clone(),
-            version: state.build.version.clone(),
-            banner: config.demo.then(|| crate::device::demo::NOTICE.to_string()),
-        };
+        let cfg = server_config.clone();
         let mut rx = stop_rx.clone();
         let shutdown = async move {
             let _ = rx.wait_for(|&stop| stop).await;
@@ -246,6 +259,26 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         s.await??;
     }
     Ok(())
+}
+
+/// Raises the soft open-file limit to the hard one, and warns if even that
+/// is below what the connection cap may need.
+fn nofile_limit(config: &Config) {
+    match crate::sys::process::raise_nofile_limit() {
+        Ok((soft, hard)) => {
+            // Drives, probes, the log and a margin besides the connections.
+            let want = (config.max_connections * config.listen.len().max(1)) as u64 + 128;
+            if soft < want {
+                warn!(
+                    soft,
+                    hard,
+                    want,
+                    "open-file limit is below what web.max_connections may need; raise LimitNOFILE="
+                );
+            }
+        }
+        Err(e) => warn!(error = %e, "could not raise the open-file limit"),
+    }
 }
 
 /// `[::]:port` falls back to `0.0.0.0:port` on hosts without IPv6.

@@ -262,3 +262,56 @@ fn a_regex_that_compiles_too_large_is_refused() {
     );
     assert!(!e.contains('\n'), "{e}");
 }
+
+#[test]
+fn web_config_file_errors_name_the_file_and_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("web.yml");
+    std::fs::write(
+        &path,
+        "tls_server_config:\n  min_version: TLS10\n  cert_file: a\n  key_file: b\n",
+    )
+    .unwrap();
+    let yaml = format!("web:\n  config_file: {}\n", path.display());
+    let e = validate(&yaml).unwrap_err();
+    assert!(e.starts_with("web.config_file: "), "{e}");
+    assert!(
+        e.contains("tls_server_config.min_version") && e.contains("TLS12 or TLS13"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'));
+    let e = validate("web:\n  config_file: /nonexistent/web.yml\n").unwrap_err();
+    assert!(
+        e.starts_with("web.config_file: /nonexistent/web.yml: "),
+        "{e}"
+    );
+}
+
+#[test]
+fn max_connections_is_bounded() {
+    assert_eq!(validate("").unwrap().max_connections, 256);
+    assert_eq!(
+        validate("web:\n  max_connections: 8\n")
+            .unwrap()
+            .max_connections,
+        8
+    );
+    for bad in ["0", "100000"] {
+        let e = validate(&format!("web:\n  max_connections: {bad}\n")).unwrap_err();
+        assert!(
+            e.starts_with("web.max_connections") && e.contains("1 to 16384"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn the_shipped_web_config_example_parses() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/web-config.yml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let web = crate::http::web::WebConfig::parse(&text, Path::new("/etc/ssd_exporter")).unwrap();
+    assert!(web.tls.is_some() && web.auth_enabled());
+    assert_eq!(web.headers.len(), 3);
+    let hash = &web.users["prometheus"];
+    assert_eq!(bcrypt::verify("change-me", hash).ok(), Some(true));
+}

@@ -26,6 +26,7 @@ pub fn render(config: &ServerConfig, drives: &[DriveRow]) -> String {
         let _ = writeln!(page, "<p class=\"banner\">{}</p>", escape(banner));
     }
     let _ = writeln!(page, "<p>Version {}</p>", escape(&config.version));
+    let _ = writeln!(page, "<p class=\"security\">{}</p>", security(config));
     let path = escape(&config.telemetry_path);
     let _ = writeln!(
         page,
@@ -39,6 +40,24 @@ pub fn render(config: &ServerConfig, drives: &[DriveRow]) -> String {
     }
     page.push_str("</body>\n</html>\n");
     page
+}
+
+/// Whether TLS and authentication are on, for whoever looks at the page.
+fn security(config: &ServerConfig) -> String {
+    use super::web::ClientAuth;
+    let tls = match &config.tls {
+        None => "TLS off".to_string(),
+        Some(t) => match t.settings().client_auth {
+            ClientAuth::NoClientCert => "TLS on".to_string(),
+            auth => format!("TLS on (client certificates: {})", auth.as_str()),
+        },
+    };
+    let auth = if config.auth.is_some() {
+        "basic authentication on"
+    } else {
+        "authentication off"
+    };
+    format!("{tls}, {auth}")
 }
 
 fn drive_table(page: &mut String, drives: &[DriveRow]) {
@@ -145,6 +164,7 @@ mod tests {
             telemetry_path: "/metrics".to_owned(),
             version: "1.2.3".to_owned(),
             banner: None,
+            ..ServerConfig::default()
         }
     }
 
@@ -208,6 +228,18 @@ mod tests {
         assert!(!render(&config, &[]).contains("class=\"banner\""));
         config.banner = Some("SIMULATED <DATA>".to_owned());
         assert!(render(&config, &[]).contains("SIMULATED &lt;DATA&gt;"));
+    }
+
+    #[test]
+    fn page_says_whether_tls_and_authentication_are_on() {
+        let page = render(&config(), &[]);
+        assert!(page.contains("TLS off, authentication off"), "{page}");
+        let auth = crate::http::auth::BasicAuth::new(Default::default(), Vec::new());
+        let with_auth = ServerConfig {
+            auth: Some(auth),
+            ..config()
+        };
+        assert!(render(&with_auth, &[]).contains("TLS off, basic authentication on"));
     }
 
     #[test]

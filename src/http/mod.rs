@@ -1,22 +1,31 @@
 //! The HTTP face of the exporter: `/metrics` (content-negotiated, optionally
-//! gzipped), a plain HTML landing page at `/`, and `/healthz`.
+//! gzipped), a plain HTML landing page at `/`, and `/healthz`; TLS, basic
+//! authentication and security headers from the exporter-toolkit web config
+//! file ([`web`]); a cap on open connections (`limits`).
 //!
 //! The server only encodes what the application already holds: it reaches the
 //! application through [`Exposition`], whose methods read published snapshots
 //! and never touch a drive, so a scrape cannot stall on a slow device.
 
+pub mod auth;
 pub mod landing;
+mod limits;
 mod negotiate;
 mod routes;
 pub mod server;
 #[cfg(test)]
 mod tests;
+pub mod web;
+
+use std::sync::Arc;
+
+use hyper::header::{HeaderName, HeaderValue};
 
 pub use negotiate::{accepts_gzip, negotiate};
 pub use server::serve;
 
 /// Exposition format chosen by content negotiation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
     /// OpenMetrics 1.0.0 text.
     OpenMetrics,
@@ -64,6 +73,34 @@ pub struct ServerConfig {
     /// An optional line shown prominently on the landing page (e.g.
     /// "SIMULATED DATA" in demo mode).
     pub banner: Option<String>,
+    /// TLS for every connection, kept current with the certificate files.
+    pub tls: Option<Arc<web::tls::Reloading>>,
+    /// Basic authentication for every request.
+    pub auth: Option<Arc<auth::BasicAuth>>,
+    /// Added to every response (`http_server_config.headers`).
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// Open connections at most; at the cap the oldest connection not in a
+    /// request is closed (`limits`).
+    pub max_connections: usize,
+}
+
+impl ServerConfig {
+    /// Applies a validated web config: starts TLS (and its certificate
+    /// watcher), basic auth and the headers.
+    pub fn with_web(mut self, web: &web::WebConfig) -> Result<Self, web::WebConfigError> {
+        self.tls = match &web.tls {
+            Some(t) => Some(web::tls::Reloading::start(
+                t.clone(),
+                web::tls::WATCH_INTERVAL,
+            )?),
+            None => None,
+        };
+        self.auth = web
+            .auth_enabled()
+            .then(|| auth::BasicAuth::new(web.users.clone(), web.auth_excluded_paths.clone()));
+        self.headers = web.headers.clone();
+        Ok(self)
+    }
 }
 
 impl Default for ServerConfig {
@@ -72,6 +109,10 @@ impl Default for ServerConfig {
             telemetry_path: "/metrics".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             banner: None,
+            tls: None,
+            auth: None,
+            headers: Vec::new(),
+            max_connections: server::DEFAULT_MAX_CONNECTIONS,
         }
     }
 }

@@ -1,5 +1,11 @@
-//! Request → response: routing, method checks and the handlers.
+//! Request → response: authentication, routing, method checks, the
+//! handlers and the configured security headers.
+//!
+//! Concurrent scrapes in the same format share one encode: the first starts
+//! it, the others wait for its result, so N scrapers at once cost one
+//! encode per format and encoding, not N.
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::io::Write as _;
 use std::sync::Arc;
@@ -11,15 +17,23 @@ use http_body_util::Full;
 use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 
-use super::{Exposition, ServerConfig, accepts_gzip, landing, negotiate};
+use super::{Exposition, Format, ServerConfig, accepts_gzip, landing, negotiate};
 
 pub(crate) type Body = Full<Bytes>;
+
+/// An encoded metrics body (gzipped if asked), an error text, or `None`
+/// if the application panicked.
+type Encoded = Arc<Option<Result<Bytes, String>>>;
+
+/// The scrapes waiting for the encode in flight, per (format, gzip).
+type Waiting = HashMap<(Format, bool), Vec<tokio::sync::oneshot::Sender<Encoded>>>;
 
 /// What every connection shares.
 pub(crate) struct Shared {
     pub(crate) app: Arc<dyn Exposition>,
     pub(crate) config: ServerConfig,
     worker: Worker,
+    waiting: std::sync::Mutex<Waiting>,
 }
 
 impl Shared {
@@ -28,7 +42,18 @@ impl Shared {
             app,
             config,
             worker: Worker::spawn(),
+            waiting: std::sync::Mutex::new(HashMap::new()),
         }
+    }
+
+    fn waiting(&self) -> std::sync::MutexGuard<'_, Waiting> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Scrapes waiting for the encode in flight for `format` (tests).
+    #[cfg(test)]
+    pub(crate) fn waiters(&self, format: Format, gzip: bool) -> usize {
+        self.waiting().get(&(format, gzip)).map_or(0, Vec::len)
     }
 }
 
@@ -71,6 +96,24 @@ pub(crate) async fn handle<B>(
     shared: Arc<Shared>,
     req: Request<B>,
 ) -> Result<Response<Body>, Infallible> {
+    let allowed = match &shared.config.auth {
+        None => true,
+        Some(auth) => auth.allows(req.uri().path(), req.headers()).await,
+    };
+    let mut resp = if allowed {
+        route(&shared, req).await
+    } else {
+        let mut resp = text(StatusCode::UNAUTHORIZED, "401 unauthorized\n");
+        set(&mut resp, header::WWW_AUTHENTICATE, "Basic");
+        resp
+    };
+    for (name, value) in &shared.config.headers {
+        resp.headers_mut().insert(name.clone(), value.clone());
+    }
+    Ok(resp)
+}
+
+async fn route<B>(shared: &Arc<Shared>, req: Request<B>) -> Response<Body> {
     let path = req.uri().path();
     let route = if path == shared.config.telemetry_path {
         Route::Metrics
@@ -79,36 +122,61 @@ pub(crate) async fn handle<B>(
     } else if path == "/healthz" {
         Route::Health
     } else {
-        return Ok(not_found(path, &shared.config.telemetry_path));
+        return not_found(path, &shared.config.telemetry_path);
     };
     if req.method() != Method::GET && req.method() != Method::HEAD {
         let mut resp = text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed\n");
         set(&mut resp, header::ALLOW, "GET, HEAD");
-        return Ok(resp);
+        return resp;
     }
     // HEAD gets the full GET response; hyper sends its headers (including
     // Content-Length) and drops the body.
-    Ok(match route {
-        Route::Metrics => metrics(&shared, req.headers()).await,
-        Route::Landing => landing_page(&shared).await,
+    match route {
+        Route::Metrics => metrics(shared, req.headers()).await,
+        Route::Landing => landing_page(shared).await,
         Route::Health => text(StatusCode::OK, "ok\n"),
-    })
+    }
 }
 
-async fn metrics(shared: &Shared, headers: &HeaderMap) -> Response<Body> {
+/// The body for (`format`, `gzip`): joins the encode in flight, or starts
+/// one. The encode runs in a task of its own, so a scraper that hangs up
+/// does not cancel it for the others waiting.
+async fn shared_encode(shared: &Arc<Shared>, format: Format, gzip: bool) -> Encoded {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let first = {
+        let mut waiting = shared.waiting();
+        let list = waiting.entry((format, gzip)).or_default();
+        list.push(tx);
+        list.len() == 1
+    };
+    if first {
+        let shared = Arc::clone(shared);
+        tokio::spawn(async move {
+            let encoded = call_app(&shared, move |app| {
+                let body = app.metrics(format);
+                if gzip {
+                    gzip_bytes(body.as_bytes()).map_err(|e| e.to_string())
+                } else {
+                    Ok(body.into_bytes())
+                }
+            })
+            .await;
+            let encoded: Encoded = Arc::new(encoded.map(|r| r.map(Bytes::from)));
+            let waiters = shared.waiting().remove(&(format, gzip)).unwrap_or_default();
+            for w in waiters {
+                let _ = w.send(Arc::clone(&encoded));
+            }
+        });
+    }
+    rx.await.unwrap_or_else(|_| Arc::new(None))
+}
+
+async fn metrics(shared: &Arc<Shared>, headers: &HeaderMap) -> Response<Body> {
     let format = negotiate(joined(headers, &header::ACCEPT).as_deref());
     let gzip = accepts_gzip(joined(headers, &header::ACCEPT_ENCODING).as_deref());
-    let encoded = call_app(shared, move |app| {
-        let body = app.metrics(format);
-        if gzip {
-            gzip_bytes(body.as_bytes())
-        } else {
-            Ok(body.into_bytes())
-        }
-    })
-    .await;
-    let body = match encoded {
-        Some(Ok(body)) => body,
+    let encoded = shared_encode(shared, format, gzip).await;
+    let body = match encoded.as_ref() {
+        Some(Ok(body)) => body.clone(),
         Some(Err(e)) => {
             tracing::warn!(error = %e, "gzip of the metrics body failed");
             return text(
@@ -123,7 +191,7 @@ async fn metrics(shared: &Shared, headers: &HeaderMap) -> Response<Body> {
             );
         }
     };
-    let mut resp = Response::new(Full::new(Bytes::from(body)));
+    let mut resp = Response::new(Full::new(body));
     set(&mut resp, header::CONTENT_TYPE, format.content_type());
     // The body depends on both negotiated headers; caches must key on them.
     set(&mut resp, header::VARY, "Accept, Accept-Encoding");

@@ -1,10 +1,13 @@
-//! The accept loop and graceful shutdown.
+//! The accept loop, TLS, the connection cap and graceful shutdown.
 //!
-//! Each connection runs as its own task in a [`JoinSet`] under hyper-util's
-//! [`GracefulShutdown`] watcher. On shutdown the listener is dropped, every
-//! connection is told to finish (idle keep-alive connections close at once,
-//! busy ones after their current response), and whatever is still running
-//! after [`DRAIN_TIMEOUT`] is aborted.
+//! Each connection runs as its own task in a [`JoinSet`]. On shutdown the
+//! listener is dropped and every connection is told to finish (idle
+//! keep-alive connections close at once, busy ones after their current
+//! response); whatever is still running after [`DRAIN_TIMEOUT`] is aborted.
+//!
+//! The loop keeps accepting through every accept error; on descriptor
+//! exhaustion (EMFILE, ENFILE) it closes an idle connection to free one and
+//! backs off, doubling from 5 ms to 1 s, as Go's net/http does.
 
 use std::future::Future;
 use std::io;
@@ -15,110 +18,260 @@ use std::time::Duration;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::server::graceful::GracefulConnection;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use super::limits::{Registered, Tracker};
 use super::routes::{Shared, handle};
 use super::{Exposition, ServerConfig};
 
 /// How long in-flight connections may take to finish after shutdown.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 
-/// A client must send its request headers within this time (slowloris guard).
-const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default and upper bound of `web.max_connections`.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
+pub const MAX_MAX_CONNECTIONS: usize = 16384;
 
-/// Pause after a transient accept error (e.g. out of file descriptors) so the
-/// loop does not spin while the condition lasts.
-const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+/// How long a connection may wait for the next request's headers: longer
+/// than a typical scrape interval (15 s–2 min), so a scraper's keep-alive
+/// connection survives between scrapes. Slow or silent clients do not
+/// starve others: at the cap the oldest idle connection is closed.
+pub const KEEP_ALIVE_IDLE: Duration = Duration::from_secs(180);
+
+/// Concurrent requests on one HTTP/2 connection.
+const H2_MAX_STREAMS: u32 = 16;
+
+/// A TLS client must finish its handshake within this time.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Back-off after an accept error: first, and most.
+const BACKOFF_MIN: Duration = Duration::from_millis(5);
+const BACKOFF_MAX: Duration = Duration::from_secs(1);
 
 /// Serve until `shutdown` resolves, then stop accepting, finish in-flight
 /// requests (give up after 1 s) and return.
 ///
-/// Transient accept errors (aborted connections, descriptor or memory
-/// exhaustion) are logged and retried; any other accept error stops the
-/// server, drains connections as on shutdown and is returned.
+/// Accept errors are logged and retried with back-off; the only error
+/// returned is one that says the listening socket itself is unusable.
 pub async fn serve(
     listener: TcpListener,
     app: Arc<dyn Exposition>,
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
+    let max = config.max_connections.clamp(1, MAX_MAX_CONNECTIONS);
+    let tls = config.tls.clone();
     let shared = Arc::new(Shared::new(app, config));
-    let graceful = GracefulShutdown::new();
+    let tracker = Arc::new(Tracker::default());
+    let (stop_tx, stop_rx) = watch::channel(false);
     let mut connections = JoinSet::new();
+    let mut backoff = BACKOFF_MIN;
     tokio::pin!(shutdown);
-    let result = loop {
+    let result = 'accept: loop {
+        let at_cap = tracker.len() >= max;
         tokio::select! {
             biased;
             () = &mut shutdown => break Ok(()),
             Some(done) = connections.join_next(), if !connections.is_empty() => {
-                if let Err(e) = done {
+                if let Some(e) = done.as_ref().err().filter(|e| !e.is_cancelled()) {
                     tracing::debug!(error = %e, "connection task ended abnormally");
                 }
             }
-            accepted = listener.accept() => match accepted {
+            () = tracker.changed.notified(), if at_cap => {}
+            accepted = listener.accept(), if !at_cap || tracker.has_idle() => match accepted {
                 Ok((stream, peer)) => {
-                    let conn = connection(stream, peer, Arc::clone(&shared), &graceful);
+                    backoff = BACKOFF_MIN;
+                    // A response goes out in more than one write over TLS
+                    // (records); with Nagle each keep-alive reply after the
+                    // first waited for the client's delayed ACK (~40 ms).
+                    let _ = stream.set_nodelay(true);
+                    if tracker.len() >= max {
+                        tracker.evict_one();
+                    }
+                    let conn = connection(
+                        stream,
+                        peer,
+                        Arc::clone(&shared),
+                        tls.as_ref().map(|t| t.current()),
+                        tracker.register(),
+                        stop_rx.clone(),
+                    );
                     connections.spawn(conn);
                 }
-                Err(e) if is_transient(&e) => {
-                    tracing::debug!(error = %e, "accept failed; retrying");
-                    tokio::time::sleep(ACCEPT_BACKOFF).await;
+                Err(e) if listener_unusable(&e) => break Err(e),
+                Err(e) => {
+                    if exhausted(&e) {
+                        let freed = tracker.evict_one();
+                        tracing::warn!(error = %e, closed_idle = freed, "accept failed: out of file descriptors (raise LimitNOFILE= or lower web.max_connections)");
+                    } else {
+                        tracing::debug!(error = %e, "accept failed; retrying");
+                    }
+                    tokio::select! {
+                        () = tokio::time::sleep(backoff) => {}
+                        () = &mut shutdown => break 'accept Ok(()),
+                    }
+                    backoff = (backoff * 2).min(BACKOFF_MAX);
                 }
-                Err(e) => break Err(e),
             },
         }
     };
     drop(listener);
-    drain(graceful, connections).await;
+    let _ = stop_tx.send(true);
+    drain(connections).await;
     result
 }
 
-/// Builds the future that serves one connection until it closes.
-fn connection(
+/// Serves one connection until it closes.
+async fn connection(
     stream: TcpStream,
     peer: SocketAddr,
     shared: Arc<Shared>,
-    graceful: &GracefulShutdown,
-) -> impl Future<Output = ()> + Send + 'static {
-    let service = service_fn(move |req| handle(Arc::clone(&shared), req));
-    let conn = http1::Builder::new()
-        .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT)
-        .serve_connection(TokioIo::new(stream), service);
-    let watched = graceful.watch(conn);
-    async move {
-        if let Err(e) = watched.await {
-            tracing::debug!(%peer, error = %e, "connection error");
-        }
+    tls: Option<Arc<rustls::ServerConfig>>,
+    registered: Registered,
+    mut stop: watch::Receiver<bool>,
+) {
+    let Some(tls) = tls else {
+        return serve_http(TokioIo::new(stream), peer, shared, registered, stop).await;
+    };
+    let acceptor = tokio_rustls::TlsAcceptor::from(tls);
+    let handshake = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream));
+    let stream = tokio::select! {
+        done = handshake => match done {
+            Ok(Ok(s)) => s,
+            Ok(Err(e)) => {
+                tracing::debug!(%peer, error = %e, "TLS handshake failed");
+                return;
+            }
+            Err(_) => {
+                tracing::debug!(%peer, "TLS handshake timed out");
+                return;
+            }
+        },
+        () = registered.conn.evict.notified() => return,
+        () = stopped(&mut stop) => return,
+    };
+    if stream.get_ref().1.alpn_protocol() == Some(b"h2") {
+        serve_h2(TokioIo::new(stream), peer, shared, registered, stop).await;
+    } else {
+        serve_http(TokioIo::new(stream), peer, shared, registered, stop).await;
     }
 }
 
-/// Signals every connection to finish and waits up to [`DRAIN_TIMEOUT`];
-/// aborts the rest.
-async fn drain(graceful: GracefulShutdown, mut connections: JoinSet<()>) {
-    if tokio::time::timeout(DRAIN_TIMEOUT, graceful.shutdown())
-        .await
-        .is_err()
-    {
+/// The service every connection runs: [`handle`], with the connection
+/// marked in a request while it runs.
+fn service(
+    shared: Arc<Shared>,
+    registered: &Arc<Registered>,
+) -> impl hyper::service::Service<
+    hyper::Request<hyper::body::Incoming>,
+    Response = hyper::Response<super::routes::Body>,
+    Error = std::convert::Infallible,
+    Future = impl Future<
+        Output = Result<hyper::Response<super::routes::Body>, std::convert::Infallible>,
+    > + Send
+             + 'static,
+> + Clone
++ Send
++ 'static {
+    let reg = Arc::clone(registered);
+    service_fn(move |req| {
+        let busy = reg.request();
+        let shared = Arc::clone(&shared);
+        async move {
+            let resp = handle(shared, req).await;
+            drop(busy);
+            resp
+        }
+    })
+}
+
+async fn serve_http<I>(
+    io: TokioIo<I>,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+    registered: Registered,
+    stop: watch::Receiver<bool>,
+) where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let registered = Arc::new(registered);
+    let conn = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(KEEP_ALIVE_IDLE)
+        .serve_connection(io, service(shared, &registered));
+    drive(conn, peer, &registered, stop).await;
+}
+
+/// HTTP/2, negotiated by ALPN over TLS (`http_server_config.http2`).
+async fn serve_h2<I>(
+    io: TokioIo<I>,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+    registered: Registered,
+    stop: watch::Receiver<bool>,
+) where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let registered = Arc::new(registered);
+    let conn = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(H2_MAX_STREAMS)
+        .serve_connection(io, service(shared, &registered));
+    drive(conn, peer, &registered, stop).await;
+}
+
+/// Runs a connection until it ends, is evicted (closed at once: it is not
+/// in a request) or shutdown asks it to finish.
+async fn drive<C>(
+    conn: C,
+    peer: SocketAddr,
+    registered: &Registered,
+    mut stop: watch::Receiver<bool>,
+) where
+    C: GracefulConnection,
+    C::Error: std::fmt::Display,
+{
+    tokio::pin!(conn);
+    let result = tokio::select! {
+        r = conn.as_mut() => r,
+        () = registered.conn.evict.notified() => return,
+        () = stopped(&mut stop) => {
+            conn.as_mut().graceful_shutdown();
+            conn.await
+        }
+    };
+    if let Err(e) = result {
+        tracing::debug!(%peer, error = %e, "connection error");
+    }
+}
+
+/// Resolves once shutdown has been signalled.
+async fn stopped(stop: &mut watch::Receiver<bool>) {
+    let _ = stop.wait_for(|&s| s).await;
+}
+
+/// Waits up to [`DRAIN_TIMEOUT`] for every connection to finish (they have
+/// been told to), then aborts the rest.
+async fn drain(mut connections: JoinSet<()>) {
+    let all_done = async { while connections.join_next().await.is_some() {} };
+    if tokio::time::timeout(DRAIN_TIMEOUT, all_done).await.is_err() {
         tracing::debug!("connections still busy after the drain timeout; aborting them");
     }
     connections.shutdown().await;
 }
 
-fn is_transient(e: &io::Error) -> bool {
-    use io::ErrorKind::*;
+/// Out of descriptors: closing an idle connection frees one.
+fn exhausted(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
+}
+
+/// The listening socket itself is gone or is not one: retrying cannot help.
+fn listener_unusable(e: &io::Error) -> bool {
     matches!(
-        e.kind(),
-        ConnectionAborted
-            | ConnectionReset
-            | ConnectionRefused
-            | Interrupted
-            | WouldBlock
-            | TimedOut
-    ) || matches!(
         e.raw_os_error(),
-        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
+        Some(libc::EBADF | libc::ENOTSOCK | libc::EINVAL | libc::EOPNOTSUPP)
     )
 }

@@ -23,6 +23,7 @@ use crate::snapshot::{DriveSnapshot, Task};
 mod ata;
 mod health;
 mod probe;
+mod process;
 mod tables;
 mod verdict;
 
@@ -69,6 +70,7 @@ pub fn encode(
         probes,
         monitored,
         build: build.clone(),
+        process: process::ProcessStats::read(),
     }));
     let mut out = String::with_capacity(64 * 1024);
     let result = match format {
@@ -108,6 +110,7 @@ struct Exposition {
     probes: Vec<ProbeView>,
     monitored: usize,
     build: BuildInfo,
+    process: Option<process::ProcessStats>,
 }
 
 impl Collector for Exposition {
@@ -136,7 +139,8 @@ impl Collector for Exposition {
         self.health(&mut enc)?;
         self.verdict(&mut enc)?;
         self.ata(&mut enc)?;
-        self.probe(&mut enc)
+        self.probe(&mut enc)?;
+        self.process(&mut enc)
     }
 }
 

@@ -4,4 +4,5 @@
 #![allow(unsafe_code)]
 
 pub mod nvme;
+pub mod process;
 pub mod sg;

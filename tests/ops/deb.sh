@@ -70,6 +70,13 @@ check "configuration /etc/ssd_exporter/config.yml" has /etc/ssd_exporter/config.
 for doc in README.md metrics.md runbooks.md systemd.md copyright; do
   check "doc /usr/share/doc/ssd-exporter/$doc" has "/usr/share/doc/ssd-exporter/$doc"
 done
+for f in socket-activation/ssd_exporter.socket socket-activation/socket.conf; do
+  check "doc /usr/share/doc/ssd-exporter/$f" same "systemd/$f" "/usr/share/doc/ssd-exporter/$f"
+done
+check "doc /usr/share/doc/ssd-exporter/examples/web-config.yml" \
+  same examples/web-config.yml /usr/share/doc/ssd-exporter/examples/web-config.yml
+check "the socket unit is not installed as a unit" \
+  sh -c '! grep -q "systemd/system/ssd_exporter\.socket" "$1"' sh "$tmp/contents"
 for f in dashboards/*.json dashboards/README.md alerts/*.yml alerts/README.md; do
   check "operators' kit /usr/share/ssd-exporter/$f" same "$f" "/usr/share/ssd-exporter/$f"
 done

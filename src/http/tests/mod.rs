@@ -1,11 +1,15 @@
 //! End-to-end tests of the server over real sockets on 127.0.0.1, speaking
 //! raw HTTP/1.1 so that what is checked is exactly what goes on the wire.
 
+mod limits;
+pub(crate) mod pki;
 mod routes;
 mod shutdown;
+mod tls;
 
 use std::io;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -35,6 +39,8 @@ struct Fake {
     entered: Notify,
     release: (Mutex<bool>, Condvar),
     panic: bool,
+    /// How many times `metrics` was called.
+    encodes: AtomicUsize,
 }
 
 impl Fake {
@@ -45,6 +51,7 @@ impl Fake {
             entered: Notify::new(),
             release: (Mutex::new(false), Condvar::new()),
             panic: false,
+            encodes: AtomicUsize::new(0),
         }
     }
 
@@ -56,6 +63,7 @@ impl Fake {
 
 impl Exposition for Fake {
     fn metrics(&self, format: Format) -> String {
+        self.encodes.fetch_add(1, Ordering::SeqCst);
         self.entered.notify_one();
         assert!(!self.panic, "fake application panics on purpose");
         let open = self.release.0.lock().unwrap();

@@ -1,0 +1,212 @@
+//! The process's own resource use, named as Prometheus' client_golang
+//! names it (`process_*`), read from /proc/self at scrape time. Only
+//! /proc/self: the unit's ProcSubset=pid hides /proc/stat, so the start
+//! time comes from CLOCK_BOOTTIME instead of `btime`.
+
+use std::fmt;
+
+use nix::time::{ClockId, clock_gettime};
+use nix::unistd::{SysconfVar, sysconf};
+use prometheus_client::encoding::DescriptorEncoder;
+use prometheus_client::metrics::MetricType;
+
+use super::{Exposition, counter, family};
+
+/// What one read of /proc/self gives.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct ProcessStats {
+    pub cpu_seconds: f64,
+    pub resident_bytes: f64,
+    pub virtual_bytes: f64,
+    pub threads: f64,
+    pub open_fds: Option<f64>,
+    pub max_fds: Option<f64>,
+    pub start_time_seconds: Option<f64>,
+}
+
+/// Fields of /proc/self/stat after the command name (field 3 is index 0).
+#[derive(Debug, PartialEq)]
+struct Stat {
+    utime_ticks: u64,
+    stime_ticks: u64,
+    threads: u64,
+    start_ticks: u64,
+    vsize_bytes: u64,
+    rss_pages: u64,
+}
+
+/// Parses /proc/self/stat (proc(5)); the command name may hold spaces and
+/// parentheses, so fields are counted after the last `)`.
+fn parse_stat(text: &str) -> Option<Stat> {
+    let rest = &text[text.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let n = |i: usize| f.get(i)?.parse::<u64>().ok();
+    Some(Stat {
+        utime_ticks: n(11)?,
+        stime_ticks: n(12)?,
+        threads: n(17)?,
+        start_ticks: n(19)?,
+        vsize_bytes: n(20)?,
+        rss_pages: n(21)?,
+    })
+}
+
+/// The soft "Max open files" of /proc/self/limits.
+fn parse_max_fds(limits: &str) -> Option<f64> {
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    let soft = line["Max open files".len()..].split_whitespace().next()?;
+    match soft {
+        "unlimited" => Some(f64::INFINITY),
+        n => n.parse().ok(),
+    }
+}
+
+impl ProcessStats {
+    /// Reads /proc/self; `None` if its stat file cannot be read or parsed.
+    pub(super) fn read() -> Option<Self> {
+        let stat = parse_stat(&std::fs::read_to_string("/proc/self/stat").ok()?)?;
+        let ticks = sysconf(SysconfVar::CLK_TCK)
+            .ok()
+            .flatten()
+            .filter(|&t| t > 0)? as f64;
+        let page = sysconf(SysconfVar::PAGE_SIZE)
+            .ok()
+            .flatten()
+            .filter(|&p| p > 0)? as f64;
+        let open_fds = std::fs::read_dir("/proc/self/fd")
+            .ok()
+            // The directory handle itself is one of the entries.
+            .map(|d| d.count().saturating_sub(1) as f64);
+        let max_fds = std::fs::read_to_string("/proc/self/limits")
+            .ok()
+            .and_then(|l| parse_max_fds(&l));
+        let since_boot = |id| {
+            clock_gettime(id)
+                .ok()
+                .map(|t| t.tv_sec() as f64 + t.tv_nsec() as f64 / 1e9)
+        };
+        let start_time_seconds = match (
+            since_boot(ClockId::CLOCK_REALTIME),
+            since_boot(ClockId::CLOCK_BOOTTIME),
+        ) {
+            (Some(now), Some(up)) => Some(now - up + stat.start_ticks as f64 / ticks),
+            _ => None,
+        };
+        Some(ProcessStats {
+            cpu_seconds: (stat.utime_ticks + stat.stime_ticks) as f64 / ticks,
+            resident_bytes: stat.rss_pages as f64 * page,
+            virtual_bytes: stat.vsize_bytes as f64,
+            threads: stat.threads as f64,
+            open_fds,
+            max_fds,
+            start_time_seconds,
+        })
+    }
+}
+
+impl Exposition {
+    pub(super) fn process(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
+        let Some(p) = self.process else {
+            return Ok(());
+        };
+        let one = |v: f64| [(Vec::new(), v)];
+        counter(
+            enc,
+            "process_cpu_seconds",
+            "Total user and system CPU time spent in seconds.",
+            one(p.cpu_seconds),
+        )?;
+        let gauges = [
+            (
+                "process_resident_memory_bytes",
+                "Resident memory size in bytes.",
+                Some(p.resident_bytes),
+            ),
+            (
+                "process_virtual_memory_bytes",
+                "Virtual memory size in bytes.",
+                Some(p.virtual_bytes),
+            ),
+            (
+                "process_threads",
+                "Number of OS threads in the process.",
+                Some(p.threads),
+            ),
+            (
+                "process_open_fds",
+                "Number of open file descriptors.",
+                p.open_fds,
+            ),
+            (
+                "process_max_fds",
+                "Maximum number of open file descriptors.",
+                p.max_fds,
+            ),
+            (
+                "process_start_time_seconds",
+                "Start time of the process since unix epoch in seconds.",
+                p.start_time_seconds,
+            ),
+        ];
+        for (name, help, value) in gauges {
+            if let Some(v) = value {
+                family(enc, name, help, MetricType::Gauge, one(v))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_fields_are_counted_after_the_last_parenthesis() {
+        let text = "4242 (ssd (exp) x) S 1 4242 4242 0 -1 4194560 900 0 0 0 \
+                    150 50 0 0 20 0 7 0 123456 98304000 2048 18446744073709551615 \
+                    1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0";
+        assert_eq!(
+            parse_stat(text),
+            Some(Stat {
+                utime_ticks: 150,
+                stime_ticks: 50,
+                threads: 7,
+                start_ticks: 123456,
+                vsize_bytes: 98304000,
+                rss_pages: 2048,
+            })
+        );
+        assert_eq!(parse_stat("1 (x) S 1 2"), None);
+        assert_eq!(parse_stat(""), None);
+    }
+
+    #[test]
+    fn max_fds_is_the_soft_limit() {
+        let limits = "Limit                     Soft Limit           Hard Limit           Units\n\
+                      Max processes             127720               127720               processes\n\
+                      Max open files            1024                 524288               files\n";
+        assert_eq!(parse_max_fds(limits), Some(1024.0));
+        assert_eq!(
+            parse_max_fds("Max open files unlimited unlimited files"),
+            Some(f64::INFINITY)
+        );
+        assert_eq!(parse_max_fds(""), None);
+    }
+
+    #[test]
+    fn this_process_reads_sensibly() {
+        let p = ProcessStats::read().expect("/proc/self/stat");
+        assert!(p.threads >= 1.0 && p.resident_bytes > 0.0 && p.virtual_bytes >= p.resident_bytes);
+        assert!(p.open_fds.unwrap() >= 3.0 && p.max_fds.unwrap() >= p.open_fds.unwrap());
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64();
+        let start = p.start_time_seconds.unwrap();
+        assert!(
+            start <= now + 1.0 && start > now - 86_400.0 * 365.0,
+            "{start} vs {now}"
+        );
+    }
+}

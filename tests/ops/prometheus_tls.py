@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Debian's Prometheus scraping `ssd_exporter --demo` over TLS with basic
+auth, on loopback, the way README "Security" tells operators to set it up
+(`scheme: https`, `basic_auth`, `tls_config.ca_file`):
+
+- the job with the right password is up (up == 1) and its series arrive;
+- the job with a wrong password is down (up == 0) with a 401;
+- a job scraping the TLS port over plain HTTP is down.
+
+Certificates come from openssl; the password hash is the one in
+examples/web-config.yml ("change-me"). Every wait is bounded.
+
+Usage: tests/ops/prometheus_tls.py [path/to/ssd_exporter]
+(default target/debug/ssd_exporter). Python 3.11 standard library only.
+Prints PASS/FAIL lines and "N passed, N failed"; exits 1 on a failure.
+"""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from prometheus_e2e import ROOT, free_port, get, wait_http  # noqa: E402
+
+results = {"passed": 0, "failed": 0}
+
+
+def check(ok, what):
+    print(("PASS " if ok else "FAIL ") + what)
+    results["passed" if ok else "failed"] += 1
+
+
+def openssl(*args):
+    subprocess.run(["openssl", *args], check=True, capture_output=True)
+
+
+def make_certs(tmp):
+    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+            "-nodes", "-days", "2", "-subj", "/CN=ssd_exporter test CA",
+            "-keyout", str(tmp / "ca.key"), "-out", str(tmp / "ca.crt"))
+    openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+            "-subj", "/CN=127.0.0.1", "-keyout", str(tmp / "server.key"),
+            "-out", str(tmp / "server.csr"))
+    (tmp / "server.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    openssl("x509", "-req", "-in", str(tmp / "server.csr"), "-CA", str(tmp / "ca.crt"),
+            "-CAkey", str(tmp / "ca.key"), "-CAcreateserial", "-days", "2",
+            "-extfile", str(tmp / "server.ext"), "-out", str(tmp / "server.crt"))
+
+
+def main():
+    binary = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "target/debug/ssd_exporter")
+    prom_bin = shutil.which("prometheus")
+    if not prom_bin:
+        raise SystemExit("prometheus is not installed (apt-get install prometheus)")
+    example = (ROOT / "examples/web-config.yml").read_text()
+    bcrypt_hash = re.search(r"^  prometheus: (\S+)$", example, re.M).group(1)
+    tmp = Path(tempfile.mkdtemp(prefix="ssd-prom-tls-"))
+    procs = []
+    try:
+        make_certs(tmp)
+        (tmp / "web.yml").write_text(
+            "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+            f"basic_auth_users:\n  prometheus: {bcrypt_hash}\n")
+        (tmp / "good.pw").write_text("change-me")
+        (tmp / "bad.pw").write_text("wrong")
+        port, prom_port = free_port(), free_port()
+        log = open(tmp / "exporter.log", "w")
+        procs.append(subprocess.Popen(
+            [binary, "--demo", "--probe.disable", f"--web.listen-address=127.0.0.1:{port}",
+             f"--web.config.file={tmp / 'web.yml'}"], stdout=log, stderr=log))
+        target = f"127.0.0.1:{port}"
+        jobs = ""
+        for job, pw in (("tls_good", "good.pw"), ("tls_bad", "bad.pw")):
+            jobs += f"""
+  - job_name: {job}
+    scheme: https
+    basic_auth:
+      username: prometheus
+      password_file: {tmp / pw}
+    tls_config:
+      ca_file: {tmp / 'ca.crt'}
+    static_configs:
+      - targets: ['{target}']
+"""
+        jobs += f"""
+  - job_name: plain_http
+    static_configs:
+      - targets: ['{target}']
+"""
+        (tmp / "prometheus.yml").write_text(
+            "global:\n  scrape_interval: 2s\n  scrape_timeout: 2s\nscrape_configs:" + jobs)
+        procs.append(subprocess.Popen(
+            [prom_bin, f"--config.file={tmp / 'prometheus.yml'}",
+             f"--storage.tsdb.path={tmp / 'data'}",
+             f"--web.listen-address=127.0.0.1:{prom_port}"],
+            stdout=open(tmp / "prometheus.log", "w"), stderr=subprocess.STDOUT))
+        prom = f"http://127.0.0.1:{prom_port}"
+        wait_http(f"{prom}/-/ready", "prometheus")
+
+        # Wait (bounded) until every job has been scraped at least once.
+        deadline = time.monotonic() + 60
+        targets = []
+        while time.monotonic() < deadline:
+            targets = json.loads(get(f"{prom}/api/v1/targets"))["data"]["activeTargets"]
+            if len(targets) == 3 and all(t["health"] != "unknown" for t in targets):
+                break
+            time.sleep(0.5)
+        by_job = {t["labels"]["job"]: t for t in targets}
+        for job in ("tls_good", "tls_bad", "plain_http"):
+            t = by_job.get(job, {})
+            print(f"  {job}: {t.get('health')} {t.get('lastError', '')}")
+
+        def up(job):
+            q = urllib.parse.quote(f'up{{job="{job}"}}')
+            r = json.loads(get(f"{prom}/api/v1/query?query={q}"))["data"]["result"]
+            return r[0]["value"][1] if r else None
+
+        check(up("tls_good") == "1", "https + basic_auth + tls_config.ca_file: up == 1")
+        check(up("tls_bad") == "0", "wrong password: up == 0")
+        check("401" in by_job.get("tls_bad", {}).get("lastError", ""),
+              "wrong password: the scrape error says 401")
+        check(up("plain_http") == "0", "plain HTTP against the TLS port: up == 0")
+        q = urllib.parse.quote('ssd_exporter_devices{job="tls_good"}')
+        r = json.loads(get(f"{prom}/api/v1/query?query={q}"))["data"]["result"]
+        check(bool(r) and float(r[0]["value"][1]) >= 1,
+              "series scraped over TLS reach Prometheus")
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{results['passed']} passed, {results['failed']} failed")
+    return 1 if results["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
