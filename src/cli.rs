@@ -64,7 +64,7 @@ pub struct Flags {
     /// Open HTTP connections at most; at the cap the oldest idle one is closed [default: 256].
     #[arg(long = "web.max-connections", value_name = "N")]
     pub max_connections: Option<usize>,
-    /// Serve on the socket systemd passes (socket activation, systemd/ssd_exporter.socket) instead of --web.listen-address.
+    /// Serve on the socket systemd passes (socket activation, systemd/socket-activation/ssd_exporter.socket) instead of --web.listen-address.
     #[arg(long = "web.systemd-socket")]
     pub systemd_socket: bool,
     /// How often each drive is polled, e.g. 60s, 5m [default: 60s].

@@ -27,10 +27,12 @@ const LISTEN_FDS_START: i32 = 3;
 #[derive(Debug, Error)]
 pub enum ActivationError {
     #[error(
-        "LISTEN_PID is {0:?}, not this process ({1}); start through systemd/ssd_exporter.socket or drop --web.systemd-socket"
+        "LISTEN_PID is {0:?}, not this process ({1}); start through systemd/socket-activation/ssd_exporter.socket or drop --web.systemd-socket"
     )]
     NotForUs(Option<String>, u32),
-    #[error("LISTEN_FDS is {0:?}; systemd passed no socket (see systemd/ssd_exporter.socket)")]
+    #[error(
+        "LISTEN_FDS is {0:?}; systemd passed no socket (see systemd/socket-activation/ssd_exporter.socket)"
+    )]
     NoFds(Option<String>),
     #[error(
         "LISTEN_FDS is {0}: ssd_exporter takes exactly one socket; give the .socket unit one ListenStream="
