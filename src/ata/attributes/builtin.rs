@@ -24,6 +24,10 @@ pub(super) const DEFAULTS: &[(u8, RawFormat, &str, Option<Media>)] = &[
     (11, Raw48, "Calibration_Retry_Count", HDD),
     (12, Raw48, "Power_Cycle_Count", ANY),
     (13, Raw48, "Read_Soft_Error_Rate", ANY),
+    // Added to DEFAULT after 7.3 (WDC/HGST and Toshiba helium drives).
+    (22, Raw16Raw16, "Helium_Level", HDD),
+    (23, Raw48, "Helium_Condition_Lower", HDD),
+    (24, Raw48, "Helium_Condition_Upper", HDD),
     (175, Raw48, "Program_Fail_Count_Chip", SSD),
     (176, Raw48, "Erase_Fail_Count_Chip", SSD),
     (177, Raw48, "Wear_Leveling_Count", SSD),

@@ -187,9 +187,12 @@ const INTEL_S3X00: FamilyDef = FamilyDef {
     // HPE-branded VK000480GWSXF (an SSDSC2BB480G4) in this family.
     model: r"INTEL SSDSC(1N|[12]B)[ABGPX]((080|100|120|150|160|200|240|300|400|480|600|800)[GH][3467][CERT]?|(012|016)T[46])|VK000(120|240|480)GWSXF",
     attrs: &[
+        // drivedb.h names these for the HPE VK000480GWSXF.
+        (11, Raw48, None, "Unknown_Intel_Attribute"),
         (170, Raw48, None, "Available_Reservd_Space"),
         (171, Raw48, None, "Program_Fail_Count"),
         (172, Raw48, None, "Erase_Fail_Count"),
+        (173, Raw48, None, "Unknown_Intel_Attribute"),
         (174, Raw48, None, "Unsafe_Shutdown_Count"),
         (175, Raw16Raw16, None, "Power_Loss_Cap_Test"),
         (183, Raw48, None, "SATA_Downshift_Count"),
@@ -289,9 +292,17 @@ const CRUCIAL: FamilyDef = FamilyDef {
         (202, Raw48, None, "Percent_Lifetime_Remain"),
         (206, Raw48, None, "Write_Error_Rate"),
         (210, Raw48, None, "Success_RAIN_Recov_Cnt"),
+        // 223 and 249..254: named in drivedb.h after 7.3 (MX500).
+        (223, Raw48, None, "Tot_Bg_Scan_ECC_Fail_Ct"),
         (246, Raw48, None, "Total_LBAs_Written"),
         (247, Raw48, None, "Host_Program_Page_Count"),
         (248, Raw48, None, "FTL_Program_Page_Count"),
+        (249, Raw48, None, "Total_Refresh_ISP_Count"),
+        (250, Raw48, None, "Total_Do_RefCal_Count"),
+        (251, Hex48, None, "Tot_NAND_Rd_Plane_Cnt_L"),
+        (252, Hex48, None, "Tot_NAND_Rd_Plane_Cnt_H"),
+        (253, Raw48, None, "Tot_Blk_Remap_Pass_Cnt"),
+        (254, Raw48, None, "Tot_Bg_Scan_Over_Limit"),
     ],
     // drivedb: for 202, "norm = max(100-raw,0); raw = percent_lifetime_used".
     meanings: &[

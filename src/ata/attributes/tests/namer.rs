@@ -387,3 +387,32 @@ fn intel_175_is_a_capacitor_test_result_not_a_percentage() {
     );
     assert!(m.iter().all(|d| d.meaning != Meaning::PlpHealthPercent));
 }
+
+/// Names upstream drivedb.h gives that 7.3 did not (read from the current
+/// smartmontools drivedb.h, not from this table): the built-in table agrees
+/// with smartctl on these drives even without a host drivedb.h.
+#[test]
+fn names_added_upstream_after_7_3() {
+    let n = Namer::builtin();
+    let mx500 = n.for_drive("CT1000MX500SSD1", "M3CR046");
+    for (id, name) in [
+        (223, "Tot_Bg_Scan_ECC_Fail_Ct"),
+        (249, "Total_Refresh_ISP_Count"),
+        (250, "Total_Do_RefCal_Count"),
+        (251, "Tot_NAND_Rd_Plane_Cnt_L"),
+        (252, "Tot_NAND_Rd_Plane_Cnt_H"),
+        (253, "Tot_Blk_Remap_Pass_Cnt"),
+        (254, "Tot_Bg_Scan_Over_Limit"),
+    ] {
+        assert_eq!(mx500.get(id).name, name, "id {id}");
+    }
+    assert_eq!(mx500.get(251).format, RawFormat::Hex48);
+    let hpe = n.for_drive("VK000480GWSXF", "HPG2");
+    assert_eq!(hpe.get(11).name, "Unknown_Intel_Attribute");
+    assert_eq!(hpe.get(173).name, "Unknown_Intel_Attribute");
+    let hdd = n.for_drive_kind("WDC WUH721818ALE6L4", "", MediaKind::Hdd);
+    assert_eq!(hdd.get(22).name, "Helium_Level");
+    let ssd = n.for_drive_kind("Some SSD", "", MediaKind::Ssd);
+    // smartctl names an unknown id of an SSD Unknown_SSD_Attribute.
+    assert_eq!(ssd.get(22).name, "Unknown_SSD_Attribute");
+}
