@@ -151,3 +151,55 @@ fn fixture_attribute_names_agree_with_drivedb() {
         .retain(|d| !d.ends_with("170: built-in Bad_Blk_Ct_Lat/Erl / drivedb Bad_Blk_Ct_Erl/Lat"));
     assert!(differ.is_empty(), "{differ:#?}");
 }
+
+/// The built-in table against a newer drivedb.h than the host's, on models
+/// of every built-in family. A measurement, run by hand:
+///
+/// `DRIVEDB=/path/to/upstream/drivedb.h cargo test --lib builtin_names_against -- --ignored --nocapture`
+#[test]
+#[ignore = "needs DRIVEDB=<a drivedb.h>; prints the agreement"]
+fn builtin_names_against_a_given_drivedb() {
+    let path = std::env::var("DRIVEDB").expect("set DRIVEDB to a drivedb.h");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (with_db, errors) = Namer::with_drivedb(&text);
+    assert!(errors.is_empty(), "{errors:#?}");
+    let builtin = Namer::builtin();
+    let models = [
+        "KINGSTON SEDC600M960G",
+        "KINGSTON SEDC500M1920G",
+        "KINGSTON SEDC450R480G",
+        "INTEL SSDSC2KB960G8",
+        "SOLIDIGM SSDSC2KB960GZ",
+        "INTEL SSDSC2BB960G7",
+        "INTEL SSDSC2BB480G4",
+        "INTEL SSDSC2BB240G4C",
+        "INTEL SSDSC1BG400G4",
+        "VK000480GWSXF",
+        "Micron_5300_MTFDDAK1T9TDS",
+        "Micron_5400_MTFDDAK960TGA_SED",
+        "VK001920GWSXK",
+        "Micron_5100_MTFDDAK3T8TBY_SED",
+        "CT1000MX500SSD1",
+        "CT4000MX500SSD1",
+        "SAMSUNG MZ7LH960HAJR-00005",
+        "Samsung SSD 883 DCT 960GB",
+        "XA960LE10063",
+    ];
+    let (mut same, mut all) = (0, 0);
+    for m in models {
+        let (b, d) = (builtin.for_drive(m, ""), with_db.for_drive(m, ""));
+        for id in 1..=255u8 {
+            let (bn, dn) = (b.get(id).name, d.get(id).name);
+            if bn.starts_with("Unknown_") && dn.starts_with("Unknown_") && bn == dn {
+                continue;
+            }
+            all += 1;
+            if bn == dn {
+                same += 1;
+            } else {
+                println!("{m} {id}: built-in {bn} / drivedb {dn}");
+            }
+        }
+    }
+    println!("built-in names equal to {path}'s: {same}/{all}");
+}
