@@ -264,9 +264,17 @@ const SHARED: [(u8, &[&str], Meaning, f64); 7] = [
         Meaning::Temperature,
         1.0,
     ),
+    // smartctl takes the temperature from 194, else 190, whatever their
+    // names (`ata_return_temperature_value`); Intel's S4510 calls 190
+    // Drive_Temperature and its S3520 Case_Temperature.
     (
         190,
-        &["Airflow_Temperature_Cel", "Temperature_Case"],
+        &[
+            "Airflow_Temperature_Cel",
+            "Temperature_Case",
+            "Case_Temperature",
+            "Drive_Temperature",
+        ],
         Meaning::Temperature,
         1.0,
     ),
