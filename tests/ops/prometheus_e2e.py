@@ -39,7 +39,7 @@ import grafana  # noqa: E402  (tests/ops/grafana.py)
 # The demo's drives (README "Demo") and the fixtures' healthy drives.
 DEMO_HEALTHY = {"nvme0", "nvme1", "sda"}
 DEMO_FAILING = "nvme2"
-FIXTURE_HEALTHY = {"nvme0", "nvme1", "sda", "sdb", "sdc"}
+FIXTURE_HEALTHY = {"nvme0", "nvme1", "sda", "sdb", "sdc", "sde"}
 DRIVE_VIEW_DEVICES = ["nvme0", "nvme1", "nvme2", "sda"]
 
 # What the failing demo drive must fire: its critical warning bits (which
