@@ -69,6 +69,7 @@ seed ata_smart_thresholds $fx/sata/*/*/smart-thresholds.bin
 seed ata_self_test $fx/sata/*/*/smart-self-test-log.bin
 seed ata_error_log $fx/sata/*/*/smart-error-log.bin
 seed config examples/*.yml
+seed web_config examples/web-config.yml
 # Device Statistics: the target reads the expected page number first.
 mkdir -p $corpus/ata_devstat
 for f in $fx/sata/*/*/devstat-*.bin; do

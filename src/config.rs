@@ -362,8 +362,8 @@ pub struct ProbeWrite {
     pub max_bytes: u64,
 }
 
-/// Default write probe rate: 0.2/s is 4 KiB × 0.2 × 86 400 ≈ 71 MB a day.
-pub const DEFAULT_WRITE_RATE: f64 = 0.2;
+/// The write probe's default rate has one owner, the probe.
+pub use crate::probe::writer::DEFAULT_WRITE_RATE;
 
 /// A number above 0 and at most `max` (`default` when unset).
 fn number(key: &str, value: Option<f64>, default: f64, max: f64) -> Result<f64, ConfigError> {

@@ -43,13 +43,13 @@
 //! # Wear cost
 //!
 //! Bytes written per day = 4096 B × rate × 86 400 s. At the default
-//! [`DEFAULT_WRITE_RATE`] of 1 write/s that is 353 894 400 B ≈ 354 MB/day
-//! (≈ 129 GB/year), plus `max_bytes` (default 64 MiB) once when the file is
+//! [`DEFAULT_WRITE_RATE`] of 0.2 writes/s that is 70 778 880 B ≈ 71 MB/day
+//! (≈ 26 GB/year), plus `max_bytes` (default 64 MiB) once when the file is
 //! created. A 960 GB drive rated at 1 drive-write-per-day absorbs 960 GB/day,
-//! so the probe uses 354 MB / 960 GB ≈ 0.037 % of its rated endurance; a
-//! 480 GB client drive rated at 0.3 DWPD (144 GB/day), ≈ 0.25 %. Small random
+//! so the probe uses 71 MB / 960 GB ≈ 0.007 % of its rated endurance; a
+//! 480 GB client drive rated at 0.3 DWPD (144 GB/day), ≈ 0.05 %. Small random
 //! writes may cost the flash more than 4 KiB each (write amplification), so
-//! treat these as host-side figures. At 0.1 writes/s all of them are ten
+//! treat these as host-side figures. At 0.02 writes/s all of them are ten
 //! times smaller.
 
 use std::fs::{File, OpenOptions};
@@ -69,7 +69,7 @@ pub const MAX_BYTES: u64 = 1 << 30;
 /// A marker is three short lines; anything longer is not ours.
 const MARKER_MAX_LEN: u64 = 4096;
 /// Default write probes per second (see the wear arithmetic above).
-pub const DEFAULT_WRITE_RATE: f64 = 1.0;
+pub const DEFAULT_WRITE_RATE: f64 = 0.2;
 const MAGIC: &str = "ssd_exporter write probe";
 
 /// Which write the probe issues; [`WriteMode::op`] is its `op` label value.

@@ -1,0 +1,42 @@
+//! The SCSI decoders (INQUIRY, VPD pages, READ CAPACITY(16), LOG SENSE
+//! pages, grown defects): any bytes decode or fail, nothing panics, and a
+//! log page's parameters never reach past its own length.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use ssd_exporter::scsi::{defects, identity, log};
+
+fuzz_target!(|data: &[u8]| {
+    let _ = identity::Inquiry::parse(data);
+    let _ = identity::ReadCapacity16::parse(data).map(|c| c.capacity_bytes());
+    let _ = defects::grown_defects(data);
+    let _ = identity::vpd_supported(data);
+    let _ = identity::vpd_unit_serial(data);
+    let _ = identity::vpd_naa(data);
+    let _ = identity::vpd_rotation_rate(data);
+    let Some(&first) = data.first() else {
+        return;
+    };
+    let page = first & 0x3F;
+    if let Ok(p) = log::LogPage::parse(data, page) {
+        let declared = data
+            .get(2..4)
+            .map_or(0, |b| usize::from(u16::from_be_bytes([b[0], b[1]])));
+        assert!(p.payload.len() <= declared);
+        let used: usize = p.params().iter().map(|q| 4 + q.value.len()).sum();
+        assert!(used <= p.payload.len());
+        for q in p.params() {
+            let _ = q.uint();
+        }
+    }
+    let _ = log::supported_pages(data);
+    let _ = log::error_counters(data, page);
+    let _ = log::non_medium_errors(data);
+    let _ = log::temperature(data);
+    let _ = log::start_stop_cycles(data);
+    let _ = log::percentage_used(data);
+    let _ = log::power_on_minutes(data);
+    let _ = log::informational_exceptions(data);
+    let _ = log::newest_self_test(data);
+    let _ = log::sas_phys(data);
+});
