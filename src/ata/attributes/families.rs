@@ -241,10 +241,10 @@ const MICRON_5X00: FamilyDef = FamilyDef {
         (247, Raw48, None, "Host_Program_Page_Count"),
         (248, Raw48, None, "Bckgnd_Program_Page_Cnt"),
     ],
-    // drivedb.h: 202 Percent_Lifetime_Remain (normalized = life left;
-    // Micron TN-FD-34 "5100 SSD SMART implementation" is its source),
-    // 246 Total_LBAs_Written (512-byte LBAs), 247/248 program page counts,
-    // 174 Unexpect_Power_Loss_Ct.
+    // drivedb.h's Micron 5x00 entry: 202 Percent_Lifetime_Remain,
+    // "Remaining endurance, trips at 10%" (normalized = life left), 246
+    // Total_LBAs_Written (512-byte LBAs), 247/248 program page counts, 174
+    // Unexpect_Power_Loss_Ct.
     meanings: &[
         m(202, M::LifeLeftPercent, S::Normalized, 1.0),
         m(246, M::HostWrittenBytes, S::Raw, LBA),
