@@ -8,7 +8,13 @@ every loop bounded in count and time:
 2. descriptor exhaustion: under a hard RLIMIT_NOFILE of 48 (prlimit), 80
    idle connections push accept() into EMFILE; the exporter keeps accepting
    (closing idle connections for room) and a scraper still gets an answer;
-3. the exporter still runs and answers /healthz afterwards.
+3. the exporter still runs and answers /healthz afterwards;
+4. the issue's case: the exporter started under RLIMIT_NOFILE 1024 (soft and
+   hard, as a systemd service gets by default), replaying every fixture and
+   polling each second, with the default cap; 2,000 connections that each
+   send a partial request header, then trickle one more byte while 200
+   sequential scrapes run. Every scrape must be answered and no poll may fail
+   for want of descriptors; the scrapes' p50/p99 are printed (BENCHMARKS.md).
 
 Usage: tests/ops/web_limits.py [path/to/ssd_exporter]
 (default target/debug/ssd_exporter). Python 3.11 standard library only.
@@ -133,6 +139,44 @@ def main():
     check(scrape(port, "/metrics"), "serves /metrics after the descriptors came back")
     err = stop(proc)
     check("out of file descriptors" in err, "EMFILE was logged (warn)")
+
+    # 4. 2,000 slow clients against an exporter limited to 1,024 descriptors
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 2200:
+        check(False, f"the test client needs 2200 descriptors, its hard limit is {hard}")
+    else:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 2200), hard))
+        port = free_port()
+        fixtures = sorted(str(p) for p in ROOT.glob("tests/fixtures/*/*/*") if (p / "meta.toml").exists())
+        replay = [f"--replay={f}" for f in fixtures]
+        proc = run(["prlimit", "--nofile=1024:1024", "--", binary, "--probe.disable", "--poll.interval=1s",
+                    f"--web.listen-address=127.0.0.1:{port}"] + replay, port)
+        started = time.monotonic()
+        held = hold(port, 2000, b"GET /metrics HTTP/1.1\r\nHost: slow\r\nX-Slow: ")
+        opened = len(held)
+        times, ok = [], 0
+        for i in range(200):
+            # Trickle one byte on a few stalled connections between scrapes.
+            for s in held[i * 10:(i + 1) * 10]:
+                try:
+                    s.send(b"a")
+                except OSError:
+                    pass
+            t0 = time.monotonic()
+            if scrape(port, "/metrics", attempts=1):
+                ok += 1
+            times.append(time.monotonic() - t0)
+        times.sort()
+        p50, p99 = times[len(times) // 2], times[int(len(times) * 0.99) - 1]
+        print(f"  {opened} slow connections opened; 200 scrapes: p50 {p50 * 1000:.1f} ms, "
+              f"p99 {p99 * 1000:.1f} ms, {time.monotonic() - started:.1f} s in all")
+        check(ok == 200, f"RLIMIT_NOFILE 1024, {opened} slow clients: {ok} of 200 sequential scrapes answered")
+        for s in held:
+            s.close()
+        err = stop(proc)
+        starved = [l for l in err.splitlines() if "poll failed" in l and ("os error 24" in l or "Too many open files" in l)]
+        check(not starved, f"no poll failed for want of descriptors ({len(starved)} did)")
 
     print(f"{results['passed']} passed, {results['failed']} failed")
     return 1 if results["failed"] else 0
