@@ -43,6 +43,12 @@
 #   your own over it (-v /path/config.yml:/etc/ssd_exporter/config.yml:ro).
 # - The opt-in write probe needs a writable bind mount of a directory on a
 #   monitored drive's filesystem, named in probe.write.path.
+# - TLS and basic auth: /etc/ssd_exporter/web-config.example.yml is
+#   examples/web-config.yml (the exporter-toolkit format). Mount your own web
+#   config and the certificate files it names into /etc/ssd_exporter/web/
+#   (-v /path/web:/etc/ssd_exporter/web:ro) and add
+#   --web.config.file=/etc/ssd_exporter/web/web-config.yml to the command;
+#   certificates replaced in that folder are picked up without a restart.
 
 FROM rust:1-bookworm AS build
 WORKDIR /src
@@ -60,6 +66,7 @@ RUN --mount=type=cache,target=/usr/local/cargo/registry \
 FROM debian:bookworm-slim
 COPY --from=build /usr/local/bin/ssd_exporter /usr/bin/ssd_exporter
 COPY examples/config.yml /etc/ssd_exporter/config.yml
+COPY examples/web-config.yml /etc/ssd_exporter/web-config.example.yml
 EXPOSE 10049
 ENTRYPOINT ["/usr/bin/ssd_exporter"]
 CMD ["--config.file=/etc/ssd_exporter/config.yml"]
