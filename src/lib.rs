@@ -61,10 +61,12 @@
 //! poll                          → device, nvme, ata, health
 //! snapshot                      → poll, health
 //! report                        → snapshot, health
-//! metrics                       → snapshot, poll, probe, health, device
+//! probe                         (nothing of the crate outside it)
+//! metrics                       → snapshot, poll, probe, health, device, nvme
 //! http                          → report
 //! dump                          → poll, device, ata, timefmt
-//! config → health; cli, logging → config
+//! config                        → health, probe (defaults), http (limits)
+//! cli, logging                  → config
 //! check                         → app, poll, snapshot, report, health, config
 //! app                           → everything it wires
 //! ```
