@@ -281,11 +281,10 @@ impl Exposition {
             "Failed reads of a drive, per page or command.",
             errors,
         )?;
-        // Only the poll loop is supervised so far; it is served from 0 so
-        // that the first restart is an increase a rule can see.
+        // Every supervised task is served from 0, so that the first restart
+        // is an increase a rule can see.
         let restarts = self.drives.iter().flat_map(|d| {
-            let mut counts = d.restarts.clone();
-            counts.entry(Task::Poll).or_default();
+            let counts = Task::ALL.map(|t| (t, d.restarts.get(&t).copied().unwrap_or(0)));
             counts.into_iter().map(move |(t, n)| {
                 (
                     Self::with(d, &[("task", t.as_label())]),

@@ -303,6 +303,23 @@ mod tests {
         assert_eq!(s.critical_warning, CriticalWarning(0));
     }
 
+    /// Every condition has its byte 0 bit (NVMe Base: bits 0..5), so a new
+    /// variant cannot go unmapped.
+    #[test]
+    fn every_condition_has_a_bit() {
+        for c in Condition::ALL {
+            assert!(
+                CriticalWarning::CONDITIONS.iter().any(|&(x, _)| x == c),
+                "{c:?}"
+            );
+        }
+        let bits: Vec<u8> = CriticalWarning::CONDITIONS
+            .iter()
+            .map(|&(_, b)| b)
+            .collect();
+        assert_eq!(bits, [0, 1, 2, 3, 4, 5]);
+    }
+
     #[test]
     fn critical_warning_conditions() {
         let cw = CriticalWarning(0b0010_1000);

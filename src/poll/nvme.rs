@@ -194,20 +194,11 @@ impl NvmePoller {
 
     /// Drops the cached decode of every page found unsupported.
     fn forget_unsupported(&mut self) {
-        let t = &self.tracker;
-        let p = &mut self.pages;
-        if t.is_unsupported(Source::OcpLog) {
-            p.ocp = None;
-        }
-        if t.is_unsupported(Source::ErrorLog) {
-            p.error_log = None;
-        }
-        if t.is_unsupported(Source::SelfTestLog) {
-            p.self_test = None;
-        }
-        if t.is_unsupported(Source::IdentifyNs) {
-            p.wwn = None;
-        }
+        let (t, p) = (&self.tracker, &mut self.pages);
+        t.forget_if_unsupported(Source::OcpLog, &mut p.ocp);
+        t.forget_if_unsupported(Source::ErrorLog, &mut p.error_log);
+        t.forget_if_unsupported(Source::SelfTestLog, &mut p.self_test);
+        t.forget_if_unsupported(Source::IdentifyNs, &mut p.wwn);
     }
 
     /// The UUID index to read C0h with, located as nvme-cli's OCP plugin

@@ -134,20 +134,11 @@ impl SataPoller {
 
     /// Drops the cached decode of every page found unsupported.
     fn forget_unsupported(&mut self) {
-        let t = &self.tracker;
-        let p = &mut self.pages;
-        if t.is_unsupported(Source::AtaThresholds) {
-            p.thresholds = None;
-        }
-        if t.is_unsupported(Source::AtaStatus) {
-            p.status = None;
-        }
-        if t.is_unsupported(Source::AtaSelfTest) {
-            p.self_test = None;
-        }
-        if t.is_unsupported(Source::AtaErrorLog) {
-            p.error_log = None;
-        }
+        let (t, p) = (&self.tracker, &mut self.pages);
+        t.forget_if_unsupported(Source::AtaThresholds, &mut p.thresholds);
+        t.forget_if_unsupported(Source::AtaStatus, &mut p.status);
+        t.forget_if_unsupported(Source::AtaSelfTest, &mut p.self_test);
+        t.forget_if_unsupported(Source::AtaErrorLog, &mut p.error_log);
     }
 
     /// Pages that rarely change, read with the identity refresh: thresholds

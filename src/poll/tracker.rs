@@ -67,6 +67,13 @@ impl Tracker {
         self.support.retain(|_, supported| *supported);
     }
 
+    /// Drops a page's cached decode once the drive says it lacks the page.
+    pub fn forget_if_unsupported<T>(&self, source: Source, slot: &mut Option<T>) {
+        if self.is_unsupported(source) {
+            *slot = None;
+        }
+    }
+
     /// What the exporter believes about every page asked so far.
     pub fn beliefs(&self) -> Vec<(Source, bool)> {
         self.support.iter().map(|(&s, &b)| (s, b)).collect()
