@@ -63,7 +63,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
     let max = config.max_connections.clamp(1, MAX_MAX_CONNECTIONS);
-    let tls = config.tls.clone();
+    let web = Arc::clone(&config.web);
     let shared = Arc::new(Shared::new(app, config));
     let tracker = Arc::new(Tracker::default());
     let (stop_tx, stop_rx) = watch::channel(false);
@@ -95,7 +95,7 @@ pub async fn serve(
                         stream,
                         peer,
                         Arc::clone(&shared),
-                        tls.as_ref().map(|t| t.current()),
+                        web.current().tls.clone(),
                         tracker.register(),
                         stop_rx.clone(),
                     );
