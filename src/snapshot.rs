@@ -17,19 +17,22 @@ use crate::poll::{PollOutcome, Source};
 const FORECAST_MIN_SPAN: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// A supervised per-drive task: the `task` label of
-/// `ssd_exporter_task_restarts_total`. Only the poll loop is supervised so
-/// far; the probe's restart is still to be built (issue 14).
+/// `ssd_exporter_task_restarts_total`. The poll loop's restarts are counted
+/// in the drive's snapshot ([`DriveSnapshot::restarts`]); the latency
+/// probe's by the probe fleet, per block device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Task {
     Poll,
+    Probe,
 }
 
 impl Task {
-    pub const ALL: [Task; 1] = [Task::Poll];
+    pub const ALL: [Task; 2] = [Task::Poll, Task::Probe];
 
     pub fn as_label(self) -> &'static str {
         match self {
             Task::Poll => "poll",
+            Task::Probe => "probe",
         }
     }
 }

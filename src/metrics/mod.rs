@@ -281,11 +281,21 @@ impl Exposition {
             "Failed reads of a drive, per page or command.",
             errors,
         )?;
-        // Every supervised task is served from 0, so that the first restart
-        // is an increase a rule can see.
+        // Every supervised task a drive has is served from 0, so that the
+        // first restart is an increase a rule can see: the poll loop always,
+        // the probe while the drive has one.
         let restarts = self.drives.iter().flat_map(|d| {
-            let counts = Task::ALL.map(|t| (t, d.restarts.get(&t).copied().unwrap_or(0)));
-            counts.into_iter().map(move |(t, n)| {
+            let probes: Vec<u64> = self
+                .probes
+                .iter()
+                .filter(|v| v.drive == d.device)
+                .map(|v| v.restarts)
+                .collect();
+            let counts = Task::ALL.into_iter().filter_map(move |t| match t {
+                Task::Poll => Some((t, d.restarts.get(&t).copied().unwrap_or(0))),
+                Task::Probe => (!probes.is_empty()).then(|| (t, probes.iter().sum())),
+            });
+            counts.map(move |(t, n)| {
                 (
                     Self::with(d, &[("task", t.as_label())]),
                     Wide(u128::from(n)),
@@ -295,7 +305,7 @@ impl Exposition {
         counter(
             enc,
             "ssd_exporter_task_restarts",
-            "Restarts of this drive's supervised tasks after a panic.",
+            "Restarts of this drive's supervised tasks after a panic or an unexpected end.",
             restarts,
         )?;
         let pages = self.drives.iter().flat_map(|d| {

@@ -245,6 +245,20 @@ impl ProbeHandle {
         self.thread.is_finished()
     }
 
+    /// How the thread of a finished probe ended: `Some(message)` if it
+    /// panicked. Call only once [`ProbeHandle::is_finished`] is true (it
+    /// then does not wait).
+    pub fn panic_message(self) -> Option<String> {
+        let payload = self.thread.join().err()?;
+        Some(
+            payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic without a message".to_string()),
+        )
+    }
+
     /// Stops the thread and waits up to `wait` for it; false if it is stuck.
     pub fn stop_and_join(self, wait: Duration) -> bool {
         self.stop();
