@@ -1,8 +1,8 @@
 //! The latest state of every drive, shared between pollers (writers) and
 //! the HTTP server (reader). `/metrics` only ever encodes what is here.
 
-use std::collections::BTreeMap;
-use std::sync::{Arc, RwLock};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime};
 
 use crate::health::datasheet::{self, rating_for};
@@ -209,9 +209,41 @@ impl DriveSnapshot {
 #[derive(Debug, Default)]
 pub struct Store {
     drives: RwLock<BTreeMap<String, Arc<DriveSnapshot>>>,
+    /// Drives with a blocking poll in flight, which may outlive the drive's
+    /// poll loop (a drive removed while its open hangs): see [`Store::claim`].
+    in_flight: Arc<Mutex<BTreeSet<String>>>,
+}
+
+/// The right to run one blocking poll of a drive; released when dropped
+/// (by the blocking thread, when the call returns).
+#[derive(Debug)]
+pub struct Claim {
+    device: String,
+    in_flight: Arc<Mutex<BTreeSet<String>>>,
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        self.in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.device);
+    }
 }
 
 impl Store {
+    /// Claims `device` for one blocking poll; `None` while an earlier one
+    /// still runs, even one whose loop has ended: at most one blocking call
+    /// per drive, so a drive removed and re-added while its open hangs does
+    /// not take another thread each time.
+    pub fn claim(&self, device: &str) -> Option<Claim> {
+        let mut set = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+        set.insert(device.to_string()).then(|| Claim {
+            device: device.to_string(),
+            in_flight: Arc::clone(&self.in_flight),
+        })
+    }
+
     pub fn insert(&self, snap: DriveSnapshot) {
         let mut drives = self.drives.write().unwrap_or_else(|e| e.into_inner());
         drives.insert(snap.device.clone(), Arc::new(snap));

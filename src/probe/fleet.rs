@@ -103,6 +103,11 @@ pub struct Fleet {
     refused: Mutex<BTreeSet<String>>,
     /// Supervision: restarts by block device, kept while its drive is.
     restarts: Mutex<BTreeMap<String, Restarts>>,
+    /// Probes stopped while their thread was stuck (in an open or a read
+    /// of a device that hangs): a block device here gets no new probe
+    /// until that thread ends, so a drive removed and re-added while its
+    /// device hangs does not take another thread each time.
+    stopping: Mutex<BTreeMap<String, ProbeHandle>>,
 }
 
 impl Fleet {
@@ -114,6 +119,7 @@ impl Fleet {
             running: Mutex::new(BTreeMap::new()),
             refused: Mutex::new(BTreeSet::new()),
             restarts: Mutex::new(BTreeMap::new()),
+            stopping: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -131,6 +137,17 @@ impl Fleet {
     /// next pass; a device that cannot be probed is warned about once and
     /// tried again on each pass.
     pub fn start(&self, drive: &str, block: &str, skip_if: Option<SkipIf>) {
+        {
+            let mut stopping = self.stopping.lock().unwrap_or_else(|e| e.into_inner());
+            stopping.retain(|_, h| !h.is_finished());
+            if stopping.contains_key(block) {
+                debug!(
+                    device = drive,
+                    block, "the stopped probe's thread is still stuck; not starting another"
+                );
+                return;
+            }
+        }
         {
             let mut running = self.running();
             match running.get(block) {
@@ -230,16 +247,21 @@ impl Fleet {
         // Lock order everywhere: `running`, then `restarts`.
         let mut running = self.running();
         let mut restarts = self.restarts();
-        running.retain(|block, e| {
-            let keep = e.drive != drive;
-            if !keep {
-                info!(device = drive, block, "latency probe stopped");
-                e.handle.stop();
-                // The drive's series go with it; its counts start again.
-                restarts.remove(block);
+        let (gone, kept): (BTreeMap<_, _>, BTreeMap<_, _>) = std::mem::take(&mut *running)
+            .into_iter()
+            .partition(|(_, e)| e.drive == drive);
+        *running = kept;
+        drop(running);
+        let mut stopping = self.stopping.lock().unwrap_or_else(|e| e.into_inner());
+        for (block, e) in gone {
+            info!(device = drive, block, "latency probe stopped");
+            e.handle.stop();
+            // The drive's series go with it; its counts start again.
+            restarts.remove(&block);
+            if !e.handle.is_finished() {
+                stopping.insert(block, e.handle);
             }
-            keep
-        });
+        }
     }
 
     /// Counts I/O stuck past its deadline; call periodically.
@@ -519,6 +541,68 @@ mod tests {
         // A drive that goes away takes its count with it.
         fleet.stop_drive("nvme7");
         assert!(fleet.restarts().is_empty());
+    }
+
+    /// Threads of this process whose name is `name`.
+    fn threads_named(name: &str) -> usize {
+        std::fs::read_dir("/proc/self/task")
+            .unwrap()
+            .flatten()
+            .filter(|t| {
+                std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim_end() == name)
+            })
+            .count()
+    }
+
+    fn wait_threads(name: &str, n: usize) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while threads_named(name) != n {
+            assert!(
+                Instant::now() < deadline,
+                "{} threads named {name:?}, waited for {n}",
+                threads_named(name)
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    #[test]
+    fn a_drive_re_added_while_its_probe_hangs_in_open_gets_no_second_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let (sys, dev) = (dir.path().join("sys"), dir.path().join("dev"));
+        super::super::fake_block_device(&sys, &dev, "nvme6n1");
+        // A FIFO with no writer: opening it for reading blocks, as an open
+        // of a sick disk can.
+        let fifo = dev.join("nvme6n1");
+        std::fs::remove_file(&fifo).unwrap();
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let config = ProbeConfig {
+            sysfs: sys.clone(),
+            rate: 100.0,
+            ..ProbeConfig::default()
+        };
+        let fleet = Fleet::new(config, dev.clone(), None);
+        fleet.start("nvme6", "nvme6n1", None);
+        wait_threads("probe nvme6n1", 1);
+        for _ in 0..3 {
+            fleet.stop_drive("nvme6");
+            fleet.start("nvme6", "nvme6n1", None);
+        }
+        assert_eq!(threads_named("probe nvme6n1"), 1);
+        assert!(fleet.views().is_empty(), "a second probe was started");
+        // The open returns (a writer appears); the stopped thread ends, and
+        // the next pass starts the probe again.
+        let _writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+        wait_threads("probe nvme6n1", 0);
+        fleet.start("nvme6", "nvme6n1", None);
+        assert_eq!(fleet.views().len(), 1);
+        fleet.stop_drive("nvme6");
     }
 
     #[test]
