@@ -263,6 +263,12 @@ impl Store {
         drives.remove(device);
     }
 
+    /// One drive's current snapshot.
+    pub fn get(&self, device: &str) -> Option<Arc<DriveSnapshot>> {
+        let drives = self.drives.read().unwrap_or_else(|e| e.into_inner());
+        drives.get(device).cloned()
+    }
+
     /// The current snapshots, cheaply cloned, sorted by device name.
     pub fn list(&self) -> Vec<Arc<DriveSnapshot>> {
         let drives = self.drives.read().unwrap_or_else(|e| e.into_inner());
