@@ -249,12 +249,20 @@ impl Store {
         drives.insert(snap.device.clone(), Arc::new(snap));
     }
 
-    /// Applies `f` to a copy of `device`'s snapshot and publishes it; a
-    /// drive removed meanwhile stays removed.
+    /// Applies `f` to a copy of `device`'s snapshot and publishes it. `f`
+    /// (the poll's outcome and the judge) runs outside the store's lock, so
+    /// it never holds up a scrape or another drive's update. Only a drive's
+    /// own poll loop updates it, one update at a time, so none is lost; a
+    /// drive removed or inserted anew meanwhile keeps that newer state.
     pub fn update(&self, device: &str, f: impl FnOnce(&mut DriveSnapshot)) {
+        let Some(current) = self.get(device) else {
+            return;
+        };
+        let mut next = Arc::clone(&current);
+        f(Arc::make_mut(&mut next));
         let mut drives = self.drives.write().unwrap_or_else(|e| e.into_inner());
-        if let Some(snap) = drives.get_mut(device) {
-            f(Arc::make_mut(snap));
+        if let Some(slot) = drives.get_mut(device).filter(|s| Arc::ptr_eq(s, &current)) {
+            *slot = next;
         }
     }
 
@@ -273,5 +281,76 @@ impl Store {
     pub fn list(&self) -> Vec<Arc<DriveSnapshot>> {
         let drives = self.drives.read().unwrap_or_else(|e| e.into_inner());
         drives.values().cloned().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::discovery::Transport;
+    use std::time::Duration;
+
+    fn snap(device: &str) -> DriveSnapshot {
+        let identity = Identity {
+            transport: Transport::Nvme,
+            model: "M".into(),
+            serial: "S".into(),
+            firmware: "F".into(),
+            wwn: String::new(),
+            capacity_bytes: None,
+        };
+        DriveSnapshot::new(device, "test", identity)
+    }
+
+    #[test]
+    fn an_update_runs_outside_the_lock_so_a_scrape_during_it_is_served() {
+        let store = Arc::new(Store::default());
+        store.insert(snap("nvme0"));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let s = store.clone();
+        std::thread::spawn(move || {
+            s.update("nvme0", |d| {
+                // A scrape (and another drive's update) while the judge runs.
+                let listed = s.list().len();
+                s.update("nvme1", |_| {});
+                d.polls = 7;
+                tx.send(listed).unwrap();
+            });
+        });
+        let listed = rx
+            .recv_timeout(Duration::from_secs(5))
+            .expect("the store was locked while the update ran");
+        assert_eq!(listed, 1);
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while store.get("nvme0").unwrap().polls != 7 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "update never published"
+            );
+            std::thread::yield_now();
+        }
+    }
+
+    #[test]
+    fn a_drive_removed_or_inserted_anew_during_an_update_keeps_that_state() {
+        let store = Store::default();
+        store.insert(snap("sda"));
+        store.update("sda", |d| {
+            d.polls = 1;
+            store.remove("sda");
+        });
+        assert!(store.get("sda").is_none(), "a removed drive came back");
+
+        store.insert(snap("sda"));
+        store.update("sda", |d| {
+            d.polls = 1;
+            let mut fresh = snap("sda");
+            fresh.polls = 42;
+            store.insert(fresh);
+        });
+        assert_eq!(store.get("sda").unwrap().polls, 42);
+
+        store.update("sda", |d| d.polls += 1);
+        assert_eq!(store.get("sda").unwrap().polls, 43);
     }
 }
