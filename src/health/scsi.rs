@@ -238,7 +238,10 @@ mod tests {
         };
         let now = t0 + Duration::from_secs(3600);
         let v = evaluate(Some(&b), &h, &ctx, &Rules::default(), now);
-        v.problems.iter().map(|p| (p.name, p.reason.clone())).collect()
+        v.problems
+            .iter()
+            .map(|p| (p.name, p.reason.clone()))
+            .collect()
     }
 
     fn ok_pages(defects: u32, uncorrected_read: u128) -> ScsiPages {
@@ -263,7 +266,8 @@ mod tests {
     /// problems; the same counts standing still are not.
     #[test]
     fn rising_defects_and_uncorrected_errors_are_problems_static_ones_not() {
-        let names = |p: Vec<(&'static str, String)>| p.into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+        let names =
+            |p: Vec<(&'static str, String)>| p.into_iter().map(|(n, _)| n).collect::<Vec<_>>();
         assert!(judge_two(&ok_pages(12, 3), &ok_pages(12, 3)).is_empty());
         let grown = judge_two(&ok_pages(12, 3), &ok_pages(14, 3));
         assert_eq!(grown.len(), 1);

@@ -62,7 +62,11 @@ pub(super) fn status(r: &Reading, j: &mut Judge) {
             let (asc, ascq) = exception.unwrap_or_default();
             let text = format!(
                 "the drive reports an informational exception (asc {asc:02x}h, ascq {ascq:02x}h{})",
-                if asc == 0x5D { ": failure prediction threshold exceeded" } else { "" }
+                if asc == 0x5D {
+                    ": failure prediction threshold exceeded"
+                } else {
+                    ""
+                }
             );
             j.add("smart_failed", Severity::Critical, text)
         }

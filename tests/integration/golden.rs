@@ -261,7 +261,10 @@ fn a_sas_drive_whose_defects_and_uncorrected_errors_grow_is_judged_so() {
     };
     let before = parse(&exporter.scrape_after_polls(&devices, 2.0));
     let p = problems(&before);
-    assert!(!p.contains(&"grown_defects_increasing".to_string()), "{p:?}");
+    assert!(
+        !p.contains(&"grown_defects_increasing".to_string()),
+        "{p:?}"
+    );
     assert!(!p.contains(&"media_errors_increasing".to_string()), "{p:?}");
     // READ DEFECT DATA header: 416 bytes of 8-byte entries = 52 defects.
     std::fs::write(dir.join("defects.bin"), [0x00, 0x0D, 0x01, 0xA0]).unwrap();
