@@ -1,11 +1,11 @@
 //! Finds drives from sysfs. NVMe controllers are `/sys/class/nvme/nvmeN`
 //! (model, serial, firmware_rev, and one `nvmeNnM` / `nvmeNcXnM` folder per
 //! namespace); the admin commands go to `/dev/nvmeN`. SCSI disks are the
-//! `/sys/block/sdX` disks not attached through USB whose INQUIRY data (the
-//! copy the kernel keeps in `device/inquiry`, else `device/type`) says
-//! "disk"; [`scsi_transport`] decides how each is driven: as ATA (SATA)
-//! when the vendor is `ATA` or VPD page 89h exists (a SAT layer, libata's
-//! or an HBA's), else as SAS or SCSI. The first poll's own INQUIRY or
+//! `/sys/block/sdX` disks whose INQUIRY data (the copy the kernel keeps in
+//! `device/inquiry`, else `device/type`) says "disk"; [`scsi_transport`]
+//! decides how each is driven: as ATA (SATA) when the vendor is `ATA` or
+//! VPD page 89h exists (a SAT layer, libata's or an HBA's), else as SAS or
+//! SCSI unless attached through USB. The first poll's own INQUIRY or
 //! IDENTIFY confirms them.
 
 use std::path::{Path, PathBuf};
@@ -66,12 +66,9 @@ pub struct ScsiFacts {
 }
 
 /// How a SCSI disk is driven, or `None` when it is not one the exporter
-/// reads (not a disk, behind USB).
+/// reads (not a disk, or a USB-attached disk without a SAT layer).
 pub fn scsi_transport(f: &ScsiFacts) -> Option<Transport> {
     use crate::scsi::identity::{Inquiry, TYPE_DISK, TYPE_ZBC, VPD_ATA_INFORMATION, vpd_supported};
-    if f.usb {
-        return None;
-    }
     let inquiry = f.inquiry.as_deref().and_then(|b| Inquiry::parse(b).ok());
     let (is_disk, vendor) = match &inquiry {
         Some(i) => (i.is_disk(), i.vendor.as_str()),
@@ -89,7 +86,12 @@ pub fn scsi_transport(f: &ScsiFacts) -> Option<Transport> {
         .and_then(|b| vpd_supported(b).ok())
         .is_some_and(|pages| pages.contains(&VPD_ATA_INFORMATION));
     Some(if vendor == "ATA" || lists_89 || f.vpd_89 {
+        // A SAT layer, also a USB bridge's (as before SCSI support).
         Transport::Sata
+    } else if f.usb {
+        // A USB bridge's own SCSI translation: its log pages are the
+        // bridge's, not the drive's.
+        return None;
     } else if f.sas {
         Transport::Sas
     } else {

@@ -162,6 +162,12 @@ fn ata_by_vendor_or_vpd_89_else_sas_or_scsi() {
         ..virtio.clone()
     };
     assert_eq!(scsi_transport(&usb), None);
+    // A USB bridge with a SAT layer stays a SATA drive, as before.
+    let usb_sat = ScsiFacts {
+        usb: true,
+        ..ahci.clone()
+    };
+    assert_eq!(scsi_transport(&usb_sat), Some(Transport::Sata));
     // Without the kernel's INQUIRY copy: sysfs vendor and type.
     let old_kernel = ScsiFacts {
         vendor: "ATA".into(),
