@@ -1,8 +1,12 @@
 //! Finds drives from sysfs. NVMe controllers are `/sys/class/nvme/nvmeN`
 //! (model, serial, firmware_rev, and one `nvmeNnM` / `nvmeNcXnM` folder per
-//! namespace); the admin commands go to `/dev/nvmeN`. SATA disks are the
-//! `/sys/block/sdX` disks whose SCSI vendor is `ATA` (libata's translation,
-//! also what SAT-capable HBAs report); the first IDENTIFY confirms them.
+//! namespace); the admin commands go to `/dev/nvmeN`. SCSI disks are the
+//! `/sys/block/sdX` disks whose INQUIRY data (the copy the kernel keeps in
+//! `device/inquiry`, else `device/type`) says "disk"; [`scsi_transport`]
+//! decides how each is driven: as ATA (SATA) when the vendor is `ATA` or
+//! VPD page 89h exists (a SAT layer, libata's or an HBA's), else as SAS or
+//! SCSI unless attached through USB. The first poll's own INQUIRY or
+//! IDENTIFY confirms them.
 
 use std::path::{Path, PathBuf};
 
@@ -12,15 +16,105 @@ use regex::Regex;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Transport {
     Nvme,
+    /// ATA commands, through libata or any SAT layer (a SATA drive behind
+    /// a SAS HBA included).
     Sata,
+    /// SCSI commands to a disk whose transport protocol is SAS.
+    Sas,
+    /// SCSI commands to a disk on another or an unknown transport
+    /// (virtio-scsi, iSCSI, FC, a RAID volume).
+    Scsi,
 }
 
 impl Transport {
+    pub const ALL: [Transport; 4] = [Self::Nvme, Self::Sata, Self::Sas, Self::Scsi];
+
+    /// The `transport` label of `ssd_device_info`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Nvme => "nvme",
             Self::Sata => "sata",
+            Self::Sas => "sas",
+            Self::Scsi => "scsi",
         }
+    }
+
+    /// Driven with SCSI commands (`poll::scsi`).
+    pub fn is_scsi(self) -> bool {
+        matches!(self, Self::Sas | Self::Scsi)
+    }
+}
+
+/// What sysfs says about one `sd*` disk, as read by [`scsi_facts`]: the
+/// input of [`scsi_transport`], which is pure so it can be tested on bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScsiFacts {
+    /// `device/inquiry`: the standard INQUIRY data the kernel read.
+    pub inquiry: Option<Vec<u8>>,
+    /// `device/vendor` and `device/type`, for kernels without `inquiry`.
+    pub vendor: String,
+    pub peripheral_type: Option<u8>,
+    /// `device/vpd_pg0` (VPD 00h, supported pages), when the kernel has it.
+    pub vpd_supported: Option<Vec<u8>>,
+    /// `device/vpd_pg89` exists: the kernel found VPD page 89h.
+    pub vpd_89: bool,
+    /// Attached through USB (a bridge, not a drive the exporter can read).
+    pub usb: bool,
+    /// On a SAS transport: an `end_device-*` in the device path (the SAS
+    /// transport class) or a `sas_address` attribute.
+    pub sas: bool,
+}
+
+/// How a SCSI disk is driven, or `None` when it is not one the exporter
+/// reads (not a disk, or a USB-attached disk without a SAT layer).
+pub fn scsi_transport(f: &ScsiFacts) -> Option<Transport> {
+    use crate::scsi::identity::{Inquiry, TYPE_DISK, TYPE_ZBC, VPD_ATA_INFORMATION, vpd_supported};
+    let inquiry = f.inquiry.as_deref().and_then(|b| Inquiry::parse(b).ok());
+    let (is_disk, vendor) = match &inquiry {
+        Some(i) => (i.is_disk(), i.vendor.as_str()),
+        None => (
+            matches!(f.peripheral_type, Some(TYPE_DISK | TYPE_ZBC)),
+            f.vendor.as_str(),
+        ),
+    };
+    if !is_disk {
+        return None;
+    }
+    let lists_89 = f
+        .vpd_supported
+        .as_deref()
+        .and_then(|b| vpd_supported(b).ok())
+        .is_some_and(|pages| pages.contains(&VPD_ATA_INFORMATION));
+    Some(if vendor == "ATA" || lists_89 || f.vpd_89 {
+        // A SAT layer, also a USB bridge's (as before SCSI support).
+        Transport::Sata
+    } else if f.usb {
+        // A USB bridge's own SCSI translation: its log pages are the
+        // bridge's, not the drive's.
+        return None;
+    } else if f.sas {
+        Transport::Sas
+    } else {
+        Transport::Scsi
+    })
+}
+
+/// Reads the [`ScsiFacts`] of `/sys/block/<name>` (`block_dir`).
+pub fn scsi_facts(block_dir: &Path) -> ScsiFacts {
+    let dev = block_dir.join("device");
+    let real = std::fs::canonicalize(block_dir).unwrap_or_default();
+    let in_path = |pred: &dyn Fn(&str) -> bool| {
+        real.components()
+            .any(|c| pred(&c.as_os_str().to_string_lossy()))
+    };
+    ScsiFacts {
+        inquiry: std::fs::read(dev.join("inquiry")).ok(),
+        vendor: read_attr(&dev, "vendor"),
+        peripheral_type: read_attr(&dev, "type").parse().ok(),
+        vpd_supported: std::fs::read(dev.join("vpd_pg0")).ok(),
+        vpd_89: dev.join("vpd_pg89").exists(),
+        usb: in_path(&|c| c.starts_with("usb")),
+        sas: in_path(&|c| c.starts_with("end_device-")) || dev.join("sas_address").exists(),
     }
 }
 
@@ -70,7 +164,7 @@ fn is_controller_name(name: &str) -> bool {
 /// Every NVMe controller and SATA disk sysfs shows now that `filter` accepts.
 pub fn scan(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> {
     let mut found = nvme_controllers(sysfs, dev, filter);
-    found.extend(sata_disks(sysfs, dev, filter));
+    found.extend(scsi_disks(sysfs, dev, filter));
     found
 }
 
@@ -102,10 +196,11 @@ pub fn nvme_controllers(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discov
     found
 }
 
-/// SATA disks under `<sysfs>/block`: whole `sd*` disks (partitions are not
-/// listed there; loop, ram, dm, md, zram, nvme and optical drives are not
-/// `sd*` disks with vendor `ATA`), sorted by name.
-pub fn sata_disks(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> {
+/// SATA, SAS and SCSI disks under `<sysfs>/block`: whole `sd*` disks
+/// (partitions are not listed there; loop, ram, dm, md, zram and nvme are
+/// not `sd*`), each with the transport [`scsi_transport`] gives it, sorted
+/// by name.
+pub fn scsi_disks(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> {
     let Ok(entries) = std::fs::read_dir(sysfs.join("block")) else {
         return Vec::new();
     };
@@ -113,17 +208,25 @@ pub fn sata_disks(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> 
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            let dir = e.path().join("device");
-            if !name.starts_with("sd")
-                || read_attr(&dir, "vendor") != "ATA"
-                || !filter.accepts(&name)
-            {
+            if !name.starts_with("sd") || !filter.accepts(&name) {
                 return None;
             }
+            let transport = scsi_transport(&scsi_facts(&e.path()))?;
+            let dir = e.path().join("device");
+            let model = match transport {
+                Transport::Sata => read_attr(&dir, "model"),
+                // As the SCSI poller names it: vendor and product.
+                _ => [read_attr(&dir, "vendor"), read_attr(&dir, "model")]
+                    .iter()
+                    .filter(|s| !s.is_empty())
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            };
             Some(Discovered {
                 dev_path: dev.join(&name),
-                transport: Transport::Sata,
-                model: read_attr(&dir, "model"),
+                transport,
+                model,
                 serial: vpd_serial(&dir),
                 firmware: read_attr(&dir, "rev"),
                 namespaces: vec![name.clone()],
@@ -168,82 +271,5 @@ fn natural_key(name: &str) -> (String, u64) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn controller(root: &Path, name: &str, model: &str, ns: &[&str]) {
-        let dir = root.join("class/nvme").join(name);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("model"), format!("{model}   \n")).unwrap();
-        std::fs::write(dir.join("serial"), "SN1\n").unwrap();
-        std::fs::write(dir.join("firmware_rev"), "FW1\n").unwrap();
-        for n in ns {
-            std::fs::create_dir_all(dir.join(n)).unwrap();
-        }
-        std::fs::create_dir_all(dir.join("power")).unwrap();
-    }
-
-    #[test]
-    fn finds_controllers_and_namespaces_in_natural_order() {
-        let root = tempfile::tempdir().unwrap();
-        controller(root.path(), "nvme10", "B", &[]);
-        controller(root.path(), "nvme2", "A", &["nvme2n1", "nvme2n2"]);
-        std::fs::create_dir_all(root.path().join("class/nvme/nvme-fabrics")).unwrap();
-        let found = nvme_controllers(root.path(), Path::new("/dev"), &Filter::default());
-        let names: Vec<_> = found.iter().map(|d| d.name.as_str()).collect();
-        assert_eq!(names, ["nvme2", "nvme10"]);
-        assert_eq!(found[0].model, "A");
-        assert_eq!(found[0].serial, "SN1");
-        assert_eq!(found[0].dev_path, Path::new("/dev/nvme2"));
-        assert_eq!(found[0].namespaces, ["nvme2n1", "nvme2n2"]);
-    }
-
-    #[test]
-    fn include_and_exclude_filter_by_kernel_name() {
-        let root = tempfile::tempdir().unwrap();
-        for n in ["nvme0", "nvme1", "nvme2"] {
-            controller(root.path(), n, "M", &[]);
-        }
-        let filter = Filter {
-            include: Some(Regex::new("^nvme[01]$").unwrap()),
-            exclude: Some(Regex::new("1").unwrap()),
-        };
-        let found = nvme_controllers(root.path(), Path::new("/dev"), &filter);
-        assert_eq!(found.len(), 1);
-        assert_eq!(found[0].name, "nvme0");
-    }
-
-    fn block(root: &Path, name: &str, vendor: &str) {
-        let dir = root.join("block").join(name).join("device");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("vendor"), format!("{vendor:<8}\n")).unwrap();
-        std::fs::write(dir.join("model"), "KINGSTON SEDC600M\n").unwrap();
-        std::fs::write(dir.join("rev"), "H5.1\n").unwrap();
-        let mut vpd = vec![0x00, 0x80, 0x00, 0x14];
-        vpd.extend_from_slice(b"    50026B7686D8C1F5");
-        std::fs::write(dir.join("vpd_pg80"), vpd).unwrap();
-    }
-
-    #[test]
-    fn sata_disks_are_ata_sd_disks_only() {
-        let root = tempfile::tempdir().unwrap();
-        block(root.path(), "sdb", "ATA");
-        block(root.path(), "sda", "ATA");
-        block(root.path(), "sdc", "SEAGATE");
-        block(root.path(), "loop0", "ATA");
-        std::fs::create_dir_all(root.path().join("block/nvme0n1")).unwrap();
-        let found = sata_disks(root.path(), Path::new("/dev"), &Filter::default());
-        let names: Vec<_> = found.iter().map(|d| d.name.as_str()).collect();
-        assert_eq!(names, ["sda", "sdb"]);
-        assert_eq!(found[0].serial, "50026B7686D8C1F5");
-        assert_eq!(found[0].model, "KINGSTON SEDC600M");
-        assert_eq!(found[0].transport, Transport::Sata);
-        assert_eq!(found[0].dev_path, Path::new("/dev/sda"));
-    }
-
-    #[test]
-    fn no_nvme_class_is_no_drives() {
-        let root = tempfile::tempdir().unwrap();
-        assert!(nvme_controllers(root.path(), Path::new("/dev"), &Filter::default()).is_empty());
-    }
-}
+#[path = "discovery_tests.rs"]
+mod tests;
