@@ -5,7 +5,7 @@
 //! Only the fields the exporter reads (and a few a tool would expect to be
 //! plausible) are filled; everything else stays zero, as on many drives.
 
-use crate::nvme::ocp::OCP_SMART_LOG_GUID;
+use crate::nvme::ocp::{OcpSmartLogPage, le_bytes};
 use crate::nvme::smart_log::SmartLogPage;
 
 /// A zero-filled buffer with little-endian field writers.
@@ -203,25 +203,26 @@ pub struct OcpHealth {
     pub plp_starts: u128,
 }
 
-/// OCP Datacenter NVMe SSD SMART / Health extended log (C0h), 512 bytes.
+/// OCP Datacenter NVMe SSD SMART / Health extended log (C0h), 512 bytes,
+/// built on the decoder's own layout ([`OcpSmartLogPage`]).
 pub fn ocp_smart_log(o: &OcpHealth) -> Vec<u8> {
-    let mut p = Page::new(512);
-    p.u128(0, o.media_written_bytes)
-        .u128(16, o.media_read_bytes)
-        .uint(32, 6, o.bad_user_blocks.into())
-        .uint(40, 6, o.bad_system_blocks.into())
-        .u64(56, o.uncorrectable_reads)
-        .u64(64, o.soft_ecc)
-        .u8(96, o.throttle_events)
-        .u8(97, u8::from(o.throttling))
-        .u8(103, 2) // DSSD spec version 2.x
-        .u64(104, o.pcie_correctable)
-        .u32(112, o.incomplete_shutdowns)
-        .u16(128, o.capacitor_health)
-        .u128(160, o.plp_starts)
-        .u16(494, 3); // log page version
-    p.raw(496, &OCP_SMART_LOG_GUID);
-    p.bytes()
+    use zerocopy::IntoBytes;
+    let mut p = OcpSmartLogPage::new();
+    p.physical_media_units_written = o.media_written_bytes.into();
+    p.physical_media_units_read = o.media_read_bytes.into();
+    p.bad_user_nand_blocks_raw = le_bytes(o.bad_user_blocks);
+    p.bad_system_nand_blocks_raw = le_bytes(o.bad_system_blocks);
+    p.uncorrectable_read_errors = o.uncorrectable_reads.into();
+    p.soft_ecc_errors = o.soft_ecc.into();
+    p.thermal_throttling_events = o.throttle_events;
+    p.current_throttling_status = u8::from(o.throttling);
+    p.dssd_major_version = 2; // DSSD spec version 2.x
+    p.pcie_correctable_errors = o.pcie_correctable.into();
+    p.incomplete_shutdowns = o.incomplete_shutdowns.into();
+    p.capacitor_health = o.capacitor_health.into();
+    p.plp_start_count = o.plp_starts.into();
+    p.log_page_version = 3.into();
+    p.as_bytes().to_vec()
 }
 
 /// Error Information (log 01h): `entries` 64-byte entries, the newest
