@@ -157,18 +157,20 @@ pub async fn run(
             Ok((p, Ok(outcome), cpu)) => {
                 panics = 0;
                 poller = p;
-                store.update(&device, |s| s.poll_cpu += cpu);
                 if outcome.gone {
                     gone.notify_one();
                 }
                 let elapsed = started.elapsed();
-                if elapsed <= schedule.deadline {
-                    store.update(&device, |s| {
+                // One published copy per poll: its CPU time, and the outcome
+                // unless it came too late (the overrun is already recorded).
+                store.update(&device, |s| {
+                    s.poll_cpu += cpu;
+                    if elapsed <= schedule.deadline {
                         let now = SystemTime::now();
                         s.apply(outcome, elapsed, now);
                         judge(s, now);
-                    });
-                }
+                    }
+                });
             }
             Err(e) => {
                 // The blocking task was cancelled (the runtime is shutting
