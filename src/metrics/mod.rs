@@ -62,12 +62,19 @@ pub fn encode(
     format: TextFormat,
 ) -> String {
     let monitored = drives.len();
+    let (drives, pending): (Vec<_>, Vec<_>) = drives
+        .into_iter()
+        .partition(|d| d.polls > 0 || !d.skipped.is_empty());
+    // A drive's probe series wait for the drive's own (a probe can start
+    // before the first poll, e.g. of a hot-plugged drive): they carry its
+    // serial, which is only known then.
+    let probes = probes
+        .into_iter()
+        .filter(|p| !pending.iter().any(|d| d.device == p.drive))
+        .collect();
     let mut registry = Registry::default();
     registry.register_collector(Box::new(Exposition {
-        drives: drives
-            .into_iter()
-            .filter(|d| d.polls > 0 || !d.skipped.is_empty())
-            .collect(),
+        drives,
         probes,
         monitored,
         build: build.clone(),

@@ -645,6 +645,67 @@ mod tests {
     }
 
     #[test]
+    fn a_probe_is_served_only_once_its_drive_is_with_the_drive_serial() {
+        use crate::metrics::{BuildInfo, TextFormat, encode};
+        use crate::snapshot::DriveSnapshot;
+        let view = ProbeView {
+            drive: "nvme1".into(),
+            block: "nvme1n1".into(),
+            ops: vec![op_view(&OpStats::new("read", Duration::from_secs(600)))],
+            skipped: vec![],
+            busy_ratio: None,
+            window: "10m".into(),
+            restarts: 0,
+        };
+        let identity = crate::poll::factory::placeholder(
+            crate::device::discovery::Transport::Nvme,
+            "model",
+            "SERIAL1",
+            "fw",
+        );
+        // Hot-plugged: found and probing, not polled yet.
+        let mut drive = DriveSnapshot::new("nvme1", "/dev/nvme1", identity);
+        let probe_lines = |d: &DriveSnapshot| -> Vec<String> {
+            encode(
+                vec![Arc::new(d.clone())],
+                vec![view.clone()],
+                &BuildInfo::default(),
+                TextFormat::Prometheus,
+            )
+            .lines()
+            .filter(|l| l.starts_with("ssd_probe_") && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect()
+        };
+        assert_eq!(probe_lines(&drive), Vec::<String>::new());
+        drive.polls = 1;
+        let lines = probe_lines(&drive);
+        assert!(!lines.is_empty());
+        assert!(
+            lines.iter().all(|l| l.contains("serial=\"SERIAL1\"")),
+            "{lines:#?}"
+        );
+        // A --probe.device that is no drive is served as itself.
+        let extra = ProbeView {
+            drive: "sdz".into(),
+            block: "sdz".into(),
+            ..view.clone()
+        };
+        let text = encode(
+            vec![],
+            vec![extra],
+            &BuildInfo::default(),
+            TextFormat::Prometheus,
+        );
+        assert!(
+            text.contains(
+                "ssd_probe_latency_seconds_bucket{device=\"sdz\",serial=\"\",block=\"sdz\""
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn window_labels() {
         assert_eq!(label_duration(Duration::from_secs(600)), "10m");
         assert_eq!(label_duration(Duration::from_secs(3600)), "1h");
