@@ -68,23 +68,30 @@ impl Flags {
 pub fn readme_table() -> String {
     use clap::CommandFactory;
     let cmd = Cli::command();
-    let own: Vec<(String, String)> = cmd
+    let own: Vec<[String; 3]> = cmd
         .get_arguments()
         .filter(|a| matches!(a.get_id().as_str(), "config_file" | "check_config"))
         .map(|a| {
             let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
             let help = help.trim_end_matches('.');
-            let mut help = help.chars();
-            let first = help
-                .next()
-                .map(|c| c.to_lowercase().to_string())
-                .unwrap_or_default();
-            (
-                a.get_long().unwrap_or_default().to_string(),
-                first + help.as_str(),
-            )
+            // "Validate …" reads as "validate …" in the table; "YAML" stays.
+            let lower = help.chars().nth(1).is_some_and(char::is_lowercase);
+            let help = match help.split_at_checked(1) {
+                Some((first, rest)) if lower => first.to_lowercase() + rest,
+                _ => help.to_string(),
+            };
+            let default = if a.get_action().takes_values() {
+                "none"
+            } else {
+                ""
+            };
+            let flag = a.get_long().unwrap_or_default();
+            [flag.to_string(), default.to_string(), help]
         })
         .collect();
-    let own: Vec<(&str, &str)> = own.iter().map(|(f, m)| (f.as_str(), m.as_str())).collect();
+    let own: Vec<[&str; 3]> = own
+        .iter()
+        .map(|[f, d, m]| [f.as_str(), d.as_str(), m.as_str()])
+        .collect();
     crate::config::readme_table(&own)
 }

@@ -257,7 +257,8 @@ sections! {
             max: bounds::MAX_WRITE_RATE,
             noun: "number",
         } => ["probe.write.rate" "PER_SECOND"];
-        /// `direct` (O_DIRECT|O_DSYNC writes) or `flush` (write + fdatasync)
+        /// which write the probe issues: `direct` = O_DIRECT|O_DSYNC writes,
+        /// `flush` = buffered write + fdatasync
         mode: Option<String> = Choice { default: "direct", accepted: &["direct", "flush"] }
             => ["probe.write.mode" "MODE"];
         /// size of the write probe's file, in bytes
@@ -355,11 +356,12 @@ pub fn with_defaults(arg: clap::Arg) -> clap::Arg {
 }
 
 /// The "## Configuration" table of README.md: `extra` rows (flags that
-/// are not keys: `(flag, meaning)`) first, then one row per key.
-pub fn readme_table(extra: &[(&str, &str)]) -> String {
+/// are not keys: `[flag, default, meaning]`) first, then one row per key.
+pub fn readme_table(extra: &[[&str; 3]]) -> String {
     let mut out = String::from("| flag | key | default | meaning |\n|---|---|---|---|\n");
-    for (flag, meaning) in extra {
-        out += &format!("| `--{flag}` | – | | {meaning} |\n");
+    for [flag, default, meaning] in extra {
+        let row = format!("| `--{flag}` | – | {default} | {meaning} |\n");
+        out += &row.replace("|  |", "| |");
     }
     for k in all() {
         let list = |s: &str| {
@@ -379,6 +381,8 @@ pub fn readme_table(extra: &[(&str, &str)]) -> String {
             Some(a) => format!("{meaning}; {a}"),
             None => meaning,
         };
+        // A `|` in a cell would end it.
+        let meaning = meaning.replace('|', "\\|");
         out += &format!(
             "| {flag} | {} | {} | {meaning} |\n",
             list(&format!("`{}`", k.name)),
