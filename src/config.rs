@@ -1,7 +1,9 @@
-//! Configuration in two stages: raw values (flags, YAML file) with
-//! defaults, then one validated [`Config`]. Every flag has a YAML key of the
-//! same dotted name; a flag wins over the file. Errors are one line naming
-//! the key and what it accepts.
+//! Configuration in two stages: raw values (flags, YAML file), then one
+//! validated [`Config`]. Every key is defined once, in the table of
+//! `keys.rs`: its YAML section, its flag of the same dotted name, its
+//! default (owned by the module that uses it) and bound ([`spec`]), and its
+//! README row. A flag wins over the file, the file over the default.
+//! Errors are one line naming the key and what it accepts.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};
