@@ -107,8 +107,7 @@ fn flags_win_over_the_file() {
     let flags = RawFile {
         poll: RawPoll {
             interval: Some("1s".into()),
-            timeout: None,
-            wake_standby: None,
+            ..Default::default()
         },
         ..Default::default()
     };
