@@ -223,17 +223,8 @@ impl TryFrom<RawFile> for Config {
             discovery_interval: RawDiscovery::interval.get(raw.discovery.interval)?,
             include: RawDevice::include.get(raw.device.include)?,
             exclude: RawDevice::exclude.get(raw.device.exclude)?,
-            log_level: match RawLog::level.get(raw.log.level)? {
-                "error" => tracing::Level::ERROR,
-                "warn" => tracing::Level::WARN,
-                "debug" => tracing::Level::DEBUG,
-                "trace" => tracing::Level::TRACE,
-                _ => tracing::Level::INFO,
-            },
-            log_format: match RawLog::format.get(raw.log.format)? {
-                "json" => LogFormat::Json,
-                _ => LogFormat::Logfmt,
-            },
+            log_level: RawLog::level.get(raw.log.level)?,
+            log_format: RawLog::format.get(raw.log.format)?,
             replay: raw.replay,
             demo,
             probe: probe(raw.probe)?,
@@ -276,7 +267,7 @@ fn probe(raw: RawProbe) -> Result<Probe, ConfigError> {
         Some(path) => Some(ProbeWrite {
             path,
             rate: W::rate.get(raw.write.rate)?,
-            flush: W::mode.get(raw.write.mode)? == "flush",
+            flush: W::mode.get(raw.write.mode)? == crate::probe::writer::WriteMode::Flush,
             max_bytes: W::max_bytes.get(raw.write.max_bytes)?,
         }),
     };

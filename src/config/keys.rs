@@ -13,10 +13,11 @@
 
 use std::path::PathBuf;
 
-use super::bounds;
 use super::spec::{
     Bool, Choice, Count, Dur, FlagShape, Key, KeyDoc, OptDur, Pattern, Ratio, Switch, Text,
 };
+use super::{LogFormat, bounds};
+use crate::probe::writer::WriteMode;
 
 /// A value given in the later layer wins; an empty list is not given.
 trait Pick {
@@ -45,21 +46,21 @@ macro_rules! section_struct {
         pub struct $Section { $($done)* }
     };
     (@munch $m:tt $Section:ident [$($done:tt)*]
-        $(#[doc = $d:literal])+ $field:ident : $ty:ty = $Spec:ident $spec:tt
+        $(#[doc = $d:literal])+ $field:ident : $ty:ty = $Spec:ident $(<$G:ty>)? { $($spec:tt)* }
         => [$flag:literal $($vn:literal)? $($global:ident)?]; $($rest:tt)*) => {
         section_struct!(@munch $m $Section [$($done)*
             $(#[doc = $d])+
             #[arg(
                 id = $flag, long = $flag, $(value_name = $vn,)?
                 global = section_struct!(@global $($global)?),
-                num_args = <$Spec as FlagShape>::num_args(),
-                default_missing_value = <$Spec as FlagShape>::missing(),
+                num_args = <$Spec $(<$G>)? as FlagShape>::num_args(),
+                default_missing_value = <$Spec $(<$G>)? as FlagShape>::missing(),
             )]
             pub $field: $ty,
         ] $($rest)*);
     };
     (@munch $m:tt $Section:ident [$($done:tt)*]
-        $(#[doc = $d:literal])+ $field:ident : $ty:ty = $Spec:ident $spec:tt
+        $(#[doc = $d:literal])+ $field:ident : $ty:ty = $Spec:ident $(<$G:ty>)? { $($spec:tt)* }
         => []; $($rest:tt)*) => {
         section_struct!(@munch $m $Section [$($done)*
             $(#[doc = $d])+
@@ -85,24 +86,24 @@ macro_rules! sections {
         $Section:ident $prefix:literal {
             $(
                 $(#[doc = $d:literal])+
-                $field:ident : $ty:ty = $Spec:ident $spec:tt => [$($how:tt)*];
+                $field:ident : $ty:ty = $Spec:ident $(<$G:ty>)? { $($spec:tt)* } => [$($how:tt)*];
             )*
             $( + $sub:ident : $Sub:ident; )*
         }
     )*) => {$(
         section_struct!(@munch [$(#[$sm])*] $Section []
-            $( $(#[doc = $d])+ $field : $ty = $Spec $spec => [$($how)*]; )*
+            $( $(#[doc = $d])+ $field : $ty = $Spec $(<$G>)? { $($spec)* } => [$($how)*]; )*
             $( + $sub : $Sub; )*
         );
 
         #[allow(non_upper_case_globals)]
         impl $Section {
             $(
-                pub const $field: Key<$Spec> = Key {
+                pub const $field: Key<$Spec $(<$G>)?> = Key {
                     name: concat!($prefix, stringify!($field)),
                     flag: sections!(@flag $($how)*),
                     meaning: concat!($($d),+),
-                    spec: $Spec $spec,
+                    spec: $Spec { $($spec)* },
                 };
             )*
 
@@ -207,13 +208,21 @@ sections! {
 
     RawLog "log." {
         /// least severe log level written
-        level: Option<String> = Choice {
+        level: Option<String> = Choice<tracing::Level> {
             default: "info",
-            accepted: &["error", "warn", "info", "debug", "trace"],
+            accepted: &[
+                ("error", tracing::Level::ERROR),
+                ("warn", tracing::Level::WARN),
+                ("info", tracing::Level::INFO),
+                ("debug", tracing::Level::DEBUG),
+                ("trace", tracing::Level::TRACE),
+            ],
         } => ["log.level" "LEVEL" global];
         /// log line format
-        format: Option<String> = Choice { default: "logfmt", accepted: &["logfmt", "json"] }
-            => ["log.format" "FORMAT" global];
+        format: Option<String> = Choice<LogFormat> {
+            default: "logfmt",
+            accepted: &[("logfmt", LogFormat::Logfmt), ("json", LogFormat::Json)],
+        } => ["log.format" "FORMAT" global];
     }
 
     RawProbe "probe." {
@@ -259,8 +268,10 @@ sections! {
         } => ["probe.write.rate" "PER_SECOND"];
         /// which write the probe issues: `direct` = O_DIRECT|O_DSYNC writes,
         /// `flush` = buffered write + fdatasync
-        mode: Option<String> = Choice { default: "direct", accepted: &["direct", "flush"] }
-            => ["probe.write.mode" "MODE"];
+        mode: Option<String> = Choice<WriteMode> {
+            default: "direct",
+            accepted: &[("direct", WriteMode::Direct), ("flush", WriteMode::Flush)],
+        } => ["probe.write.mode" "MODE"];
         /// size of the write probe's file, in bytes
         max_bytes: Option<u64> = Count {
             default: crate::probe::writer::DEFAULT_MAX_BYTES,

@@ -297,40 +297,46 @@ impl Key<Count> {
     }
 }
 
-/// One of a few words; the first of `accepted` the caller maps, the
-/// default when unset.
+/// One of a few words, each standing for a value of `T`; `default` (one
+/// of the words) when unset.
 #[derive(Debug)]
-pub struct Choice {
+pub struct Choice<T: 'static> {
     pub default: &'static str,
-    pub accepted: &'static [&'static str],
+    pub accepted: &'static [(&'static str, T)],
 }
 
-impl Doc for Choice {
+impl<T> Choice<T> {
+    fn words(&self) -> Vec<&'static str> {
+        self.accepted.iter().map(|(w, _)| *w).collect()
+    }
+}
+
+impl<T> Doc for Choice<T> {
     fn default_doc(&self) -> String {
         code(self.default)
     }
     fn accepts_doc(&self) -> Option<String> {
-        Some(one_of(self.accepted, |w| code(w)))
+        Some(one_of(&self.words(), |w| code(w)))
     }
 }
 
-impl FlagShape for Choice {}
+impl<T> FlagShape for Choice<T> {}
 
-impl Key<Choice> {
-    /// The accepted word given (or the default), for the caller to map.
-    pub fn get(&self, value: Option<String>) -> Result<&'static str, ConfigError> {
+impl<T: Copy> Key<Choice<T>> {
+    /// The value of the word given, else of the default.
+    pub fn get(&self, value: Option<String>) -> Result<T, ConfigError> {
         let text = value.as_deref().unwrap_or(self.spec.default);
         self.spec
             .accepted
             .iter()
-            .find(|w| **w == text)
-            .copied()
+            .find(|(w, _)| *w == text)
+            .map(|(_, v)| *v)
             .ok_or_else(|| {
                 invalid(
                     self.name,
                     format!(
                         "{text:?} is not accepted; use {}",
-                        one_of(self.spec.accepted, |w| w.to_string())
+                        one_of(&self.spec.words(), |w| w.to_string())
                     ),
                 )
             })
