@@ -12,6 +12,7 @@
 //! switch) or `=> []` (config file only).
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use super::spec::{
     Bool, Choice, Count, Dur, FlagShape, Key, KeyDoc, OptDur, Pattern, Ratio, Switch, Text,
@@ -315,7 +316,10 @@ sections! {
         } => [];
         /// "increasing" error counts compare with what was seen within this
         /// window; unset = since the exporter started
-        increase_window: Option<String> = OptDur { max: bounds::MAX_HISTORY } => [];
+        increase_window: Option<String> = OptDur {
+            example: Duration::from_secs(24 * 3600),
+            max: bounds::MAX_HISTORY,
+        } => [];
         /// warn when the probe's tail latency exceeds the datasheet QoS
         latency_qos: Option<bool> = Bool {
             default: crate::health::verdict::Rules::DEFAULT.latency_qos,

@@ -136,9 +136,11 @@ pub struct Dur {
     pub max: Duration,
 }
 
-/// A duration as [`Dur`] that is off (`None`) unless set.
+/// A duration as [`Dur`] that is off (`None`) unless set; `example` is
+/// what the error message suggests.
 #[derive(Debug)]
 pub struct OptDur {
+    pub example: Duration,
     pub max: Duration,
 }
 
@@ -163,21 +165,16 @@ impl Doc for OptDur {
 impl FlagShape for Dur {}
 impl FlagShape for OptDur {}
 
-/// `text` as a duration above zero and at most `max`.
-fn duration(
-    key: &str,
-    text: &str,
-    max: Duration,
-    e_g: Option<Duration>,
-) -> Result<Duration, ConfigError> {
-    let e_g = e_g.map_or(String::new(), |d| format!(", e.g. {}", format_duration(d)));
+/// `text` as a duration above zero and at most `max`; `e_g` is suggested.
+fn duration(key: &str, text: &str, max: Duration, e_g: Duration) -> Result<Duration, ConfigError> {
     match parse_duration(text) {
         Ok(d) if d.is_zero() => Err(invalid(key, format!("{text:?} must be longer than zero"))),
         Ok(d) if d > max => Err(invalid(
             key,
             format!(
-                "{text:?} is too long; use at most {}{e_g}",
-                format_duration(max)
+                "{text:?} is too long; use at most {}, e.g. {}",
+                format_duration(max),
+                format_duration(e_g)
             ),
         )),
         Ok(d) => Ok(d),
@@ -199,7 +196,7 @@ impl Key<Dur> {
     ) -> Result<Duration, ConfigError> {
         match value {
             None => Ok(default),
-            Some(text) => duration(self.name, &text, self.spec.max, Some(default)),
+            Some(text) => duration(self.name, &text, self.spec.max, default),
         }
     }
 }
@@ -207,7 +204,7 @@ impl Key<Dur> {
 impl Key<OptDur> {
     pub fn get(&self, value: Option<String>) -> Result<Option<Duration>, ConfigError> {
         value
-            .map(|text| duration(self.name, &text, self.spec.max, None))
+            .map(|text| duration(self.name, &text, self.spec.max, self.spec.example))
             .transpose()
     }
 }
