@@ -19,6 +19,9 @@ pub mod web;
 
 use std::sync::Arc;
 
+/// Default of `web.telemetry_path`.
+pub const DEFAULT_TELEMETRY_PATH: &str = "/metrics";
+
 pub use negotiate::{accepts_gzip, negotiate};
 pub use server::serve;
 
@@ -90,7 +93,7 @@ impl ServerConfig {
 impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
-            telemetry_path: "/metrics".to_owned(),
+            telemetry_path: DEFAULT_TELEMETRY_PATH.to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             banner: None,
             web: web::live::Live::plain(),

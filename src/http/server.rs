@@ -31,6 +31,10 @@ use super::{Exposition, ServerConfig};
 /// How long in-flight connections may take to finish after shutdown.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 
+/// Default of `web.listen_address`: every interface, port 10049 (free in
+/// the Prometheus default-port allocations).
+pub const DEFAULT_LISTEN_ADDRESS: &str = ":10049";
+
 /// Default and upper bound of `web.max_connections`.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
 pub const MAX_MAX_CONNECTIONS: usize = 16384;

@@ -12,6 +12,13 @@ use regex_syntax::hir::literal::Extractor;
 
 use super::presets::{Preset, parse_presets};
 
+/// Where smartmontools keeps drivedb.h, the updated copy first: the
+/// default of `path.drivedb` (first existing wins).
+pub const DEFAULT_PATHS: [&str; 2] = [
+    "/var/lib/smartmontools/drivedb/drivedb.h",
+    "/usr/share/smartmontools/drivedb.h",
+];
+
 /// A model or firmware pattern, checked when the file is read and compiled
 /// the first time a drive could match it. A host has a handful of drives
 /// and drivedb.h about a thousand entries: compiling them all at start
