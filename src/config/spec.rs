@@ -235,7 +235,7 @@ impl Key<Ratio> {
             x if x.is_finite() && x > 0.0 && x <= max => Ok(x),
             x => Err(invalid(
                 self.name,
-                format!("{x} must be a {noun} above 0 and at most {max}, e.g. {default}"),
+                format!("{x:?} must be a {noun} above 0 and at most {max}, e.g. {default}"),
             )),
         }
     }
