@@ -35,7 +35,8 @@ pub struct ProbeView {
 #[derive(Debug, Clone)]
 pub struct OpView {
     pub op: &'static str,
-    /// Non-cumulative counts per bucket bound (the encoder accumulates).
+    /// Non-cumulative counts per bucket bound, ending with `+Inf` (the
+    /// encoder accumulates).
     pub buckets: Vec<(f64, u64)>,
     pub sum: f64,
     pub count: u64,
@@ -280,19 +281,20 @@ impl Fleet {
             .values()
             .filter(|e| e.drive == drive)
             .filter_map(|e| {
-                let mut s = e.handle.stats.lock().unwrap_or_else(|e| e.into_inner());
-                s.advance(now);
+                let s = e.handle.stats.lock().unwrap_or_else(|e| e.into_inner());
                 let stats = if op == s.read.op {
                     Some(&s.read)
                 } else {
                     s.write.as_ref().filter(|w| w.op == op)
                 }?;
-                stats.window.quantile(q).map(|v| (v, stats.window.count()))
+                let live = stats.window.at(now.saturating_duration_since(s.started));
+                live.quantile(q).map(|v| (v, live.count()))
             })
             .max_by(|a, b| a.0.total_cmp(&b.0))
     }
 
-    /// The probes' current figures, for one scrape.
+    /// The probes' current figures, for one scrape: quantiles as of now,
+    /// read without ageing the probes' windows (the probe does that).
     pub fn views(&self) -> Vec<ProbeView> {
         let now = Instant::now();
         let window = label_duration(self.config.window);
@@ -301,10 +303,10 @@ impl Fleet {
         running
             .iter()
             .map(|(block, e)| {
-                let mut s = e.handle.stats.lock().unwrap_or_else(|e| e.into_inner());
-                s.advance(now);
-                let mut ops = vec![op_view(&s.read)];
-                ops.extend(s.write.as_ref().map(op_view));
+                let s = e.handle.stats.lock().unwrap_or_else(|e| e.into_inner());
+                let t = now.saturating_duration_since(s.started);
+                let mut ops = vec![op_view(&s.read, t)];
+                ops.extend(s.write.as_ref().map(|w| op_view(w, t)));
                 ProbeView {
                     drive: e.drive.clone(),
                     block: block.clone(),
@@ -319,33 +321,21 @@ impl Fleet {
     }
 }
 
-fn op_view(s: &OpStats) -> OpView {
-    let cumulative = s.histogram.cumulative();
-    let mut prev = 0;
-    let mut buckets: Vec<(f64, u64)> = cumulative
-        .iter()
-        .map(|&(le, c)| {
-            let n = c.saturating_sub(prev);
-            prev = c;
-            (le, n)
-        })
-        .collect();
-    // The `+Inf` bucket, explicitly: the OpenMetrics encoder writes only the
-    // buckets it is given (the Prometheus text one adds `+Inf` when it is
-    // missing), and without it `histogram_quantile` returns NaN.
-    buckets.push((f64::INFINITY, s.histogram.count().saturating_sub(prev)));
+/// One operation's figures; `t` is now on the probe's clock.
+fn op_view(s: &OpStats, t: Duration) -> OpView {
+    let live = s.window.at(t);
     let quantiles = QUANTILES
         .iter()
-        .filter_map(|&(q, label)| s.window.quantile(q).map(|v| (label, v)))
+        .filter_map(|&(q, label)| live.quantile(q).map(|v| (label, v)))
         .collect();
     OpView {
         op: s.op,
-        buckets,
+        buckets: s.histogram.buckets(),
         sum: s.histogram.sum(),
         count: s.histogram.count(),
         ios: s.ios.iter().map(|(&k, &v)| (k, v)).collect(),
         quantiles,
-        window_samples: s.window.count(),
+        window_samples: live.count(),
     }
 }
 
@@ -614,7 +604,7 @@ mod tests {
         let view = ProbeView {
             drive: "nvme0".into(),
             block: "nvme0n1".into(),
-            ops: vec![op_view(&stats)],
+            ops: vec![op_view(&stats, Duration::ZERO)],
             skipped: vec![],
             busy_ratio: None,
             window: "10m".into(),
