@@ -1,6 +1,7 @@
 //! SATA SMART attributes as the drive reports them, named.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use prometheus_client::encoding::DescriptorEncoder;
 use prometheus_client::metrics::MetricType;
@@ -34,17 +35,21 @@ const FIELDS: [AttrField; 4] = [
     ),
 ];
 
+/// Attribute ids 0–255 as label values, formatted once per process.
+fn attribute_ids() -> &'static [String; 256] {
+    static IDS: OnceLock<[String; 256]> = OnceLock::new();
+    IDS.get_or_init(|| std::array::from_fn(|i| i.to_string()))
+}
+
 impl Exposition {
     pub(super) fn ata(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
-        // Attribute ids as label values, formatted once per scrape.
-        let ids: Vec<String> = (0..=255u8).map(|i| i.to_string()).collect();
+        let ids = attribute_ids();
         for (suffix, help, field) in FIELDS {
             let rows = self.drives.iter().flat_map(|d| {
                 let attrs = d
                     .reading
                     .as_ref()
                     .map_or(&[][..], |r| &r.ata_attributes[..]);
-                let ids = &ids;
                 attrs.iter().filter_map(move |a| {
                     let mut l: Labels<'_> = Self::base(d);
                     l.extend([

@@ -3,6 +3,7 @@
 //! fresh on every scrape from the drives' snapshots, so a vanished drive's
 //! series vanish with it, and nothing here touches a drive.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 use std::time::UNIX_EPOCH;
@@ -286,16 +287,16 @@ impl Exposition {
         // Every supervised task a drive has is served from 0, so that the
         // first restart is an increase a rule can see: the poll loop always,
         // the probe while the drive has one.
+        let mut probe_restarts: HashMap<&str, u64> = HashMap::new();
+        for v in &self.probes {
+            *probe_restarts.entry(v.drive.as_str()).or_default() += v.restarts;
+        }
+        let probe_restarts = &probe_restarts;
         let restarts = self.drives.iter().flat_map(|d| {
-            let probes: Vec<u64> = self
-                .probes
-                .iter()
-                .filter(|v| v.drive == d.device)
-                .map(|v| v.restarts)
-                .collect();
+            let probes = probe_restarts.get(d.device.as_str()).copied();
             let counts = Task::ALL.into_iter().filter_map(move |t| match t {
                 Task::Poll => Some((t, d.restarts.get(&t).copied().unwrap_or(0))),
-                Task::Probe => (!probes.is_empty()).then(|| (t, probes.iter().sum())),
+                Task::Probe => probes.map(|n| (t, n)),
             });
             counts.map(move |(t, n)| {
                 (
