@@ -3,10 +3,9 @@
 use std::fmt;
 use std::sync::OnceLock;
 
-use prometheus_client::encoding::DescriptorEncoder;
 use prometheus_client::metrics::MetricType;
 
-use super::{Exposition, Labels, family};
+use super::{Enc, Exposition, Labels, family};
 use crate::health::AtaAttribute;
 
 /// `(suffix, help, field)` of the four attribute families.
@@ -42,7 +41,7 @@ fn attribute_ids() -> &'static [String; 256] {
 }
 
 impl Exposition {
-    pub(super) fn ata(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
+    pub(super) fn ata(&self, enc: &mut Enc) -> fmt::Result {
         let ids = attribute_ids();
         for (suffix, help, field) in FIELDS {
             let rows = self.drives.iter().flat_map(|d| {

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::UNIX_EPOCH;
 
 use prometheus_client::collector::Collector;
@@ -22,12 +22,15 @@ use crate::probe::fleet::ProbeView;
 use crate::snapshot::{DriveSnapshot, Task};
 
 mod ata;
+mod cache;
 mod health;
 mod probe;
 mod process;
 mod scsi;
 mod tables;
 mod verdict;
+
+pub use cache::Cache;
 
 /// Exposition formats (`/metrics` content negotiation picks one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,10 +55,11 @@ impl Default for BuildInfo {
     }
 }
 
-/// Encodes `drives` in `format`. A drive appears once its first poll has
-/// finished, overrun its deadline or been skipped (standby), so its series
-/// never show a half-known identity; `ssd_exporter_devices` counts it from
-/// discovery on.
+/// Encodes `drives` in `format`, everything at once. A drive appears once
+/// its first poll has finished, overrun its deadline or been skipped
+/// (standby), so its series never show a half-known identity;
+/// `ssd_exporter_devices` counts it from discovery on. The server encodes
+/// through a [`Cache`], which gives the same text; this is its reference.
 pub fn encode(
     drives: Vec<Arc<DriveSnapshot>>,
     probes: Vec<ProbeView>,
@@ -63,28 +67,33 @@ pub fn encode(
     format: TextFormat,
 ) -> String {
     let monitored = drives.len();
-    let mut registry = Registry::default();
-    registry.register_collector(Box::new(Exposition {
-        drives: drives
-            .into_iter()
-            .filter(|d| d.polls > 0 || !d.skipped.is_empty())
-            .collect(),
+    let probe_restarts = probe_restarts(&probes);
+    let e = Exposition {
+        parts: Parts::All,
+        drives: shown(drives),
         probes,
-        monitored,
+        probe_restarts,
         build: build.clone(),
+        monitored,
         process: process::ProcessStats::read(),
-    }));
-    let mut out = String::with_capacity(64 * 1024);
-    let result = match format {
-        TextFormat::OpenMetrics => prometheus_client::encoding::text::encode(&mut out, &registry),
-        TextFormat::Prometheus => {
-            prometheus_client::encoding::prometheus_text::encode(&mut out, &registry)
-        }
+        families: Arc::default(),
     };
-    // Writing into a String cannot fail; a label-value encoding error would
-    // be a bug, and a truncated page is better than a panic on the scrape path.
-    if let Err(e) = result {
-        tracing::error!("encoding metrics failed: {e}");
+    e.encode_text(format).0
+}
+
+/// The drives whose series are served (see [`encode`]).
+fn shown(drives: Vec<Arc<DriveSnapshot>>) -> Vec<Arc<DriveSnapshot>> {
+    drives
+        .into_iter()
+        .filter(|d| d.polls > 0 || !d.skipped.is_empty())
+        .collect()
+}
+
+/// Per drive, the sum of its probes' restarts (drives with a probe only).
+fn probe_restarts(probes: &[ProbeView]) -> HashMap<String, u64> {
+    let mut out: HashMap<String, u64> = HashMap::new();
+    for v in probes {
+        *out.entry(v.drive.clone()).or_default() += v.restarts;
     }
     out
 }
@@ -106,44 +115,129 @@ impl EncodeCounterValue for Wide {
 /// Label pairs borrowed from the snapshots: no per-series string copies.
 type Labels<'a> = Vec<(&'static str, &'a str)>;
 
+/// Which families an [`Exposition`] writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Parts {
+    All,
+    /// Build info, the device count, the probes' series and the process:
+    /// what is not one drive's.
+    Globals,
+    /// The families of `drives` (each drive's own series).
+    Drives,
+}
+
 #[derive(Debug)]
 struct Exposition {
+    parts: Parts,
+    /// The drives to encode; under [`Parts::Globals`], where the probes'
+    /// serials come from.
     drives: Vec<Arc<DriveSnapshot>>,
     probes: Vec<ProbeView>,
-    monitored: usize,
+    /// Per drive with a probe, its probes' restarts (the drive's
+    /// `task="probe"` series).
+    probe_restarts: HashMap<String, u64>,
     build: BuildInfo,
+    monitored: usize,
     process: Option<process::ProcessStats>,
+    /// After an encode, every family it was asked for in order, and
+    /// whether it wrote it.
+    families: Arc<Mutex<Vec<(String, bool)>>>,
+}
+
+impl Exposition {
+    /// The text in `format`, and the families asked for in order (`true`
+    /// where written).
+    fn encode_text(self, format: TextFormat) -> (String, Vec<(String, bool)>) {
+        let families = Arc::clone(&self.families);
+        let mut registry = Registry::default();
+        registry.register_collector(Box::new(self));
+        let mut out = String::with_capacity(64 * 1024);
+        let result = match format {
+            TextFormat::OpenMetrics => {
+                prometheus_client::encoding::text::encode(&mut out, &registry)
+            }
+            TextFormat::Prometheus => {
+                prometheus_client::encoding::prometheus_text::encode(&mut out, &registry)
+            }
+        };
+        // Writing into a String cannot fail; a label-value encoding error
+        // would be a bug, and a truncated page is better than a panic on
+        // the scrape path.
+        if let Err(e) = result {
+            tracing::error!("encoding metrics failed: {e}");
+        }
+        let families = std::mem::take(&mut *families.lock().unwrap_or_else(|e| e.into_inner()));
+        (out, families)
+    }
+}
+
+/// The library's descriptor encoder, noting every family asked for.
+pub(crate) struct Enc<'a, 'b> {
+    inner: &'a mut DescriptorEncoder<'b>,
+    families: Vec<(String, bool)>,
+}
+
+impl Enc<'_, '_> {
+    fn note(&mut self, name: &str, written: bool) {
+        self.families.push((name.to_string(), written));
+    }
 }
 
 impl Collector for Exposition {
-    fn encode(&self, mut enc: DescriptorEncoder) -> Result<(), fmt::Error> {
-        let labels = vec![
-            ("version", self.build.version.as_str()),
-            ("revision", self.build.revision.as_str()),
-        ];
-        let info = "Version of the exporter; always 1.";
-        family(
-            &mut enc,
-            "ssd_exporter_build_info",
-            info,
-            MetricType::Gauge,
-            [(labels, 1.0)],
-        )?;
-        let n = [(Vec::new(), self.monitored as f64)];
-        family(
-            &mut enc,
-            "ssd_exporter_devices",
-            "Drives being monitored.",
-            MetricType::Gauge,
-            n,
-        )?;
-        self.collection(&mut enc)?;
-        self.health(&mut enc)?;
-        self.verdict(&mut enc)?;
-        self.ata(&mut enc)?;
-        self.scsi(&mut enc)?;
-        self.probe(&mut enc)?;
-        self.process(&mut enc)
+    fn encode(&self, mut inner: DescriptorEncoder) -> Result<(), fmt::Error> {
+        let mut enc = Enc {
+            inner: &mut inner,
+            families: Vec::new(),
+        };
+        let result = self.encode_parts(&mut enc);
+        *self.families.lock().unwrap_or_else(|e| e.into_inner()) = enc.families;
+        result
+    }
+}
+
+impl Exposition {
+    fn encode_parts(&self, enc: &mut Enc) -> fmt::Result {
+        let globals = self.parts != Parts::Drives;
+        let drives = self.parts != Parts::Globals;
+        if globals {
+            let labels = vec![
+                ("version", self.build.version.as_str()),
+                ("revision", self.build.revision.as_str()),
+            ];
+            let info = "Version of the exporter; always 1.";
+            family(
+                enc,
+                "ssd_exporter_build_info",
+                info,
+                MetricType::Gauge,
+                [(labels, 1.0)],
+            )?;
+            let n = [(Vec::new(), self.monitored as f64)];
+            family(
+                enc,
+                "ssd_exporter_devices",
+                "Drives being monitored.",
+                MetricType::Gauge,
+                n,
+            )?;
+        }
+        if drives {
+            self.collection(enc)?;
+            self.health(enc)?;
+            self.verdict(enc)?;
+            self.ata(enc)?;
+            self.scsi(enc)?;
+        }
+        if globals {
+            self.probe(enc)?;
+        }
+        if drives {
+            self.qos_targets(enc)?;
+        }
+        if globals {
+            self.process(enc)?;
+        }
+        Ok(())
     }
 }
 
@@ -166,7 +260,7 @@ impl Exposition {
     /// Per-drive gauge from a snapshot accessor; `None` means no series.
     fn gauge(
         &self,
-        enc: &mut DescriptorEncoder,
+        enc: &mut Enc,
         name: &str,
         help: &str,
         f: impl Fn(&DriveSnapshot) -> Option<f64>,
@@ -178,7 +272,7 @@ impl Exposition {
         family(enc, name, help, MetricType::Gauge, rows)
     }
 
-    fn collection(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
+    fn collection(&self, enc: &mut Enc) -> fmt::Result {
         let info = self.drives.iter().map(|d| {
             let id = &d.identity;
             let l = Self::with(
@@ -287,13 +381,8 @@ impl Exposition {
         // Every supervised task a drive has is served from 0, so that the
         // first restart is an increase a rule can see: the poll loop always,
         // the probe while the drive has one.
-        let mut probe_restarts: HashMap<&str, u64> = HashMap::new();
-        for v in &self.probes {
-            *probe_restarts.entry(v.drive.as_str()).or_default() += v.restarts;
-        }
-        let probe_restarts = &probe_restarts;
         let restarts = self.drives.iter().flat_map(|d| {
-            let probes = probe_restarts.get(d.device.as_str()).copied();
+            let probes = self.probe_restarts.get(d.device.as_str()).copied();
             let counts = Task::ALL.into_iter().filter_map(move |t| match t {
                 Task::Poll => Some((t, d.restarts.get(&t).copied().unwrap_or(0))),
                 Task::Probe => probes.map(|n| (t, n)),
@@ -349,17 +438,18 @@ fn poll_sources(d: &DriveSnapshot) -> Vec<(&'static str, u64)> {
 
 /// Writes one gauge family; a family without rows writes nothing.
 fn family<'a>(
-    enc: &mut DescriptorEncoder,
+    enc: &mut Enc,
     name: &str,
     help: &str,
     kind: MetricType,
     rows: impl IntoIterator<Item = (Labels<'a>, f64)>,
 ) -> fmt::Result {
     let mut rows = rows.into_iter().peekable();
+    enc.note(name, rows.peek().is_some());
     if rows.peek().is_none() {
         return Ok(());
     }
-    let mut m = enc.encode_descriptor(name, help, None, kind)?;
+    let mut m = enc.inner.encode_descriptor(name, help, None, kind)?;
     for (labels, v) in rows {
         ConstGauge::new(v).encode(m.encode_family(&labels)?)?;
     }
@@ -368,16 +458,19 @@ fn family<'a>(
 
 /// Writes one counter family (`name` without `_total`).
 fn counter<'a, V: EncodeCounterValue>(
-    enc: &mut DescriptorEncoder,
+    enc: &mut Enc,
     name: &str,
     help: &str,
     rows: impl IntoIterator<Item = (Labels<'a>, V)>,
 ) -> fmt::Result {
     let mut rows = rows.into_iter().peekable();
+    enc.note(name, rows.peek().is_some());
     if rows.peek().is_none() {
         return Ok(());
     }
-    let mut m = enc.encode_descriptor(name, help, None, MetricType::Counter)?;
+    let mut m = enc
+        .inner
+        .encode_descriptor(name, help, None, MetricType::Counter)?;
     for (labels, v) in rows {
         ConstCounter::new(v).encode(m.encode_family(&labels)?)?;
     }

@@ -2,10 +2,9 @@
 
 use std::fmt;
 
-use prometheus_client::encoding::DescriptorEncoder;
 use prometheus_client::metrics::MetricType;
 
-use super::{Exposition, Labels, Wide, counter, family};
+use super::{Enc, Exposition, Labels, Wide, counter, family};
 use crate::probe::fleet::ProbeView;
 use crate::probe::qos;
 
@@ -26,7 +25,7 @@ impl Exposition {
         ]
     }
 
-    pub(super) fn probe(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
+    pub(super) fn probe(&self, enc: &mut Enc) -> fmt::Result {
         // Each probe's serial by map: one pass over the drives, not one
         // per probe series.
         let serials: Serials<'_> = self
@@ -109,21 +108,19 @@ impl Exposition {
             "The probe's own share of the drive's busy time over the last interval.",
             MetricType::Gauge,
             busy,
-        )?;
-        self.qos_targets(enc)
+        )
     }
 
-    fn probe_histogram(&self, enc: &mut DescriptorEncoder, serials: &Serials<'_>) -> fmt::Result {
+    fn probe_histogram(&self, enc: &mut Enc, serials: &Serials<'_>) -> fmt::Result {
+        let name = "ssd_probe_latency_seconds";
+        enc.note(name, !self.probes.is_empty());
         if self.probes.is_empty() {
             return Ok(());
         }
         let help = "Latency of every probe I/O (4 KiB, queue depth 1, O_DIRECT); fixed buckets 10 µs to 10 s shared by every exporter.";
-        let mut m = enc.encode_descriptor(
-            "ssd_probe_latency_seconds",
-            help,
-            None,
-            MetricType::Histogram,
-        )?;
+        let mut m = enc
+            .inner
+            .encode_descriptor(name, help, None, MetricType::Histogram)?;
         for p in &self.probes {
             for o in &p.ops {
                 let mut l = Self::probe_base(serials, p);
@@ -135,7 +132,7 @@ impl Exposition {
         Ok(())
     }
 
-    fn qos_targets(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
+    pub(super) fn qos_targets(&self, enc: &mut Enc) -> fmt::Result {
         let rows = self.drives.iter().flat_map(|d| {
             qos::targets_for(&d.identity.model).iter().map(move |t| {
                 let mut l = Self::base(d);

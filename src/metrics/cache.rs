@@ -1,0 +1,420 @@
+//! A scrape as a copy: each drive's series are encoded once per snapshot
+//! (the poll loop publishes a new `Arc<DriveSnapshot>` when anything about
+//! the drive changes) and per format, on the first scrape that asks for
+//! them; a scrape then encodes only what is not one drive's (build info,
+//! the device count, the probes, the process) and copies the cached text.
+//!
+//! OpenMetrics wants each family's series together under one HELP/TYPE, so
+//! a drive's text is kept split at its families, and the body is written
+//! family by family in the order [`Exposition`] asks for them: the header
+//! once, then each drive's series in drive order, exactly what one encode
+//! of everything writes (a test compares the two byte for byte).
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::process::ProcessStats;
+use super::{BuildInfo, Exposition, Parts, TextFormat, probe_restarts, shown};
+use crate::probe::fleet::ProbeView;
+use crate::snapshot::DriveSnapshot;
+
+/// Encoded drives, by `device`; entries of vanished drives are dropped on
+/// the next scrape.
+#[derive(Debug, Default)]
+pub struct Cache {
+    drives: Mutex<HashMap<String, Entry>>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    /// The snapshot the text is of (held, so its address is not reused).
+    snap: Arc<DriveSnapshot>,
+    /// The drive's probes' restarts, also in its text.
+    probe_restarts: Option<u64>,
+    /// Per format (`OpenMetrics`, `Prometheus`), encoded on first use.
+    text: [Option<Arc<Pieces>>; 2],
+}
+
+/// One encode's text, split at its families.
+#[derive(Debug)]
+struct Pieces {
+    text: String,
+    /// Per family written, in order: its index in [`order`], the byte
+    /// range of its HELP/TYPE/UNIT lines and that of its series.
+    families: Vec<(usize, Range<usize>, Range<usize>)>,
+}
+
+impl Cache {
+    /// What [`super::encode`] gives for the same arguments, with each
+    /// drive's part encoded at most once per snapshot and format.
+    pub fn encode(
+        &self,
+        drives: Vec<Arc<DriveSnapshot>>,
+        probes: Vec<ProbeView>,
+        build: &BuildInfo,
+        format: TextFormat,
+    ) -> String {
+        let monitored = drives.len();
+        let drives = shown(drives);
+        let restarts = probe_restarts(&probes);
+        let mut parts = Vec::with_capacity(drives.len() + 1);
+        let globals = Exposition {
+            parts: Parts::Globals,
+            drives: drives.clone(),
+            probes,
+            probe_restarts: HashMap::new(),
+            build: build.clone(),
+            monitored,
+            process: ProcessStats::read(),
+            families: Arc::default(),
+        };
+        parts.push(Pieces::of(globals, format).map(Arc::new));
+        {
+            let mut cache = self.drives.lock().unwrap_or_else(|e| e.into_inner());
+            for d in &drives {
+                let r = restarts.get(d.device.as_str()).copied();
+                parts.push(cache_entry(&mut cache, d, r, format));
+            }
+            cache.retain(|device, _| drives.iter().any(|d| d.device == *device));
+        }
+        match parts.into_iter().collect::<Option<Vec<Arc<Pieces>>>>() {
+            Some(parts) => assemble(&parts, format),
+            None => {
+                tracing::error!("splitting the metrics text failed; encoding it whole");
+                let probes = Vec::new();
+                super::encode(drives, probes, build, format)
+            }
+        }
+    }
+}
+
+/// `d`'s pieces in `format`, from the cache unless its snapshot or probe
+/// restarts changed.
+fn cache_entry(
+    cache: &mut HashMap<String, Entry>,
+    d: &Arc<DriveSnapshot>,
+    probe_restarts: Option<u64>,
+    format: TextFormat,
+) -> Option<Arc<Pieces>> {
+    let entry = cache.entry(d.device.clone()).or_insert_with(|| Entry {
+        snap: Arc::clone(d),
+        probe_restarts,
+        text: [None, None],
+    });
+    if !Arc::ptr_eq(&entry.snap, d) || entry.probe_restarts != probe_restarts {
+        *entry = Entry {
+            snap: Arc::clone(d),
+            probe_restarts,
+            text: [None, None],
+        };
+    }
+    let slot = &mut entry.text[format as usize];
+    if slot.is_none() {
+        let e = Exposition {
+            parts: Parts::Drives,
+            drives: vec![Arc::clone(d)],
+            probes: Vec::new(),
+            probe_restarts: probe_restarts
+                .map(|n| (d.device.clone(), n))
+                .into_iter()
+                .collect(),
+            build: BuildInfo::default(),
+            monitored: 0,
+            process: None,
+            families: Arc::default(),
+        };
+        *slot = Pieces::of(e, format).map(Arc::new);
+    }
+    slot.clone()
+}
+
+/// Every family's name, in the order an encode asks for them, to its index.
+fn order() -> &'static HashMap<String, usize> {
+    static ORDER: OnceLock<HashMap<String, usize>> = OnceLock::new();
+    ORDER.get_or_init(|| {
+        // Nothing to encode, but every family is asked for (the process
+        // ones only when there are stats to show).
+        let stats = ProcessStats {
+            cpu_seconds: 0.0,
+            resident_bytes: 0.0,
+            virtual_bytes: 0.0,
+            threads: 0.0,
+            open_fds: Some(0.0),
+            max_fds: Some(0.0),
+            start_time_seconds: Some(0.0),
+        };
+        let e = Exposition {
+            parts: Parts::All,
+            drives: Vec::new(),
+            probes: Vec::new(),
+            probe_restarts: HashMap::new(),
+            build: BuildInfo::default(),
+            monitored: 0,
+            process: Some(stats),
+            families: Arc::default(),
+        };
+        let (_, families) = e.encode_text(TextFormat::Prometheus);
+        families
+            .into_iter()
+            .enumerate()
+            .map(|(i, (name, _))| (name, i))
+            .collect()
+    })
+}
+
+impl Pieces {
+    /// Encodes `e` and splits its text at each `# HELP` line; `None` if
+    /// the blocks do not match the families it wrote (a bug).
+    fn of(e: Exposition, format: TextFormat) -> Option<Self> {
+        let (text, families) = e.encode_text(format);
+        let order = order();
+        let mut written = families
+            .into_iter()
+            .filter(|f| f.1)
+            .map(|f| order.get(&f.0));
+        let mut out = Vec::new();
+        let mut at = 0;
+        let mut current: Option<(usize, usize, Option<usize>)> = None;
+        let close = |c: Option<(usize, usize, Option<usize>)>, end: usize, out: &mut Vec<_>| {
+            if let Some((i, start, body)) = c {
+                let body = body.unwrap_or(end);
+                out.push((i, start..body, body..end));
+            }
+        };
+        for line in text.split_inclusive('\n') {
+            if line.starts_with("# HELP ") {
+                close(current.take(), at, &mut out);
+                current = Some((*written.next()??, at, None));
+            } else if line == "# EOF\n" {
+                close(current.take(), at, &mut out);
+                current = None;
+            } else if let Some(c) = current.as_mut().filter(|c| c.2.is_none()) {
+                if !line.starts_with("# TYPE ") && !line.starts_with("# UNIT ") {
+                    c.2 = Some(at);
+                }
+            }
+            at += line.len();
+        }
+        close(current, at, &mut out);
+        if written.next().is_some() {
+            return None;
+        }
+        Some(Self {
+            text,
+            families: out,
+        })
+    }
+}
+
+/// The body: family by family, its header once, then every part's series.
+fn assemble(parts: &[Arc<Pieces>], format: TextFormat) -> String {
+    let len: usize = parts.iter().map(|p| p.text.len()).sum();
+    let mut out = String::with_capacity(len + 8);
+    let mut next = vec![0usize; parts.len()];
+    for family in 0..order().len() {
+        let mut header = false;
+        for (p, n) in parts.iter().zip(next.iter_mut()) {
+            let Some((i, head, body)) = p.families.get(*n) else {
+                continue;
+            };
+            if *i != family {
+                continue;
+            }
+            if !header {
+                out.push_str(&p.text[head.clone()]);
+                header = true;
+            }
+            out.push_str(&p.text[body.clone()]);
+            *n += 1;
+        }
+    }
+    if format == TextFormat::OpenMetrics {
+        out.push_str("# EOF\n");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::health::verdict::Rules;
+    use crate::poll::factory;
+    use crate::probe::fleet::OpView;
+    use crate::probe::runner::SkipReason;
+    use std::path::Path;
+    use std::time::{Duration, Instant, SystemTime};
+
+    /// Every fixture drive, polled once and judged, in folder order.
+    fn fixture_drives() -> Vec<Arc<DriveSnapshot>> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let namer = Arc::new(factory::namer(&[]));
+        let mut dirs = Vec::new();
+        for transport in ["nvme", "sata", "sas"] {
+            for model in std::fs::read_dir(root.join(transport)).unwrap() {
+                for dev in std::fs::read_dir(model.unwrap().path()).unwrap() {
+                    let dev = dev.unwrap().path();
+                    if dev.is_dir() {
+                        dirs.push(dev);
+                    }
+                }
+            }
+        }
+        dirs.sort();
+        let now = SystemTime::now();
+        dirs.iter()
+            .map(|dir| {
+                let (name, transport, mut poller) = factory::replay(dir, &namer).unwrap();
+                let identity = factory::placeholder(transport, "", "", "");
+                let mut snap = DriveSnapshot::new(&name, &dir.display().to_string(), identity);
+                let started = Instant::now();
+                let outcome = poller.poll();
+                snap.apply(outcome, started.elapsed(), now);
+                snap.judge(&Rules::default(), Vec::new(), now);
+                Arc::new(snap)
+            })
+            .collect()
+    }
+
+    fn probe(drive: &str, block: &str, restarts: u64) -> ProbeView {
+        ProbeView {
+            drive: drive.into(),
+            block: block.into(),
+            ops: vec![OpView {
+                op: "read",
+                buckets: vec![(1e-4, 2), (f64::INFINITY, 1)],
+                sum: 20.0002,
+                count: 3,
+                ios: vec![("ok", 3)],
+                quantiles: vec![("0.5", 1e-4)],
+                window_samples: 3,
+            }],
+            skipped: vec![(SkipReason::ALL[0], 4)],
+            busy_ratio: Some(0.01),
+            window: "10m".into(),
+            restarts,
+        }
+    }
+
+    /// The text without the process's own series, which change between
+    /// two reads of /proc/self.
+    fn stable(text: &str) -> String {
+        text.lines()
+            .filter(|l| !l.contains("process_"))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    }
+
+    #[test]
+    fn cached_text_is_the_whole_encode_byte_for_byte() {
+        let drives = fixture_drives();
+        assert!(drives.len() >= 12, "{} fixture drives", drives.len());
+        let first = drives[0].device.clone();
+        let probes = vec![
+            probe(&first, &format!("{first}n1"), 2),
+            probe("nvme99", "nvme99n1", 0),
+        ];
+        let build = BuildInfo::default();
+        let cache = Cache::default();
+        for format in [TextFormat::OpenMetrics, TextFormat::Prometheus] {
+            let want = super::super::encode(drives.clone(), probes.clone(), &build, format);
+            // Twice: once filling the cache, once from it.
+            for _ in 0..2 {
+                let got = cache.encode(drives.clone(), probes.clone(), &build, format);
+                assert_eq!(stable(&got), stable(&want), "{format:?}");
+            }
+            assert!(want.contains("ssd_probe_latency_seconds_bucket"));
+            assert!(want.contains("task=\"probe\""));
+            assert!(want.contains("ssd_ata_attribute_raw"));
+            assert!(want.contains("ssd_sas_phy_errors"));
+        }
+    }
+
+    #[test]
+    fn every_part_splits_into_the_families_it_wrote() {
+        let drives = fixture_drives();
+        for format in [TextFormat::OpenMetrics, TextFormat::Prometheus] {
+            for d in &drives {
+                let mut cache = HashMap::new();
+                let p = cache_entry(&mut cache, d, Some(1), format).expect("split");
+                // Each family's text starts with its HELP line, and its
+                // series carry this drive's name.
+                for (_, head, body) in &p.families {
+                    assert!(p.text[head.clone()].starts_with("# HELP "));
+                    assert!(!p.text[body.clone()].is_empty());
+                    assert!(!p.text[body.clone()].contains("# "));
+                    let label = format!("device=\"{}\"", d.device);
+                    assert!(p.text[body.clone()].lines().all(|l| l.contains(&label)));
+                }
+            }
+            let globals = Exposition {
+                parts: Parts::Globals,
+                drives: drives.clone(),
+                probes: vec![probe(&drives[0].device, "b", 0)],
+                probe_restarts: HashMap::new(),
+                build: BuildInfo::default(),
+                monitored: drives.len(),
+                process: ProcessStats::read(),
+                families: Arc::default(),
+            };
+            let p = Pieces::of(globals, format).expect("split");
+            // Build info, devices, six probe families, seven process ones
+            // (CPU, resident, virtual, threads, open fds, max fds, start).
+            assert_eq!(p.families.len(), 2 + 6 + 7, "{}", p.text);
+        }
+    }
+
+    #[test]
+    fn a_drive_is_encoded_again_only_when_its_snapshot_changes() {
+        let drives = fixture_drives();
+        let d = Arc::clone(&drives[0]);
+        let cache = Cache::default();
+        let build = BuildInfo::default();
+        let piece = |c: &Cache| {
+            let map = c.drives.lock().unwrap();
+            map.get(&d.device).unwrap().text[TextFormat::Prometheus as usize]
+                .clone()
+                .unwrap()
+        };
+        cache.encode(
+            vec![Arc::clone(&d)],
+            Vec::new(),
+            &build,
+            TextFormat::Prometheus,
+        );
+        let before = piece(&cache);
+        cache.encode(
+            vec![Arc::clone(&d)],
+            Vec::new(),
+            &build,
+            TextFormat::Prometheus,
+        );
+        assert!(Arc::ptr_eq(&before, &piece(&cache)), "re-encoded unchanged");
+        // A new snapshot (one more poll) is encoded anew.
+        let mut next = (*d).clone();
+        next.polls += 1;
+        next.last_poll_duration = Some(Duration::from_millis(5));
+        let next = Arc::new(next);
+        let text = cache.encode(
+            vec![Arc::clone(&next)],
+            Vec::new(),
+            &build,
+            TextFormat::Prometheus,
+        );
+        let polls = format!("ssd_polls_total{{device=\"{}\",", d.device);
+        let line = text.lines().find(|l| l.starts_with(&polls)).unwrap();
+        assert!(line.ends_with(&format!(" {}", d.polls + 1)), "{line}");
+        // A probe restart changes the drive's own task_restarts series.
+        let restarted = piece(&cache);
+        let probes = vec![probe(&d.device, "x", 3)];
+        let text = cache.encode(vec![next], probes, &build, TextFormat::Prometheus);
+        assert!(!Arc::ptr_eq(&restarted, &piece(&cache)));
+        assert!(text.contains(&format!(
+            "ssd_exporter_task_restarts_total{{device=\"{}\",serial=\"{}\",task=\"probe\"}} 3",
+            d.device, d.identity.serial
+        )));
+        // A vanished drive leaves the cache.
+        cache.encode(Vec::new(), Vec::new(), &build, TextFormat::Prometheus);
+        assert!(cache.drives.lock().unwrap().is_empty());
+    }
+}
