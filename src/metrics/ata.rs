@@ -8,27 +8,27 @@ use prometheus_client::metrics::MetricType;
 use super::{Enc, Exposition, Labels, family};
 use crate::health::AtaAttribute;
 
-/// `(suffix, help, field)` of the four attribute families.
+/// `(name, help, field)` of the four attribute families.
 type AttrField = (&'static str, &'static str, fn(&AtaAttribute) -> Option<f64>);
 
 const FIELDS: [AttrField; 4] = [
     (
-        "value",
+        "ssd_ata_attribute_value",
         "Normalized current value of a SATA SMART attribute.",
         |a| a.value.map(f64::from),
     ),
     (
-        "worst",
+        "ssd_ata_attribute_worst",
         "Worst normalized value of a SATA SMART attribute.",
         |a| a.worst.map(f64::from),
     ),
     (
-        "threshold",
+        "ssd_ata_attribute_threshold",
         "Failure threshold of a SATA SMART attribute's normalized value.",
         |a| a.threshold.map(f64::from),
     ),
     (
-        "raw",
+        "ssd_ata_attribute_raw",
         "Raw value of a SATA SMART attribute: its six raw bytes as one little-endian integer.",
         |a| Some(a.raw as f64),
     ),
@@ -43,7 +43,7 @@ fn attribute_ids() -> &'static [String; 256] {
 impl Exposition {
     pub(super) fn ata(&self, enc: &mut Enc) -> fmt::Result {
         let ids = attribute_ids();
-        for (suffix, help, field) in FIELDS {
+        for (name, help, field) in FIELDS {
             let rows = self.drives.iter().flat_map(|d| {
                 let attrs = d
                     .reading
@@ -60,7 +60,7 @@ impl Exposition {
             });
             family(
                 enc,
-                &format!("ssd_ata_attribute_{suffix}"),
+                name,
                 help,
                 MetricType::Gauge,
                 rows,

@@ -76,7 +76,9 @@ impl Cache {
                 let r = restarts.get(d.device.as_str()).copied();
                 parts.push(cache_entry(&mut cache, d, r, format));
             }
-            cache.retain(|device, _| drives.iter().any(|d| d.device == *device));
+            let shown: std::collections::HashSet<&str> =
+                drives.iter().map(|d| d.device.as_str()).collect();
+            cache.retain(|device, _| shown.contains(device.as_str()));
         }
         match parts.into_iter().collect::<Option<Vec<Arc<Pieces>>>>() {
             Some(parts) => assemble(&parts, format),
@@ -129,9 +131,9 @@ fn cache_entry(
     slot.clone()
 }
 
-/// Every family's name, in the order an encode asks for them, to its index.
-fn order() -> &'static HashMap<String, usize> {
-    static ORDER: OnceLock<HashMap<String, usize>> = OnceLock::new();
+/// Every family's name, in the order an encode asks for them.
+fn order() -> &'static [&'static str] {
+    static ORDER: OnceLock<Vec<&'static str>> = OnceLock::new();
     ORDER.get_or_init(|| {
         // Nothing to encode, but every family is asked for (the process
         // ones only when there are stats to show).
@@ -155,11 +157,7 @@ fn order() -> &'static HashMap<String, usize> {
             families: Arc::default(),
         };
         let (_, families) = e.encode_text(TextFormat::Prometheus);
-        families
-            .into_iter()
-            .enumerate()
-            .map(|(i, (name, _))| (name, i))
-            .collect()
+        families.into_iter().map(|(name, _)| name).collect()
     })
 }
 
@@ -167,36 +165,43 @@ impl Pieces {
     /// Encodes `e` and splits its text at each `# HELP` line; `None` if
     /// the blocks do not match the families it wrote (a bug).
     fn of(e: Exposition, format: TextFormat) -> Option<Self> {
-        let (text, families) = e.encode_text(format);
+        let (mut text, families) = e.encode_text(format);
+        text.shrink_to_fit();
+        // Any encode asks for its families in the order's order, so each
+        // one's index is found by walking the order once.
         let order = order();
-        let mut written = families
-            .into_iter()
-            .filter(|f| f.1)
-            .map(|f| order.get(&f.0));
+        let mut cursor = 0;
+        let mut written = families.into_iter().filter(|f| f.1).map(|(name, _)| {
+            let i = cursor + order[cursor..].iter().position(|&n| n == name)?;
+            cursor = i + 1;
+            Some(i)
+        });
         let mut out = Vec::new();
-        let mut at = 0;
-        let mut current: Option<(usize, usize, Option<usize>)> = None;
-        let close = |c: Option<(usize, usize, Option<usize>)>, end: usize, out: &mut Vec<_>| {
-            if let Some((i, start, body)) = c {
-                let body = body.unwrap_or(end);
-                out.push((i, start..body, body..end));
-            }
-        };
-        for line in text.split_inclusive('\n') {
-            if line.starts_with("# HELP ") {
-                close(current.take(), at, &mut out);
-                current = Some((*written.next()??, at, None));
-            } else if line == "# EOF\n" {
-                close(current.take(), at, &mut out);
-                current = None;
-            } else if let Some(c) = current.as_mut().filter(|c| c.2.is_none()) {
-                if !line.starts_with("# TYPE ") && !line.starts_with("# UNIT ") {
-                    c.2 = Some(at);
+        // (family, header start, series start) of the family being read.
+        let mut open: Option<(usize, usize, usize)> = None;
+        // Comment lines only (HELP, TYPE, UNIT, EOF): a series line never
+        // starts with `#`, and a `#` inside a label value is not at the
+        // start of a line.
+        let starts = std::iter::once(0)
+            .chain(memchr::memmem::find_iter(text.as_bytes(), b"\n#").map(|i| i + 1));
+        for at in starts.filter(|&at| text[at..].starts_with('#')) {
+            let line = &text[at..];
+            let end = at + memchr::memchr(b'\n', line.as_bytes()).map_or(line.len(), |n| n + 1);
+            if line.starts_with("# HELP ") || line.starts_with("# EOF") {
+                if let Some((i, head, body)) = open.take() {
+                    out.push((i, head..body, body..at));
                 }
+                if line.starts_with("# HELP ") {
+                    open = Some((written.next()??, at, end));
+                }
+            } else if let Some(o) = open.as_mut() {
+                // TYPE and UNIT belong to the header.
+                o.2 = end;
             }
-            at += line.len();
         }
-        close(current, at, &mut out);
+        if let Some((i, head, body)) = open {
+            out.push((i, head..body, body..text.len()));
+        }
         if written.next().is_some() {
             return None;
         }

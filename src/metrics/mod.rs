@@ -141,17 +141,24 @@ struct Exposition {
     process: Option<process::ProcessStats>,
     /// After an encode, every family it was asked for in order, and
     /// whether it wrote it.
-    families: Arc<Mutex<Vec<(String, bool)>>>,
+    families: Arc<Mutex<Vec<(&'static str, bool)>>>,
 }
 
 impl Exposition {
     /// The text in `format`, and the families asked for in order (`true`
     /// where written).
-    fn encode_text(self, format: TextFormat) -> (String, Vec<(String, bool)>) {
+    fn encode_text(self, format: TextFormat) -> (String, Vec<(&'static str, bool)>) {
         let families = Arc::clone(&self.families);
+        // About 7 KiB per drive (Kingston DC2000B: 6.8) and up to 16 per
+        // probe (two ops' histograms), a few for the rest.
+        let drives = if self.parts == Parts::Globals {
+            0
+        } else {
+            self.drives.len()
+        };
+        let mut out = String::with_capacity(4096 + 8192 * drives + 16384 * self.probes.len());
         let mut registry = Registry::default();
         registry.register_collector(Box::new(self));
-        let mut out = String::with_capacity(64 * 1024);
         let result = match format {
             TextFormat::OpenMetrics => {
                 prometheus_client::encoding::text::encode(&mut out, &registry)
@@ -174,12 +181,12 @@ impl Exposition {
 /// The library's descriptor encoder, noting every family asked for.
 pub(crate) struct Enc<'a, 'b> {
     inner: &'a mut DescriptorEncoder<'b>,
-    families: Vec<(String, bool)>,
+    families: Vec<(&'static str, bool)>,
 }
 
 impl Enc<'_, '_> {
-    fn note(&mut self, name: &str, written: bool) {
-        self.families.push((name.to_string(), written));
+    fn note(&mut self, name: &'static str, written: bool) {
+        self.families.push((name, written));
     }
 }
 
@@ -187,7 +194,7 @@ impl Collector for Exposition {
     fn encode(&self, mut inner: DescriptorEncoder) -> Result<(), fmt::Error> {
         let mut enc = Enc {
             inner: &mut inner,
-            families: Vec::new(),
+            families: Vec::with_capacity(96),
         };
         let result = self.encode_parts(&mut enc);
         *self.families.lock().unwrap_or_else(|e| e.into_inner()) = enc.families;
@@ -261,7 +268,7 @@ impl Exposition {
     fn gauge(
         &self,
         enc: &mut Enc,
-        name: &str,
+        name: &'static str,
         help: &str,
         f: impl Fn(&DriveSnapshot) -> Option<f64>,
     ) -> fmt::Result {
@@ -439,7 +446,7 @@ fn poll_sources(d: &DriveSnapshot) -> Vec<(&'static str, u64)> {
 /// Writes one gauge family; a family without rows writes nothing.
 fn family<'a>(
     enc: &mut Enc,
-    name: &str,
+    name: &'static str,
     help: &str,
     kind: MetricType,
     rows: impl IntoIterator<Item = (Labels<'a>, f64)>,
@@ -459,7 +466,7 @@ fn family<'a>(
 /// Writes one counter family (`name` without `_total`).
 fn counter<'a, V: EncodeCounterValue>(
     enc: &mut Enc,
-    name: &str,
+    name: &'static str,
     help: &str,
     rows: impl IntoIterator<Item = (Labels<'a>, V)>,
 ) -> fmt::Result {
