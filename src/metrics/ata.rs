@@ -58,13 +58,7 @@ impl Exposition {
                     field(a).map(|v| (l, v))
                 })
             });
-            family(
-                enc,
-                name,
-                help,
-                MetricType::Gauge,
-                rows,
-            )?;
+            family(enc, name, help, MetricType::Gauge, rows)?;
         }
         Ok(())
     }

@@ -39,7 +39,8 @@ struct Entry {
 /// One encode's text, split at its families.
 #[derive(Debug)]
 struct Pieces {
-    text: String,
+    /// Shared by the drives encoded together.
+    text: Arc<String>,
     /// Per family written, in order: its index in [`order`], the byte
     /// range of its HELP/TYPE/UNIT lines and that of its series.
     families: Vec<(usize, Range<usize>, Range<usize>)>,
@@ -58,7 +59,6 @@ impl Cache {
         let monitored = drives.len();
         let drives = shown(drives);
         let restarts = probe_restarts(&probes);
-        let mut parts = Vec::with_capacity(drives.len() + 1);
         let globals = Exposition {
             parts: Parts::Globals,
             drives: drives.clone(),
@@ -69,12 +69,18 @@ impl Cache {
             process: ProcessStats::read(),
             families: Arc::default(),
         };
+        let mut parts = Vec::with_capacity(drives.len() + 1);
         parts.push(Pieces::of(globals, format).map(Arc::new));
         {
             let mut cache = self.drives.lock().unwrap_or_else(|e| e.into_inner());
+            let restarts = |d: &DriveSnapshot| restarts.get(d.device.as_str()).copied();
+            fill(&mut cache, &drives, restarts, format);
             for d in &drives {
-                let r = restarts.get(d.device.as_str()).copied();
-                parts.push(cache_entry(&mut cache, d, r, format));
+                parts.push(
+                    cache
+                        .get(&d.device)
+                        .and_then(|e| e.text[format as usize].clone()),
+                );
             }
             let shown: std::collections::HashSet<&str> =
                 drives.iter().map(|d| d.device.as_str()).collect();
@@ -91,44 +97,55 @@ impl Cache {
     }
 }
 
-/// `d`'s pieces in `format`, from the cache unless its snapshot or probe
-/// restarts changed.
-fn cache_entry(
+/// Encodes in `format`, in one go, every drive whose snapshot or probe
+/// restarts changed since its text was cached, or that has none yet; one
+/// encode writes each family's HELP/TYPE once, however many drives.
+fn fill(
     cache: &mut HashMap<String, Entry>,
-    d: &Arc<DriveSnapshot>,
-    probe_restarts: Option<u64>,
+    drives: &[Arc<DriveSnapshot>],
+    probe_restarts: impl Fn(&DriveSnapshot) -> Option<u64>,
     format: TextFormat,
-) -> Option<Arc<Pieces>> {
-    let entry = cache.entry(d.device.clone()).or_insert_with(|| Entry {
-        snap: Arc::clone(d),
-        probe_restarts,
-        text: [None, None],
-    });
-    if !Arc::ptr_eq(&entry.snap, d) || entry.probe_restarts != probe_restarts {
-        *entry = Entry {
+) {
+    let mut stale = Vec::new();
+    for d in drives {
+        let restarts = probe_restarts(d);
+        let fresh = || Entry {
             snap: Arc::clone(d),
-            probe_restarts,
+            probe_restarts: restarts,
             text: [None, None],
         };
+        let entry = cache.entry(d.device.clone()).or_insert_with(fresh);
+        if !Arc::ptr_eq(&entry.snap, d) || entry.probe_restarts != restarts {
+            *entry = fresh();
+        }
+        if entry.text[format as usize].is_none() {
+            stale.push(Arc::clone(d));
+        }
     }
-    let slot = &mut entry.text[format as usize];
-    if slot.is_none() {
-        let e = Exposition {
-            parts: Parts::Drives,
-            drives: vec![Arc::clone(d)],
-            probes: Vec::new(),
-            probe_restarts: probe_restarts
-                .map(|n| (d.device.clone(), n))
-                .into_iter()
-                .collect(),
-            build: BuildInfo::default(),
-            monitored: 0,
-            process: None,
-            families: Arc::default(),
-        };
-        *slot = Pieces::of(e, format).map(Arc::new);
+    if stale.is_empty() {
+        return;
     }
-    slot.clone()
+    let e = Exposition {
+        parts: Parts::Drives,
+        probe_restarts: stale
+            .iter()
+            .filter_map(|d| Some((d.device.clone(), probe_restarts(d)?)))
+            .collect(),
+        drives: stale.clone(),
+        probes: Vec::new(),
+        build: BuildInfo::default(),
+        monitored: 0,
+        process: None,
+        families: Arc::default(),
+    };
+    let Some(pieces) = Pieces::of(e, format).and_then(|p| p.per_drive(&stale)) else {
+        return;
+    };
+    for (d, p) in stale.iter().zip(pieces) {
+        if let Some(entry) = cache.get_mut(&d.device) {
+            entry.text[format as usize] = Some(Arc::new(p));
+        }
+    }
 }
 
 /// Every family's name, in the order an encode asks for them.
@@ -206,15 +223,60 @@ impl Pieces {
             return None;
         }
         Some(Self {
-            text,
+            text: Arc::new(text),
             families: out,
         })
     }
+
+    /// Splits the text of `drives`, encoded together, into each drive's
+    /// pieces: within a family, each drive's series are one run of lines,
+    /// in drive order, each line's first label its `device`. `None` if a
+    /// line is not of the next drives (a bug).
+    fn per_drive(self, drives: &[Arc<DriveSnapshot>]) -> Option<Vec<Pieces>> {
+        let text = self.text.as_str();
+        let mut out: Vec<Pieces> = drives
+            .iter()
+            .map(|_| Pieces {
+                text: Arc::clone(&self.text),
+                families: Vec::with_capacity(self.families.len()),
+            })
+            .collect();
+        for (i, head, body) in &self.families {
+            let mut j = 0;
+            let mut at = body.start;
+            while at < body.end {
+                let line = &text[at..body.end];
+                let end = at + memchr::memchr(b'\n', line.as_bytes()).map_or(line.len(), |n| n + 1);
+                let device = device_of(line)?;
+                while drives.get(j)?.device != device {
+                    j += 1;
+                }
+                let families = &mut out.get_mut(j)?.families;
+                match families.last_mut() {
+                    Some((k, _, run)) if k == i => run.end = end,
+                    _ => families.push((*i, head.clone(), at..end)),
+                }
+                at = end;
+            }
+        }
+        Some(out)
+    }
+}
+
+/// The value of a series line's first label if it is `device`.
+fn device_of(line: &str) -> Option<&str> {
+    let open = memchr::memchr(b'{', line.as_bytes())?;
+    let rest = line[open + 1..].strip_prefix("device=\"")?;
+    Some(&rest[..memchr::memchr(b'"', rest.as_bytes())?])
 }
 
 /// The body: family by family, its header once, then every part's series.
 fn assemble(parts: &[Arc<Pieces>], format: TextFormat) -> String {
-    let len: usize = parts.iter().map(|p| p.text.len()).sum();
+    let len: usize = parts
+        .iter()
+        .flat_map(|p| &p.families)
+        .map(|(_, head, body)| head.len() + body.len())
+        .sum();
     let mut out = String::with_capacity(len + 8);
     let mut next = vec![0usize; parts.len()];
     for family in 0..order().len() {
@@ -328,6 +390,18 @@ mod tests {
                 let got = cache.encode(drives.clone(), probes.clone(), &build, format);
                 assert_eq!(stable(&got), stable(&want), "{format:?}");
             }
+            // Two drives polled again: encoded together, the others copied
+            // from the first fill.
+            let mut later = drives.clone();
+            for k in [1, 4] {
+                let mut d = (*later[k]).clone();
+                d.polls += 1;
+                later[k] = Arc::new(d);
+            }
+            let again = super::super::encode(later.clone(), probes.clone(), &build, format);
+            let got = cache.encode(later, probes.clone(), &build, format);
+            assert_eq!(stable(&got), stable(&again), "{format:?}");
+            assert_ne!(stable(&again), stable(&want));
             assert!(want.contains("ssd_probe_latency_seconds_bucket"));
             assert!(want.contains("task=\"probe\""));
             assert!(want.contains("ssd_ata_attribute_raw"));
@@ -339,9 +413,13 @@ mod tests {
     fn every_part_splits_into_the_families_it_wrote() {
         let drives = fixture_drives();
         for format in [TextFormat::OpenMetrics, TextFormat::Prometheus] {
+            let mut cache = HashMap::new();
+            fill(&mut cache, &drives, |_| Some(1), format);
             for d in &drives {
-                let mut cache = HashMap::new();
-                let p = cache_entry(&mut cache, d, Some(1), format).expect("split");
+                let p = cache[&d.device].text[format as usize]
+                    .clone()
+                    .expect("split");
+                assert!(!p.families.is_empty());
                 // Each family's text starts with its HELP line, and its
                 // series carry this drive's name.
                 for (_, head, body) in &p.families {
