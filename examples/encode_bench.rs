@@ -11,7 +11,10 @@
 //! Instructions per scrape = (Ir of the second run − Ir of the first) / 100.
 //! Further arguments are fixture folders the drives cycle through (default
 //! the Kingston DC2000B NVMe dump, as `bench_scrape` serves); `openmetrics`
-//! among them switches the format.
+//! among them switches the format; `changed` publishes a new snapshot of
+//! every drive before each scrape (as if each drive were polled between
+//! two scrapes), and `no-scrape` then leaves out the scrapes, to subtract
+//! the cost of those updates.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -30,9 +33,14 @@ fn main() {
     let scrapes: usize = args.next().map_or(100, |a| a.parse().expect("scrapes"));
     let mut format = Format::PrometheusText;
     let mut dirs: Vec<PathBuf> = Vec::new();
+    let (mut changed, mut scrape) = (false, true);
     for a in args {
         if a == "openmetrics" {
             format = Format::OpenMetrics;
+        } else if a == "changed" {
+            changed = true;
+        } else if a == "no-scrape" {
+            scrape = false;
         } else {
             dirs.push(a.into());
         }
@@ -46,8 +54,7 @@ fn main() {
     let now = SystemTime::now();
     for i in 0..drives {
         let dir = &dirs[i % dirs.len()];
-        let (name, transport, mut poller) =
-            factory::replay(dir, &namer).expect("fixture folder");
+        let (name, transport, mut poller) = factory::replay(dir, &namer).expect("fixture folder");
         let started = Instant::now();
         let outcome = poller.poll();
         let device = format!("{name}-{i}");
@@ -58,9 +65,22 @@ fn main() {
         snap.judge(&Rules::default(), Vec::new(), now);
         state.store.insert(snap);
     }
+    let devices: Vec<String> = state
+        .store
+        .list()
+        .iter()
+        .map(|d| d.device.clone())
+        .collect();
     let mut bytes = 0;
     for _ in 0..scrapes {
-        bytes = state.metrics(format).len();
+        if changed {
+            for d in &devices {
+                state.store.update(d, |s| s.polls += 1);
+            }
+        }
+        if scrape {
+            bytes = state.metrics(format).len();
+        }
     }
     println!("{{\"drives\": {drives}, \"scrapes\": {scrapes}, \"bytes\": {bytes}}}");
 }

@@ -1,7 +1,8 @@
 //! Every metric the exporter serves — name, help, type and labels — in one
-//! place (`shared/reference/metrics.md` is the contract). Metrics are built
-//! fresh on every scrape from the drives' snapshots, so a vanished drive's
-//! series vanish with it, and nothing here touches a drive.
+//! place (`shared/reference/metrics.md` is the contract). Metrics are
+//! encoded from the drives' snapshots, each drive's once per snapshot (see
+//! [`Cache`]), so a vanished drive's series vanish with it, and nothing
+//! here touches a drive.
 
 use std::collections::HashMap;
 use std::fmt;
