@@ -45,7 +45,11 @@ impl Exposition for State {
             Format::OpenMetrics => TextFormat::OpenMetrics,
             Format::PrometheusText => TextFormat::Prometheus,
         };
-        let probes = self.probes.as_ref().map(|p| p.views()).unwrap_or_default();
+        let probes = self
+            .probes
+            .as_ref()
+            .map(|p| p.published())
+            .unwrap_or_default();
         self.encoded
             .encode(self.store.list(), probes, &self.build, f)
     }

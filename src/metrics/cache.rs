@@ -24,7 +24,12 @@ use crate::snapshot::DriveSnapshot;
 #[derive(Debug, Default)]
 pub struct Cache {
     drives: Mutex<HashMap<String, Entry>>,
+    /// The probes' part, per format, of the views it was encoded from.
+    probes: Mutex<Option<(Arc<Vec<ProbeView>>, PerFormat)>>,
 }
+
+/// Pieces per format (`OpenMetrics`, `Prometheus`), encoded on first use.
+type PerFormat = [Option<Arc<Pieces>>; 2];
 
 #[derive(Debug)]
 struct Entry {
@@ -32,8 +37,7 @@ struct Entry {
     snap: Arc<DriveSnapshot>,
     /// The drive's probes' restarts, also in its text.
     probe_restarts: Option<u64>,
-    /// Per format (`OpenMetrics`, `Prometheus`), encoded on first use.
-    text: [Option<Arc<Pieces>>; 2],
+    text: PerFormat,
 }
 
 /// One encode's text, split at its families.
@@ -48,11 +52,13 @@ struct Pieces {
 
 impl Cache {
     /// What [`super::encode`] gives for the same arguments, with each
-    /// drive's part encoded at most once per snapshot and format.
+    /// drive's part encoded at most once per snapshot and format, and the
+    /// probes' once per `probes` (the fleet publishes them at most once a
+    /// second).
     pub fn encode(
         &self,
         drives: Vec<Arc<DriveSnapshot>>,
-        probes: Vec<ProbeView>,
+        probes: Arc<Vec<ProbeView>>,
         build: &BuildInfo,
         format: TextFormat,
     ) -> String {
@@ -61,8 +67,8 @@ impl Cache {
         let restarts = probe_restarts(&probes);
         let globals = Exposition {
             parts: Parts::Globals,
-            drives: drives.clone(),
-            probes,
+            drives: Vec::new(),
+            probes: Vec::new(),
             probe_restarts: HashMap::new(),
             build: build.clone(),
             monitored,
@@ -71,6 +77,7 @@ impl Cache {
         };
         let mut parts = Vec::with_capacity(drives.len() + 1);
         parts.push(Pieces::of(globals, format).map(Arc::new));
+        parts.push(self.probe_part(&drives, Arc::clone(&probes), format));
         {
             let mut cache = self.drives.lock().unwrap_or_else(|e| e.into_inner());
             let restarts = |d: &DriveSnapshot| restarts.get(d.device.as_str()).copied();
@@ -90,10 +97,40 @@ impl Cache {
             Some(parts) => assemble(&parts, format),
             None => {
                 tracing::error!("splitting the metrics text failed; encoding it whole");
-                let probes = Vec::new();
-                super::encode(drives, probes, build, format)
+                super::encode(drives, probes.to_vec(), build, format)
             }
         }
+    }
+
+    /// The probes' series in `format`, encoded once per `probes`.
+    fn probe_part(
+        &self,
+        drives: &[Arc<DriveSnapshot>],
+        probes: Arc<Vec<ProbeView>>,
+        format: TextFormat,
+    ) -> Option<Arc<Pieces>> {
+        let mut cached = self.probes.lock().unwrap_or_else(|e| e.into_inner());
+        if !cached
+            .as_ref()
+            .is_some_and(|(p, _)| Arc::ptr_eq(p, &probes))
+        {
+            *cached = Some((Arc::clone(&probes), [None, None]));
+        }
+        let slot = &mut cached.as_mut()?.1[format as usize];
+        if slot.is_none() {
+            let e = Exposition {
+                parts: Parts::Probes,
+                drives: drives.to_vec(),
+                probes: probes.to_vec(),
+                probe_restarts: HashMap::new(),
+                build: BuildInfo::default(),
+                monitored: 0,
+                process: None,
+                families: Arc::default(),
+            };
+            *slot = Pieces::of(e, format).map(Arc::new);
+        }
+        slot.clone()
     }
 }
 
@@ -383,11 +420,12 @@ mod tests {
         ];
         let build = BuildInfo::default();
         let cache = Cache::default();
+        let published = Arc::new(probes.clone());
         for format in [TextFormat::OpenMetrics, TextFormat::Prometheus] {
             let want = super::super::encode(drives.clone(), probes.clone(), &build, format);
             // Twice: once filling the cache, once from it.
             for _ in 0..2 {
-                let got = cache.encode(drives.clone(), probes.clone(), &build, format);
+                let got = cache.encode(drives.clone(), Arc::clone(&published), &build, format);
                 assert_eq!(stable(&got), stable(&want), "{format:?}");
             }
             // Two drives polled again: encoded together, the others copied
@@ -399,7 +437,7 @@ mod tests {
                 later[k] = Arc::new(d);
             }
             let again = super::super::encode(later.clone(), probes.clone(), &build, format);
-            let got = cache.encode(later, probes.clone(), &build, format);
+            let got = cache.encode(later, Arc::clone(&published), &build, format);
             assert_eq!(stable(&got), stable(&again), "{format:?}");
             assert_ne!(stable(&again), stable(&want));
             assert!(want.contains("ssd_probe_latency_seconds_bucket"));
@@ -430,8 +468,8 @@ mod tests {
                     assert!(p.text[body.clone()].lines().all(|l| l.contains(&label)));
                 }
             }
-            let globals = Exposition {
-                parts: Parts::Globals,
+            let part = |parts| Exposition {
+                parts,
                 drives: drives.clone(),
                 probes: vec![probe(&drives[0].device, "b", 0)],
                 probe_restarts: HashMap::new(),
@@ -440,10 +478,13 @@ mod tests {
                 process: ProcessStats::read(),
                 families: Arc::default(),
             };
-            let p = Pieces::of(globals, format).expect("split");
-            // Build info, devices, six probe families, seven process ones
-            // (CPU, resident, virtual, threads, open fds, max fds, start).
-            assert_eq!(p.families.len(), 2 + 6 + 7, "{}", p.text);
+            let p = Pieces::of(part(Parts::Globals), format).expect("split");
+            // Build info, devices and seven process families (CPU,
+            // resident, virtual, threads, open fds, max fds, start).
+            assert_eq!(p.families.len(), 2 + 7, "{}", p.text);
+            let p = Pieces::of(part(Parts::Probes), format).expect("split");
+            // Histogram, quantiles, window samples, I/Os, skips, busy ratio.
+            assert_eq!(p.families.len(), 6, "{}", p.text);
         }
     }
 
@@ -461,14 +502,14 @@ mod tests {
         };
         cache.encode(
             vec![Arc::clone(&d)],
-            Vec::new(),
+            Arc::default(),
             &build,
             TextFormat::Prometheus,
         );
         let before = piece(&cache);
         cache.encode(
             vec![Arc::clone(&d)],
-            Vec::new(),
+            Arc::default(),
             &build,
             TextFormat::Prometheus,
         );
@@ -480,7 +521,7 @@ mod tests {
         let next = Arc::new(next);
         let text = cache.encode(
             vec![Arc::clone(&next)],
-            Vec::new(),
+            Arc::default(),
             &build,
             TextFormat::Prometheus,
         );
@@ -490,14 +531,14 @@ mod tests {
         // A probe restart changes the drive's own task_restarts series.
         let restarted = piece(&cache);
         let probes = vec![probe(&d.device, "x", 3)];
-        let text = cache.encode(vec![next], probes, &build, TextFormat::Prometheus);
+        let text = cache.encode(vec![next], Arc::new(probes), &build, TextFormat::Prometheus);
         assert!(!Arc::ptr_eq(&restarted, &piece(&cache)));
         assert!(text.contains(&format!(
             "ssd_exporter_task_restarts_total{{device=\"{}\",serial=\"{}\",task=\"probe\"}} 3",
             d.device, d.identity.serial
         )));
         // A vanished drive leaves the cache.
-        cache.encode(Vec::new(), Vec::new(), &build, TextFormat::Prometheus);
+        cache.encode(Vec::new(), Arc::default(), &build, TextFormat::Prometheus);
         assert!(cache.drives.lock().unwrap().is_empty());
     }
 }

@@ -120,9 +120,11 @@ type Labels<'a> = Vec<(&'static str, &'a str)>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Parts {
     All,
-    /// Build info, the device count, the probes' series and the process:
-    /// what is not one drive's.
+    /// Build info, the device count and the process: what is read anew
+    /// for every scrape.
     Globals,
+    /// The probes' series (`drives` only for their serials).
+    Probes,
     /// The families of `drives` (each drive's own series).
     Drives,
 }
@@ -152,10 +154,9 @@ impl Exposition {
         let families = Arc::clone(&self.families);
         // About 7 KiB per drive (Kingston DC2000B: 6.8) and up to 16 per
         // probe (two ops' histograms), a few for the rest.
-        let drives = if self.parts == Parts::Globals {
-            0
-        } else {
-            self.drives.len()
+        let drives = match self.parts {
+            Parts::All | Parts::Drives => self.drives.len(),
+            Parts::Globals | Parts::Probes => 0,
         };
         let mut out = String::with_capacity(4096 + 8192 * drives + 16384 * self.probes.len());
         let mut registry = Registry::default();
@@ -205,8 +206,9 @@ impl Collector for Exposition {
 
 impl Exposition {
     fn encode_parts(&self, enc: &mut Enc) -> fmt::Result {
-        let globals = self.parts != Parts::Drives;
-        let drives = self.parts != Parts::Globals;
+        let globals = matches!(self.parts, Parts::All | Parts::Globals);
+        let drives = matches!(self.parts, Parts::All | Parts::Drives);
+        let probes = matches!(self.parts, Parts::All | Parts::Probes);
         if globals {
             let labels = vec![
                 ("version", self.build.version.as_str()),
@@ -236,7 +238,7 @@ impl Exposition {
             self.ata(enc)?;
             self.scsi(enc)?;
         }
-        if globals {
+        if probes {
             self.probe(enc)?;
         }
         if drives {

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tracing::{debug, error, info, warn};
@@ -109,7 +109,13 @@ pub struct Fleet {
     /// until that thread ends, so a drive removed and re-added while its
     /// device hangs does not take another thread each time.
     stopping: Mutex<BTreeMap<String, ProbeHandle>>,
+    /// The views [`Fleet::published`] last read, and when.
+    published: Mutex<Option<(Instant, Arc<Vec<ProbeView>>)>>,
 }
+
+/// How stale the probes' figures a scrape sees may be: scrapes within this
+/// of each other share one read of the probes (and one encode of it).
+pub const PUBLISH_EVERY: Duration = Duration::from_secs(1);
 
 impl Fleet {
     pub fn new(config: ProbeConfig, dev: PathBuf, write: Option<(String, WriteConfig)>) -> Self {
@@ -121,6 +127,24 @@ impl Fleet {
             refused: Mutex::new(BTreeSet::new()),
             restarts: Mutex::new(BTreeMap::new()),
             stopping: Mutex::new(BTreeMap::new()),
+            published: Mutex::new(None),
+        }
+    }
+
+    /// The probes' figures for a scrape: [`Fleet::views`] read at most once
+    /// per [`PUBLISH_EVERY`]; the same `Arc` until the next read.
+    pub fn published(&self) -> Arc<Vec<ProbeView>> {
+        let now = Instant::now();
+        let mut last = self.published.lock().unwrap_or_else(|e| e.into_inner());
+        match &*last {
+            Some((at, views)) if now.saturating_duration_since(*at) < PUBLISH_EVERY => {
+                Arc::clone(views)
+            }
+            _ => {
+                let views = Arc::new(self.views());
+                *last = Some((now, Arc::clone(&views)));
+                views
+            }
         }
     }
 
@@ -410,6 +434,35 @@ mod tests {
         assert_eq!(fleet.views().len(), 1);
         fleet.stop_drive("nvme9");
         assert!(fleet.views().is_empty());
+    }
+
+    #[test]
+    fn scrapes_within_a_second_share_one_read_of_the_probes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (sys, dev) = (dir.path().join("sys"), dir.path().join("dev"));
+        std::fs::create_dir_all(&dev).unwrap();
+        super::super::fake_block_device(&sys, &dev, "nvme8n1");
+        let config = ProbeConfig {
+            sysfs: sys.clone(),
+            rate: 1.0,
+            ..ProbeConfig::default()
+        };
+        let fleet = Fleet::new(config, dev.clone(), None);
+        let read = Instant::now();
+        let first = fleet.published();
+        assert!(first.is_empty());
+        fleet.start("nvme8", "nvme8n1", None);
+        // Within PUBLISH_EVERY: the same read, without the new probe (not
+        // asserted if this machine stalled for that long).
+        let again = fleet.published();
+        if read.elapsed() < PUBLISH_EVERY {
+            assert!(Arc::ptr_eq(&first, &again));
+        }
+        std::thread::sleep(PUBLISH_EVERY);
+        let later = fleet.published();
+        assert!(!Arc::ptr_eq(&first, &later));
+        assert_eq!(later.len(), 1);
+        fleet.stop_drive("nvme8");
     }
 
     #[test]
