@@ -278,33 +278,44 @@ impl Pieces {
                 families: Vec::with_capacity(self.families.len()),
             })
             .collect();
+        // One pass per family over the `{device="` of its lines; a run
+        // ends where a line names another drive.
+        let bytes = text.as_bytes();
+        let label = memchr::memmem::Finder::new(b"{device=\"");
         for (i, head, body) in &self.families {
-            let mut j = 0;
-            let mut at = body.start;
-            while at < body.end {
-                let line = &text[at..body.end];
-                let end = at + memchr::memchr(b'\n', line.as_bytes()).map_or(line.len(), |n| n + 1);
-                let device = device_of(line)?;
-                while drives.get(j)?.device != device {
-                    j += 1;
+            let mut next = 0;
+            let mut run: Option<(usize, usize)> = None;
+            for hit in label.find_iter(&bytes[body.clone()]) {
+                let at = body.start + hit;
+                let value = at + label.needle().len();
+                if run.is_some_and(|(j, _)| names(bytes, value, &drives[j].device)) {
+                    continue;
                 }
-                let families = &mut out.get_mut(j)?.families;
-                match families.last_mut() {
-                    Some((k, _, run)) if k == i => run.end = end,
-                    _ => families.push((*i, head.clone(), at..end)),
+                // This line starts after the newline before its label.
+                let from = run.map_or(body.start, |(_, start)| start);
+                let line = memchr::memrchr(b'\n', &bytes[from..at]).map_or(from, |n| from + n + 1);
+                if let Some((j, start)) = run {
+                    out[j].families.push((*i, head.clone(), start..line));
                 }
-                at = end;
+                while !names(bytes, value, &drives.get(next)?.device) {
+                    next += 1;
+                }
+                run = Some((next, line));
+                next += 1;
+            }
+            match run {
+                Some((j, start)) => out[j].families.push((*i, head.clone(), start..body.end)),
+                None => return None,
             }
         }
         Some(out)
     }
 }
 
-/// The value of a series line's first label if it is `device`.
-fn device_of(line: &str) -> Option<&str> {
-    let open = memchr::memchr(b'{', line.as_bytes())?;
-    let rest = line[open + 1..].strip_prefix("device=\"")?;
-    Some(&rest[..memchr::memchr(b'"', rest.as_bytes())?])
+/// Whether the label value at `at` is `name` (then its closing quote).
+fn names(bytes: &[u8], at: usize, name: &str) -> bool {
+    let end = at + name.len();
+    bytes.get(at..end) == Some(name.as_bytes()) && bytes.get(end) == Some(&b'"')
 }
 
 /// The body: family by family, its header once, then every part's series.
