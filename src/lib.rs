@@ -37,7 +37,8 @@
 //!   opt-in write I/O, histogram and sliding-window quantiles, one thread per
 //!   drive.
 //! - [`snapshot`]: the latest state of every drive, shared with the server.
-//! - [`metrics`]: every metric's name, help, type and labels, in one place.
+//! - [`metrics`]: every metric's name, help, type and labels, in one place;
+//!   each drive's series encoded once per snapshot and copied into a scrape.
 //! - [`http`]: the server: `/metrics`, the landing page, `/healthz`; TLS,
 //!   basic auth and headers from the exporter-toolkit web config; the
 //!   connection cap.

@@ -35,6 +35,8 @@ pub struct State {
     pub build: BuildInfo,
     /// The latency probes, unless disabled.
     pub probes: Option<Arc<Fleet>>,
+    /// Each drive's encoded series, kept until its snapshot changes.
+    pub encoded: metrics::Cache,
 }
 
 impl Exposition for State {
@@ -43,8 +45,13 @@ impl Exposition for State {
             Format::OpenMetrics => TextFormat::OpenMetrics,
             Format::PrometheusText => TextFormat::Prometheus,
         };
-        let probes = self.probes.as_ref().map(|p| p.views()).unwrap_or_default();
-        metrics::encode(self.store.list(), probes, &self.build, f)
+        let probes = self
+            .probes
+            .as_ref()
+            .map(|p| p.published())
+            .unwrap_or_default();
+        self.encoded
+            .encode(self.store.list(), probes, &self.build, f)
     }
 
     fn drives(&self) -> Vec<DriveRow> {

@@ -1,50 +1,54 @@
 //! SATA SMART attributes as the drive reports them, named.
 
 use std::fmt;
+use std::sync::OnceLock;
 
-use prometheus_client::encoding::DescriptorEncoder;
 use prometheus_client::metrics::MetricType;
 
-use super::{Exposition, Labels, family};
+use super::{Enc, Exposition, Labels, family};
 use crate::health::AtaAttribute;
 
-/// `(suffix, help, field)` of the four attribute families.
+/// `(name, help, field)` of the four attribute families.
 type AttrField = (&'static str, &'static str, fn(&AtaAttribute) -> Option<f64>);
 
 const FIELDS: [AttrField; 4] = [
     (
-        "value",
+        "ssd_ata_attribute_value",
         "Normalized current value of a SATA SMART attribute.",
         |a| a.value.map(f64::from),
     ),
     (
-        "worst",
+        "ssd_ata_attribute_worst",
         "Worst normalized value of a SATA SMART attribute.",
         |a| a.worst.map(f64::from),
     ),
     (
-        "threshold",
+        "ssd_ata_attribute_threshold",
         "Failure threshold of a SATA SMART attribute's normalized value.",
         |a| a.threshold.map(f64::from),
     ),
     (
-        "raw",
+        "ssd_ata_attribute_raw",
         "Raw value of a SATA SMART attribute: its six raw bytes as one little-endian integer.",
         |a| Some(a.raw as f64),
     ),
 ];
 
+/// Attribute ids 0–255 as label values, formatted once per process.
+fn attribute_ids() -> &'static [String; 256] {
+    static IDS: OnceLock<[String; 256]> = OnceLock::new();
+    IDS.get_or_init(|| std::array::from_fn(|i| i.to_string()))
+}
+
 impl Exposition {
-    pub(super) fn ata(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
-        // Attribute ids as label values, formatted once per scrape.
-        let ids: Vec<String> = (0..=255u8).map(|i| i.to_string()).collect();
-        for (suffix, help, field) in FIELDS {
+    pub(super) fn ata(&self, enc: &mut Enc) -> fmt::Result {
+        let ids = attribute_ids();
+        for (name, help, field) in FIELDS {
             let rows = self.drives.iter().flat_map(|d| {
                 let attrs = d
                     .reading
                     .as_ref()
                     .map_or(&[][..], |r| &r.ata_attributes[..]);
-                let ids = &ids;
                 attrs.iter().filter_map(move |a| {
                     let mut l: Labels<'_> = Self::base(d);
                     l.extend([
@@ -54,13 +58,7 @@ impl Exposition {
                     field(a).map(|v| (l, v))
                 })
             });
-            family(
-                enc,
-                &format!("ssd_ata_attribute_{suffix}"),
-                help,
-                MetricType::Gauge,
-                rows,
-            )?;
+            family(enc, name, help, MetricType::Gauge, rows)?;
         }
         Ok(())
     }

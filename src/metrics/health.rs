@@ -3,16 +3,15 @@
 use crate::nvme::Condition;
 use std::fmt;
 
-use prometheus_client::encoding::DescriptorEncoder;
 use prometheus_client::metrics::MetricType;
 
 use super::tables::{COUNTERS, GAUGES};
-use super::{Exposition, Wide, counter, family};
+use super::{Enc, Exposition, Wide, counter, family};
 use crate::health::{Reading, reading::THROTTLE_LEVELS};
 use crate::snapshot::DriveSnapshot;
 
 impl Exposition {
-    pub(super) fn health(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
+    pub(super) fn health(&self, enc: &mut Enc) -> fmt::Result {
         let readings: Vec<(&DriveSnapshot, &Reading)> = self
             .drives
             .iter()

@@ -1,11 +1,12 @@
 //! Every metric the exporter serves — name, help, type and labels — in one
-//! place (`shared/reference/metrics.md` is the contract). Metrics are built
-//! fresh on every scrape from the drives' snapshots, so a vanished drive's
-//! series vanish with it, and nothing here touches a drive.
+//! place (`shared/reference/metrics.md` is the contract). Metrics are
+//! encoded from the drives' snapshots, each drive's once per snapshot (see
+//! [`Cache`]), so a vanished drive's series vanish with it, and nothing
+//! here touches a drive.
 
+use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
-use std::time::UNIX_EPOCH;
+use std::sync::{Arc, Mutex};
 
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{
@@ -16,17 +17,20 @@ use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::Registry;
 
-use crate::poll::Source;
 use crate::probe::fleet::ProbeView;
-use crate::snapshot::{DriveSnapshot, Task};
+use crate::snapshot::DriveSnapshot;
 
 mod ata;
+mod cache;
+mod collection;
 mod health;
 mod probe;
 mod process;
 mod scsi;
 mod tables;
 mod verdict;
+
+pub use cache::Cache;
 
 /// Exposition formats (`/metrics` content negotiation picks one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,10 +55,11 @@ impl Default for BuildInfo {
     }
 }
 
-/// Encodes `drives` in `format`. A drive appears once its first poll has
-/// finished, overrun its deadline or been skipped (standby), so its series
-/// never show a half-known identity; `ssd_exporter_devices` counts it from
-/// discovery on.
+/// Encodes `drives` in `format`, everything at once. A drive appears once
+/// its first poll has finished, overrun its deadline or been skipped
+/// (standby), so its series never show a half-known identity;
+/// `ssd_exporter_devices` counts it from discovery on. The server encodes
+/// through a [`Cache`], which gives the same text; this is its reference.
 pub fn encode(
     drives: Vec<Arc<DriveSnapshot>>,
     probes: Vec<ProbeView>,
@@ -62,35 +67,53 @@ pub fn encode(
     format: TextFormat,
 ) -> String {
     let monitored = drives.len();
-    let (drives, pending): (Vec<_>, Vec<_>) = drives
-        .into_iter()
-        .partition(|d| d.polls > 0 || !d.skipped.is_empty());
-    // A drive's probe series wait for the drive's own (a probe can start
-    // before the first poll, e.g. of a hot-plugged drive): they carry its
-    // serial, which is only known then.
-    let probes = probes
-        .into_iter()
-        .filter(|p| !pending.iter().any(|d| d.device == p.drive))
-        .collect();
-    let mut registry = Registry::default();
-    registry.register_collector(Box::new(Exposition {
-        drives,
+    let probes = held_back(&drives, probes);
+    let probe_restarts = probe_restarts(&probes);
+    let e = Exposition {
+        parts: Parts::All,
+        drives: shown(drives),
         probes,
-        monitored,
+        probe_restarts,
         build: build.clone(),
+        monitored,
         process: process::ProcessStats::read(),
-    }));
-    let mut out = String::with_capacity(64 * 1024);
-    let result = match format {
-        TextFormat::OpenMetrics => prometheus_client::encoding::text::encode(&mut out, &registry),
-        TextFormat::Prometheus => {
-            prometheus_client::encoding::prometheus_text::encode(&mut out, &registry)
-        }
+        families: Arc::default(),
     };
-    // Writing into a String cannot fail; a label-value encoding error would
-    // be a bug, and a truncated page is better than a panic on the scrape path.
-    if let Err(e) = result {
-        tracing::error!("encoding metrics failed: {e}");
+    e.encode_text(format).0
+}
+
+/// The drives whose series are served (see [`encode`]).
+fn shown(drives: Vec<Arc<DriveSnapshot>>) -> Vec<Arc<DriveSnapshot>> {
+    drives
+        .into_iter()
+        .filter(|d| d.polls > 0 || !d.skipped.is_empty())
+        .collect()
+}
+
+/// The probe views to serve: a drive's probe series wait for the drive's
+/// own (a probe can start before the first poll, e.g. of a hot-plugged
+/// drive), since they carry its serial, which is only known then. A
+/// `--probe.device` that is no drive is served as itself.
+fn held_back(drives: &[Arc<DriveSnapshot>], probes: Vec<ProbeView>) -> Vec<ProbeView> {
+    let pending: Vec<&str> = drives
+        .iter()
+        .filter(|d| d.polls == 0 && d.skipped.is_empty())
+        .map(|d| d.device.as_str())
+        .collect();
+    if pending.is_empty() {
+        return probes;
+    }
+    probes
+        .into_iter()
+        .filter(|p| !pending.contains(&p.drive.as_str()))
+        .collect()
+}
+
+/// Per drive, the sum of its probes' restarts (drives with a probe only).
+fn probe_restarts(probes: &[ProbeView]) -> HashMap<String, u64> {
+    let mut out: HashMap<String, u64> = HashMap::new();
+    for v in probes {
+        *out.entry(v.drive.clone()).or_default() += v.restarts;
     }
     out
 }
@@ -112,44 +135,138 @@ impl EncodeCounterValue for Wide {
 /// Label pairs borrowed from the snapshots: no per-series string copies.
 type Labels<'a> = Vec<(&'static str, &'a str)>;
 
+/// Which families an [`Exposition`] writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Parts {
+    All,
+    /// Build info, the device count and the process: what is read anew
+    /// for every scrape.
+    Globals,
+    /// The probes' series (`drives` only for their serials).
+    Probes,
+    /// The families of `drives` (each drive's own series).
+    Drives,
+}
+
 #[derive(Debug)]
 struct Exposition {
+    parts: Parts,
+    /// The drives to encode; under [`Parts::Globals`], where the probes'
+    /// serials come from.
     drives: Vec<Arc<DriveSnapshot>>,
     probes: Vec<ProbeView>,
-    monitored: usize,
+    /// Per drive with a probe, its probes' restarts (the drive's
+    /// `task="probe"` series).
+    probe_restarts: HashMap<String, u64>,
     build: BuildInfo,
+    monitored: usize,
     process: Option<process::ProcessStats>,
+    /// After an encode, every family it was asked for in order, and
+    /// whether it wrote it.
+    families: Arc<Mutex<Vec<(&'static str, bool)>>>,
+}
+
+impl Exposition {
+    /// The text in `format`, and the families asked for in order (`true`
+    /// where written).
+    fn encode_text(self, format: TextFormat) -> (String, Vec<(&'static str, bool)>) {
+        let families = Arc::clone(&self.families);
+        // About 7 KiB per drive (Kingston DC2000B: 6.8) and up to 16 per
+        // probe (two ops' histograms), a few for the rest.
+        let drives = match self.parts {
+            Parts::All | Parts::Drives => self.drives.len(),
+            Parts::Globals | Parts::Probes => 0,
+        };
+        let mut out = String::with_capacity(4096 + 8192 * drives + 16384 * self.probes.len());
+        let mut registry = Registry::default();
+        registry.register_collector(Box::new(self));
+        let result = match format {
+            TextFormat::OpenMetrics => {
+                prometheus_client::encoding::text::encode(&mut out, &registry)
+            }
+            TextFormat::Prometheus => {
+                prometheus_client::encoding::prometheus_text::encode(&mut out, &registry)
+            }
+        };
+        // Writing into a String cannot fail; a label-value encoding error
+        // would be a bug, and a truncated page is better than a panic on
+        // the scrape path.
+        if let Err(e) = result {
+            tracing::error!("encoding metrics failed: {e}");
+        }
+        let families = std::mem::take(&mut *families.lock().unwrap_or_else(|e| e.into_inner()));
+        (out, families)
+    }
+}
+
+/// The library's descriptor encoder, noting every family asked for.
+pub(crate) struct Enc<'a, 'b> {
+    inner: &'a mut DescriptorEncoder<'b>,
+    families: Vec<(&'static str, bool)>,
+}
+
+impl Enc<'_, '_> {
+    fn note(&mut self, name: &'static str, written: bool) {
+        self.families.push((name, written));
+    }
 }
 
 impl Collector for Exposition {
-    fn encode(&self, mut enc: DescriptorEncoder) -> Result<(), fmt::Error> {
-        let labels = vec![
-            ("version", self.build.version.as_str()),
-            ("revision", self.build.revision.as_str()),
-        ];
-        let info = "Version of the exporter; always 1.";
-        family(
-            &mut enc,
-            "ssd_exporter_build_info",
-            info,
-            MetricType::Gauge,
-            [(labels, 1.0)],
-        )?;
-        let n = [(Vec::new(), self.monitored as f64)];
-        family(
-            &mut enc,
-            "ssd_exporter_devices",
-            "Drives being monitored.",
-            MetricType::Gauge,
-            n,
-        )?;
-        self.collection(&mut enc)?;
-        self.health(&mut enc)?;
-        self.verdict(&mut enc)?;
-        self.ata(&mut enc)?;
-        self.scsi(&mut enc)?;
-        self.probe(&mut enc)?;
-        self.process(&mut enc)
+    fn encode(&self, mut inner: DescriptorEncoder) -> Result<(), fmt::Error> {
+        let mut enc = Enc {
+            inner: &mut inner,
+            families: Vec::with_capacity(96),
+        };
+        let result = self.encode_parts(&mut enc);
+        *self.families.lock().unwrap_or_else(|e| e.into_inner()) = enc.families;
+        result
+    }
+}
+
+impl Exposition {
+    fn encode_parts(&self, enc: &mut Enc) -> fmt::Result {
+        let globals = matches!(self.parts, Parts::All | Parts::Globals);
+        let drives = matches!(self.parts, Parts::All | Parts::Drives);
+        let probes = matches!(self.parts, Parts::All | Parts::Probes);
+        if globals {
+            let labels = vec![
+                ("version", self.build.version.as_str()),
+                ("revision", self.build.revision.as_str()),
+            ];
+            let info = "Version of the exporter; always 1.";
+            family(
+                enc,
+                "ssd_exporter_build_info",
+                info,
+                MetricType::Gauge,
+                [(labels, 1.0)],
+            )?;
+            let n = [(Vec::new(), self.monitored as f64)];
+            family(
+                enc,
+                "ssd_exporter_devices",
+                "Drives being monitored.",
+                MetricType::Gauge,
+                n,
+            )?;
+        }
+        if drives {
+            self.collection(enc)?;
+            self.health(enc)?;
+            self.verdict(enc)?;
+            self.ata(enc)?;
+            self.scsi(enc)?;
+        }
+        if probes {
+            self.probe(enc)?;
+        }
+        if drives {
+            self.qos_targets(enc)?;
+        }
+        if globals {
+            self.process(enc)?;
+        }
+        Ok(())
     }
 }
 
@@ -168,204 +285,22 @@ impl Exposition {
         l.extend_from_slice(extra);
         l
     }
-
-    /// Per-drive gauge from a snapshot accessor; `None` means no series.
-    fn gauge(
-        &self,
-        enc: &mut DescriptorEncoder,
-        name: &str,
-        help: &str,
-        f: impl Fn(&DriveSnapshot) -> Option<f64>,
-    ) -> fmt::Result {
-        let rows = self
-            .drives
-            .iter()
-            .filter_map(|d| f(d).map(|v| (Self::base(d), v)));
-        family(enc, name, help, MetricType::Gauge, rows)
-    }
-
-    fn collection(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
-        let info = self.drives.iter().map(|d| {
-            let id = &d.identity;
-            let l = Self::with(
-                d,
-                &[
-                    ("transport", id.transport.as_str()),
-                    ("model", &id.model),
-                    ("firmware", &id.firmware),
-                    ("wwn", &id.wwn),
-                ],
-            );
-            (l, 1.0)
-        });
-        family(
-            enc,
-            "ssd_device_info",
-            "Drive identity; always 1.",
-            MetricType::Gauge,
-            info,
-        )?;
-        self.gauge(enc, "ssd_capacity_bytes", "User capacity.", |d| {
-            d.identity.capacity_bytes.map(|b| b as f64)
-        })?;
-        self.gauge(
-            enc,
-            "ssd_device_up",
-            "1 if the last poll of this drive read its health page.",
-            |d| Some(f64::from(d.up)),
-        )?;
-        self.gauge(
-            enc,
-            "ssd_last_poll_timestamp_seconds",
-            "Unix time of the last successful poll; every drive metric is cached from it.",
-            |d| {
-                d.last_success
-                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                    .map(|t| t.as_secs_f64())
-            },
-        )?;
-        self.gauge(
-            enc,
-            "ssd_poll_duration_seconds",
-            "How long the last poll took.",
-            |d| d.last_poll_duration.map(|t| t.as_secs_f64()),
-        )?;
-        let polls = self
-            .drives
-            .iter()
-            .map(|d| (Self::base(d), Wide(u128::from(d.polls))));
-        counter(
-            enc,
-            "ssd_polls",
-            "Polls of this drive, successful or not.",
-            polls,
-        )?;
-        let cpu = self
-            .drives
-            .iter()
-            .map(|d| (Self::base(d), d.poll_cpu.as_secs_f64()));
-        counter(
-            enc,
-            "ssd_poll_cpu_seconds",
-            "CPU time the exporter spent polling this drive.",
-            cpu,
-        )?;
-        // A SATA drive's `standby` count is served from 0, so the first skip
-        // is an increase a rule can see.
-        let skipped = self.drives.iter().flat_map(|d| {
-            let mut counts = d.skipped.clone();
-            if d.identity.transport == crate::device::discovery::Transport::Sata {
-                counts.entry("standby").or_default();
-            }
-            counts
-                .into_iter()
-                .map(move |(r, n)| (Self::with(d, &[("reason", r)]), Wide(u128::from(n))))
-        });
-        counter(
-            enc,
-            "ssd_poll_skipped",
-            "Polls not made so as not to disturb the drive (standby: not woken).",
-            skipped,
-        )?;
-        let modes = self
-            .drives
-            .iter()
-            .filter_map(|d| d.power_mode.map(|m| (Self::with(d, &[("mode", m)]), 1.0)));
-        family(
-            enc,
-            "ssd_power_mode",
-            "Power mode from the drive's last CHECK POWER MODE; always 1.",
-            MetricType::Gauge,
-            modes,
-        )?;
-        let errors = self.drives.iter().flat_map(|d| {
-            let sources = poll_sources(d);
-            sources
-                .into_iter()
-                .map(move |(s, n)| (Self::with(d, &[("source", s)]), Wide(u128::from(n))))
-        });
-        counter(
-            enc,
-            "ssd_poll_errors",
-            "Failed reads of a drive, per page or command.",
-            errors,
-        )?;
-        // Every supervised task a drive has is served from 0, so that the
-        // first restart is an increase a rule can see: the poll loop always,
-        // the probe while the drive has one.
-        let restarts = self.drives.iter().flat_map(|d| {
-            let probes: Vec<u64> = self
-                .probes
-                .iter()
-                .filter(|v| v.drive == d.device)
-                .map(|v| v.restarts)
-                .collect();
-            let counts = Task::ALL.into_iter().filter_map(move |t| match t {
-                Task::Poll => Some((t, d.restarts.get(&t).copied().unwrap_or(0))),
-                Task::Probe => (!probes.is_empty()).then(|| (t, probes.iter().sum())),
-            });
-            counts.map(move |(t, n)| {
-                (
-                    Self::with(d, &[("task", t.as_label())]),
-                    Wide(u128::from(n)),
-                )
-            })
-        });
-        counter(
-            enc,
-            "ssd_exporter_task_restarts",
-            "Restarts of this drive's supervised tasks after a panic or an unexpected end.",
-            restarts,
-        )?;
-        let pages = self.drives.iter().flat_map(|d| {
-            d.pages
-                .iter()
-                .map(move |(p, ok)| (Self::with(d, &[("page", p.as_label())]), f64::from(*ok)))
-        });
-        family(
-            enc,
-            "ssd_page_supported",
-            "1 if the exporter believes the drive supports this page, 0 if it answered that it does not (asked again with every identity refresh).",
-            MetricType::Gauge,
-            pages,
-        )
-    }
-}
-
-/// Sources a drive's error counter is shown for: the ones it can fail on,
-/// from zero, so `increase()` sees the first failure, plus any other seen.
-fn poll_sources(d: &DriveSnapshot) -> Vec<(&'static str, u64)> {
-    use crate::device::discovery::Transport;
-    let known: &[Source] = match d.identity.transport {
-        Transport::Nvme => &Source::NVME,
-        Transport::Sata => &Source::SATA,
-        Transport::Sas | Transport::Scsi => &Source::SCSI,
-    };
-    let mut out: Vec<(&'static str, u64)> = known
-        .iter()
-        .map(|s| (s.as_label(), d.errors.get(s).copied().unwrap_or(0)))
-        .collect();
-    for (s, &n) in &d.errors {
-        if !known.contains(s) {
-            out.push((s.as_label(), n));
-        }
-    }
-    out
 }
 
 /// Writes one gauge family; a family without rows writes nothing.
 fn family<'a>(
-    enc: &mut DescriptorEncoder,
-    name: &str,
+    enc: &mut Enc,
+    name: &'static str,
     help: &str,
     kind: MetricType,
     rows: impl IntoIterator<Item = (Labels<'a>, f64)>,
 ) -> fmt::Result {
     let mut rows = rows.into_iter().peekable();
+    enc.note(name, rows.peek().is_some());
     if rows.peek().is_none() {
         return Ok(());
     }
-    let mut m = enc.encode_descriptor(name, help, None, kind)?;
+    let mut m = enc.inner.encode_descriptor(name, help, None, kind)?;
     for (labels, v) in rows {
         ConstGauge::new(v).encode(m.encode_family(&labels)?)?;
     }
@@ -374,16 +309,19 @@ fn family<'a>(
 
 /// Writes one counter family (`name` without `_total`).
 fn counter<'a, V: EncodeCounterValue>(
-    enc: &mut DescriptorEncoder,
-    name: &str,
+    enc: &mut Enc,
+    name: &'static str,
     help: &str,
     rows: impl IntoIterator<Item = (Labels<'a>, V)>,
 ) -> fmt::Result {
     let mut rows = rows.into_iter().peekable();
+    enc.note(name, rows.peek().is_some());
     if rows.peek().is_none() {
         return Ok(());
     }
-    let mut m = enc.encode_descriptor(name, help, None, MetricType::Counter)?;
+    let mut m = enc
+        .inner
+        .encode_descriptor(name, help, None, MetricType::Counter)?;
     for (labels, v) in rows {
         ConstCounter::new(v).encode(m.encode_family(&labels)?)?;
     }

@@ -2,24 +2,22 @@
 
 use std::fmt;
 
-use prometheus_client::encoding::DescriptorEncoder;
 use prometheus_client::metrics::MetricType;
 
-use super::{Exposition, Labels, Wide, counter, family};
+use super::{Enc, Exposition, Labels, Wide, counter, family};
 use crate::probe::fleet::ProbeView;
 use crate::probe::qos;
 
 use crate::probe::runner::SkipReason;
 
+/// Drive name → serial.
+type Serials<'a> = std::collections::HashMap<&'a str, &'a str>;
+
 impl Exposition {
     /// `device` and `serial` of the drive a probe belongs to (serial empty
     /// for a `--probe.device` that is no monitored drive), plus `block`.
-    fn probe_base<'a>(&'a self, p: &'a ProbeView) -> Labels<'a> {
-        let serial = self
-            .drives
-            .iter()
-            .find(|d| d.device == p.drive)
-            .map_or("", |d| d.identity.serial.as_str());
+    fn probe_base<'a>(serials: &Serials<'a>, p: &'a ProbeView) -> Labels<'a> {
+        let serial = serials.get(p.drive.as_str()).copied().unwrap_or("");
         vec![
             ("device", p.drive.as_str()),
             ("serial", serial),
@@ -27,12 +25,20 @@ impl Exposition {
         ]
     }
 
-    pub(super) fn probe(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
-        self.probe_histogram(enc)?;
+    pub(super) fn probe(&self, enc: &mut Enc) -> fmt::Result {
+        // Each probe's serial by map: one pass over the drives, not one
+        // per probe series.
+        let serials: Serials<'_> = self
+            .drives
+            .iter()
+            .map(|d| (d.device.as_str(), d.identity.serial.as_str()))
+            .collect();
+        let serials = &serials;
+        self.probe_histogram(enc, serials)?;
         let quantiles = self.probes.iter().flat_map(|p| {
             p.ops.iter().flat_map(move |o| {
                 o.quantiles.iter().map(move |&(q, v)| {
-                    let mut l = self.probe_base(p);
+                    let mut l = Self::probe_base(serials, p);
                     l.extend([("op", o.op), ("q", q), ("window", p.window.as_str())]);
                     (l, v)
                 })
@@ -47,7 +53,7 @@ impl Exposition {
         )?;
         let samples = self.probes.iter().flat_map(|p| {
             p.ops.iter().map(move |o| {
-                let mut l = self.probe_base(p);
+                let mut l = Self::probe_base(serials, p);
                 l.extend([("op", o.op), ("window", p.window.as_str())]);
                 (l, o.window_samples as f64)
             })
@@ -62,7 +68,7 @@ impl Exposition {
         let ios = self.probes.iter().flat_map(|p| {
             p.ops.iter().flat_map(move |o| {
                 o.ios.iter().map(move |&(r, n)| {
-                    let mut l = self.probe_base(p);
+                    let mut l = Self::probe_base(serials, p);
                     l.extend([("op", o.op), ("result", r)]);
                     (l, Wide(u128::from(n)))
                 })
@@ -81,7 +87,7 @@ impl Exposition {
                 SkipReason::ALL.iter().map(|&r| (r, 0)).collect();
             counts.extend(p.skipped.iter().copied());
             counts.into_iter().map(move |(r, n)| {
-                let mut l = self.probe_base(p);
+                let mut l = Self::probe_base(serials, p);
                 l.push(("reason", r.as_label()));
                 (l, Wide(u128::from(n)))
             })
@@ -95,31 +101,29 @@ impl Exposition {
         let busy = self
             .probes
             .iter()
-            .filter_map(|p| p.busy_ratio.map(|b| (self.probe_base(p), b)));
+            .filter_map(|p| p.busy_ratio.map(|b| (Self::probe_base(serials, p), b)));
         family(
             enc,
             "ssd_probe_busy_ratio",
             "The probe's own share of the drive's busy time over the last interval.",
             MetricType::Gauge,
             busy,
-        )?;
-        self.qos_targets(enc)
+        )
     }
 
-    fn probe_histogram(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
+    fn probe_histogram(&self, enc: &mut Enc, serials: &Serials<'_>) -> fmt::Result {
+        let name = "ssd_probe_latency_seconds";
+        enc.note(name, !self.probes.is_empty());
         if self.probes.is_empty() {
             return Ok(());
         }
         let help = "Latency of every probe I/O (4 KiB, queue depth 1, O_DIRECT); fixed buckets 10 µs to 10 s shared by every exporter.";
-        let mut m = enc.encode_descriptor(
-            "ssd_probe_latency_seconds",
-            help,
-            None,
-            MetricType::Histogram,
-        )?;
+        let mut m = enc
+            .inner
+            .encode_descriptor(name, help, None, MetricType::Histogram)?;
         for p in &self.probes {
             for o in &p.ops {
-                let mut l = self.probe_base(p);
+                let mut l = Self::probe_base(serials, p);
                 l.push(("op", o.op));
                 let mut h = m.encode_family(&l)?;
                 h.encode_histogram::<Labels<'_>>(o.sum, o.count, &o.buckets, None)?;
@@ -128,7 +132,7 @@ impl Exposition {
         Ok(())
     }
 
-    fn qos_targets(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
+    pub(super) fn qos_targets(&self, enc: &mut Enc) -> fmt::Result {
         let rows = self.drives.iter().flat_map(|d| {
             qos::targets_for(&d.identity.model).iter().map(move |t| {
                 let mut l = Self::base(d);

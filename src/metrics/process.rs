@@ -7,10 +7,9 @@ use std::fmt;
 
 use nix::time::{ClockId, clock_gettime};
 use nix::unistd::{SysconfVar, sysconf};
-use prometheus_client::encoding::DescriptorEncoder;
 use prometheus_client::metrics::MetricType;
 
-use super::{Exposition, counter, family};
+use super::{Enc, Exposition, counter, family};
 
 /// What one read of /proc/self gives.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -105,7 +104,7 @@ impl ProcessStats {
 }
 
 impl Exposition {
-    pub(super) fn process(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
+    pub(super) fn process(&self, enc: &mut Enc) -> fmt::Result {
         let Some(p) = self.process else {
             return Ok(());
         };

@@ -4,16 +4,15 @@
 
 use std::fmt;
 
-use prometheus_client::encoding::DescriptorEncoder;
 use prometheus_client::metrics::MetricType;
 
-use super::{Exposition, Wide, counter, family};
+use super::{Enc, Exposition, Wide, counter, family};
 use crate::health::ScsiReading;
 use crate::health::reading::{PhyErrorKind, ScsiOp};
 use crate::snapshot::DriveSnapshot;
 
 impl Exposition {
-    pub(super) fn scsi(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
+    pub(super) fn scsi(&self, enc: &mut Enc) -> fmt::Result {
         let readings: Vec<(&DriveSnapshot, &ScsiReading)> = self
             .drives
             .iter()

@@ -3,13 +3,12 @@
 
 use std::fmt;
 
-use prometheus_client::encoding::DescriptorEncoder;
 use prometheus_client::metrics::MetricType;
 
-use super::{Exposition, family};
+use super::{Enc, Exposition, family};
 
 impl Exposition {
-    pub(super) fn verdict(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
+    pub(super) fn verdict(&self, enc: &mut Enc) -> fmt::Result {
         let judged = || {
             self.drives
                 .iter()

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tracing::{debug, error, info, warn};
@@ -35,7 +35,8 @@ pub struct ProbeView {
 #[derive(Debug, Clone)]
 pub struct OpView {
     pub op: &'static str,
-    /// Non-cumulative counts per bucket bound (the encoder accumulates).
+    /// Non-cumulative counts per bucket bound, ending with `+Inf` (the
+    /// encoder accumulates).
     pub buckets: Vec<(f64, u64)>,
     pub sum: f64,
     pub count: u64,
@@ -108,7 +109,13 @@ pub struct Fleet {
     /// until that thread ends, so a drive removed and re-added while its
     /// device hangs does not take another thread each time.
     stopping: Mutex<BTreeMap<String, ProbeHandle>>,
+    /// The views [`Fleet::published`] last read, and when.
+    published: Mutex<Option<(Instant, Arc<Vec<ProbeView>>)>>,
 }
+
+/// How stale the probes' figures a scrape sees may be: scrapes within this
+/// of each other share one read of the probes (and one encode of it).
+pub const PUBLISH_EVERY: Duration = Duration::from_secs(1);
 
 impl Fleet {
     pub fn new(config: ProbeConfig, dev: PathBuf, write: Option<(String, WriteConfig)>) -> Self {
@@ -120,6 +127,24 @@ impl Fleet {
             refused: Mutex::new(BTreeSet::new()),
             restarts: Mutex::new(BTreeMap::new()),
             stopping: Mutex::new(BTreeMap::new()),
+            published: Mutex::new(None),
+        }
+    }
+
+    /// The probes' figures for a scrape: [`Fleet::views`] read at most once
+    /// per [`PUBLISH_EVERY`]; the same `Arc` until the next read.
+    pub fn published(&self) -> Arc<Vec<ProbeView>> {
+        let now = Instant::now();
+        let mut last = self.published.lock().unwrap_or_else(|e| e.into_inner());
+        match &*last {
+            Some((at, views)) if now.saturating_duration_since(*at) < PUBLISH_EVERY => {
+                Arc::clone(views)
+            }
+            _ => {
+                let views = Arc::new(self.views());
+                *last = Some((now, Arc::clone(&views)));
+                views
+            }
         }
     }
 
@@ -280,19 +305,20 @@ impl Fleet {
             .values()
             .filter(|e| e.drive == drive)
             .filter_map(|e| {
-                let mut s = e.handle.stats.lock().unwrap_or_else(|e| e.into_inner());
-                s.advance(now);
+                let s = e.handle.stats.lock().unwrap_or_else(|e| e.into_inner());
                 let stats = if op == s.read.op {
                     Some(&s.read)
                 } else {
                     s.write.as_ref().filter(|w| w.op == op)
                 }?;
-                stats.window.quantile(q).map(|v| (v, stats.window.count()))
+                let live = stats.window.at(now.saturating_duration_since(s.started));
+                live.quantile(q).map(|v| (v, live.count()))
             })
             .max_by(|a, b| a.0.total_cmp(&b.0))
     }
 
-    /// The probes' current figures, for one scrape.
+    /// The probes' current figures, for one scrape: quantiles as of now,
+    /// read without ageing the probes' windows (the probe does that).
     pub fn views(&self) -> Vec<ProbeView> {
         let now = Instant::now();
         let window = label_duration(self.config.window);
@@ -301,10 +327,10 @@ impl Fleet {
         running
             .iter()
             .map(|(block, e)| {
-                let mut s = e.handle.stats.lock().unwrap_or_else(|e| e.into_inner());
-                s.advance(now);
-                let mut ops = vec![op_view(&s.read)];
-                ops.extend(s.write.as_ref().map(op_view));
+                let s = e.handle.stats.lock().unwrap_or_else(|e| e.into_inner());
+                let t = now.saturating_duration_since(s.started);
+                let mut ops = vec![op_view(&s.read, t)];
+                ops.extend(s.write.as_ref().map(|w| op_view(w, t)));
                 ProbeView {
                     drive: e.drive.clone(),
                     block: block.clone(),
@@ -319,33 +345,21 @@ impl Fleet {
     }
 }
 
-fn op_view(s: &OpStats) -> OpView {
-    let cumulative = s.histogram.cumulative();
-    let mut prev = 0;
-    let mut buckets: Vec<(f64, u64)> = cumulative
-        .iter()
-        .map(|&(le, c)| {
-            let n = c.saturating_sub(prev);
-            prev = c;
-            (le, n)
-        })
-        .collect();
-    // The `+Inf` bucket, explicitly: the OpenMetrics encoder writes only the
-    // buckets it is given (the Prometheus text one adds `+Inf` when it is
-    // missing), and without it `histogram_quantile` returns NaN.
-    buckets.push((f64::INFINITY, s.histogram.count().saturating_sub(prev)));
+/// One operation's figures; `t` is now on the probe's clock.
+fn op_view(s: &OpStats, t: Duration) -> OpView {
+    let live = s.window.at(t);
     let quantiles = QUANTILES
         .iter()
-        .filter_map(|&(q, label)| s.window.quantile(q).map(|v| (label, v)))
+        .filter_map(|&(q, label)| live.quantile(q).map(|v| (label, v)))
         .collect();
     OpView {
         op: s.op,
-        buckets,
+        buckets: s.histogram.buckets(),
         sum: s.histogram.sum(),
         count: s.histogram.count(),
         ios: s.ios.iter().map(|(&k, &v)| (k, v)).collect(),
         quantiles,
-        window_samples: s.window.count(),
+        window_samples: live.count(),
     }
 }
 
@@ -420,6 +434,35 @@ mod tests {
         assert_eq!(fleet.views().len(), 1);
         fleet.stop_drive("nvme9");
         assert!(fleet.views().is_empty());
+    }
+
+    #[test]
+    fn scrapes_within_a_second_share_one_read_of_the_probes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (sys, dev) = (dir.path().join("sys"), dir.path().join("dev"));
+        std::fs::create_dir_all(&dev).unwrap();
+        super::super::fake_block_device(&sys, &dev, "nvme8n1");
+        let config = ProbeConfig {
+            sysfs: sys.clone(),
+            rate: 1.0,
+            ..ProbeConfig::default()
+        };
+        let fleet = Fleet::new(config, dev.clone(), None);
+        let read = Instant::now();
+        let first = fleet.published();
+        assert!(first.is_empty());
+        fleet.start("nvme8", "nvme8n1", None);
+        // Within PUBLISH_EVERY: the same read, without the new probe (not
+        // asserted if this machine stalled for that long).
+        let again = fleet.published();
+        if read.elapsed() < PUBLISH_EVERY {
+            assert!(Arc::ptr_eq(&first, &again));
+        }
+        std::thread::sleep(PUBLISH_EVERY);
+        let later = fleet.published();
+        assert!(!Arc::ptr_eq(&first, &later));
+        assert_eq!(later.len(), 1);
+        fleet.stop_drive("nvme8");
     }
 
     #[test]
@@ -614,7 +657,7 @@ mod tests {
         let view = ProbeView {
             drive: "nvme0".into(),
             block: "nvme0n1".into(),
-            ops: vec![op_view(&stats)],
+            ops: vec![op_view(&stats, Duration::ZERO)],
             skipped: vec![],
             busy_ratio: None,
             window: "10m".into(),
@@ -651,7 +694,10 @@ mod tests {
         let view = ProbeView {
             drive: "nvme1".into(),
             block: "nvme1n1".into(),
-            ops: vec![op_view(&OpStats::new("read", Duration::from_secs(600)))],
+            ops: vec![op_view(
+                &OpStats::new("read", Duration::from_secs(600)),
+                Duration::ZERO,
+            )],
             skipped: vec![],
             busy_ratio: None,
             window: "10m".into(),

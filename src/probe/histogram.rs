@@ -89,18 +89,20 @@ impl LatencyHistogram {
         self.sum
     }
 
-    /// Cumulative (upper bound, count) pairs for the Prometheus encoder,
-    /// ending before `+Inf` (the caller adds `+Inf` = [`Self::count`]).
-    pub fn cumulative(&self) -> Vec<(f64, u64)> {
-        let mut acc = 0u64;
-        bucket_bounds()
-            .iter()
-            .enumerate()
-            .map(|(i, &b)| {
-                acc = acc.saturating_add(self.buckets.get(i).copied().unwrap_or(0));
-                (b, acc)
-            })
-            .collect()
+    /// `(upper bound, count)` per bucket, not cumulative, ending with the
+    /// `+Inf` bucket (the overflow): the form the exposition encoder takes,
+    /// which accumulates them itself — one conversion, at encode time.
+    pub fn buckets(&self) -> Vec<(f64, u64)> {
+        let bounds = bucket_bounds();
+        let mut out = Vec::with_capacity(bounds.len() + 1);
+        out.extend(
+            bounds
+                .iter()
+                .enumerate()
+                .map(|(i, &b)| (b, self.buckets.get(i).copied().unwrap_or(0))),
+        );
+        out.push((f64::INFINITY, self.overflow));
+        out
     }
 }
 
@@ -183,10 +185,11 @@ mod tests {
     }
 
     #[test]
-    fn cumulative_counts() {
+    fn bucket_counts() {
         let mut h = LatencyHistogram::default();
-        assert!(h.cumulative().iter().all(|&(_, c)| c == 0));
-        assert_eq!(h.cumulative().len(), 61);
+        assert!(h.buckets().iter().all(|&(_, c)| c == 0));
+        // 61 bounds and +Inf.
+        assert_eq!(h.buckets().len(), 62);
         for s in [
             50e-6,
             60e-6,
@@ -203,9 +206,30 @@ mod tests {
         assert_eq!(h.count(), 7);
         let expected_sum = 50e-6 + 60e-6 + 100e-6 + 100e-6 + 2e-3 + 0.5 + 11.0;
         assert!((h.sum() - expected_sum).abs() < 1e-12);
-        let cum = h.cumulative();
-        assert!(cum.windows(2).all(|w| w[0].1 <= w[1].1));
-        assert_eq!(cum.last().map(|c| c.1), Some(h.count() - 1));
+        let per = h.buckets();
+        // By hand: 50 µs in le=5e-5 (bound 7), 60 µs in 6e-5 (8), both
+        // 100 µs in 1e-4 (10), 2 ms in 2e-3 (23), 0.5 s in 0.5 (47), 11 s
+        // in +Inf (61); every other bucket empty.
+        let nonzero: Vec<(usize, u64)> = per
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.1 > 0)
+            .map(|(i, b)| (i, b.1))
+            .collect();
+        assert_eq!(
+            nonzero,
+            [(7, 1), (8, 1), (10, 2), (23, 1), (47, 1), (61, 1)]
+        );
+        assert_eq!(per[61].0, f64::INFINITY);
+        let mut acc = 0;
+        let cum: Vec<(f64, u64)> = per
+            .iter()
+            .map(|&(b, n)| {
+                acc += n;
+                (b, acc)
+            })
+            .collect();
+        assert_eq!(cum.last().map(|c| c.1), Some(h.count()));
         // le=1e-4 holds 50, 60, 100, 100 µs.
         assert_eq!(cum[10], (1e-4, 4));
         // le=1.5 ms (bound 22) excludes 2 ms, le=2 ms (bound 23) includes it.

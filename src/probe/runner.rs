@@ -193,7 +193,8 @@ impl ProbeStats {
         }
     }
 
-    /// Ages the sliding windows to `now`; call before reading quantiles.
+    /// Ages the sliding windows to `now` (the probe's own tick; readers
+    /// take [`SlidingWindow::at`] instead, which changes nothing).
     pub fn advance(&mut self, now: Instant) {
         let t = now.saturating_duration_since(self.started);
         self.read.window.advance(t);

@@ -178,23 +178,86 @@ impl SlidingWindow {
 
     /// The largest sample in the window, None if empty.
     pub fn max(&self) -> Option<f64> {
-        self.slices
-            .iter()
-            .filter(|s| s.n > 0)
-            .map(|s| s.max)
-            .reduce(f64::max)
+        self.at_period(self.current).max
     }
 
-    /// Quantile q in 0..=1 of the samples in the window, nearest-rank: the
-    /// smallest recorded value v with at least ⌈q·n⌉ samples ≤ v (rank ≥ 1,
-    /// so q = 0 gives the minimum), reported as its bucket's upper bound
-    /// clamped to the window's maximum. None if empty or q is NaN; q outside
-    /// 0..=1 is clamped.
+    /// Quantile q in 0..=1 of the samples in the window, as of the newest
+    /// time it has seen (see [`Live::quantile`]).
+    pub fn quantile(&self, q: f64) -> Option<f64> {
+        self.at_period(self.current).quantile(q)
+    }
+
+    /// The window as it stands at `now`, read-only: slices that [`advance`]
+    /// would expire are left out of the figures but stay in `self`, so a
+    /// reader (a scrape, the judge) never changes what the probe sees.
+    ///
+    /// [`advance`]: Self::advance
+    pub fn at(&self, now: Duration) -> Live<'_> {
+        self.at_period(self.current.max(self.epoch(now)))
+    }
+
+    fn at_period(&self, current: u64) -> Live<'_> {
+        let n = self.slices.len() as u64;
+        let live = |s: &&Slice| s.epoch.is_some_and(|e| current.saturating_sub(e) < n);
+        let max = self
+            .slices
+            .iter()
+            .filter(live)
+            .filter(|s| s.n > 0)
+            .map(|s| s.max)
+            .reduce(f64::max);
+        let expired: Vec<&Slice> = self
+            .slices
+            .iter()
+            .filter(|s| s.epoch.is_some() && !live(s))
+            .collect();
+        if expired.is_empty() {
+            return Live {
+                total: std::borrow::Cow::Borrowed(&self.total),
+                count: self.count,
+                max,
+            };
+        }
+        let mut total = self.total.clone();
+        let mut count = self.count;
+        for slice in expired {
+            for (t, &c) in total.iter_mut().zip(&slice.counts) {
+                *t = t.saturating_sub(u64::from(c));
+            }
+            count = count.saturating_sub(slice.n);
+        }
+        Live {
+            total: std::borrow::Cow::Owned(total),
+            count,
+            max,
+        }
+    }
+}
+
+/// A window's live samples at one moment ([`SlidingWindow::at`]).
+#[derive(Debug)]
+pub struct Live<'a> {
+    total: std::borrow::Cow<'a, [u64]>,
+    count: u64,
+    max: Option<f64>,
+}
+
+impl Live<'_> {
+    /// Number of samples.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Quantile q in 0..=1, nearest-rank: the smallest recorded value v
+    /// with at least ⌈q·n⌉ samples ≤ v (rank ≥ 1, so q = 0 gives the
+    /// minimum), reported as its bucket's upper bound clamped to the
+    /// window's maximum. None if empty or q is NaN; q outside 0..=1 is
+    /// clamped.
     pub fn quantile(&self, q: f64) -> Option<f64> {
         if q.is_nan() || self.count == 0 {
             return None;
         }
-        let max = self.max()?;
+        let max = self.max?;
         let n = self.count as f64;
         // The tiny slack keeps q·n that should be an integer (0.99 × 1000)
         // from ceiling up to the next rank through representation error.
@@ -307,6 +370,37 @@ mod tests {
         assert_eq!(w.quantile(0.0), Some(1e-4));
         assert_eq!(w.quantile(0.5), Some(1e-4));
         assert_eq!(w.quantile(7.0), Some(1e-4));
+    }
+
+    #[test]
+    fn reading_at_a_later_time_leaves_the_window_alone() {
+        let mut w = SlidingWindow::new(WINDOW, 10);
+        // 10 slow samples in the first minute, 10 fast ones at 5 min.
+        for k in 0..10 {
+            w.record(Duration::from_secs(5 * k), 0.01);
+        }
+        for k in 0..10 {
+            w.record(5 * MIN + Duration::from_secs(k), 1e-4);
+        }
+        // 9 min 59 s: both slices live; 20 samples, the slow half on top.
+        let before = w.at(10 * MIN - Duration::from_secs(1));
+        assert_eq!(before.count(), 20);
+        assert_eq!(before.quantile(0.9), Some(0.01));
+        // 10 min: the slice [0, 1 min) is out of the figures...
+        let at = w.at(10 * MIN);
+        assert_eq!(at.count(), 10);
+        assert_eq!(at.quantile(0.9999), Some(1e-4));
+        // ...but still in the window, which has not been advanced.
+        assert_eq!(w.count(), 20);
+        assert_eq!(w.max(), Some(0.01));
+        // 15 min: nothing left; an earlier time than seen reads as the newest.
+        assert_eq!(w.at(15 * MIN).count(), 0);
+        assert_eq!(w.at(15 * MIN).quantile(0.5), None);
+        assert_eq!(w.at(Duration::ZERO).count(), 20);
+        // Advancing for real gives what the read-only view promised.
+        w.advance(10 * MIN);
+        assert_eq!(w.count(), 10);
+        assert_eq!(w.quantile(0.9999), Some(1e-4));
     }
 
     #[test]

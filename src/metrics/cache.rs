@@ -1,0 +1,638 @@
+//! A scrape as a copy: each drive's series are encoded once per snapshot
+//! (the poll loop publishes a new `Arc<DriveSnapshot>` when anything about
+//! the drive changes) and per format, on the first scrape that asks for
+//! them; a scrape then encodes only what is not one drive's (build info,
+//! the device count, the probes, the process) and copies the cached text.
+//!
+//! OpenMetrics wants each family's series together under one HELP/TYPE, so
+//! a drive's text is kept split at its families, and the body is written
+//! family by family in the order [`Exposition`] asks for them: the header
+//! once, then each drive's series in drive order, exactly what one encode
+//! of everything writes (a test compares the two byte for byte).
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::process::ProcessStats;
+use super::{BuildInfo, Exposition, Parts, TextFormat, probe_restarts, shown};
+use crate::probe::fleet::ProbeView;
+use crate::snapshot::DriveSnapshot;
+
+/// Encoded drives, by `device`; entries of vanished drives are dropped on
+/// the next scrape.
+#[derive(Debug, Default)]
+pub struct Cache {
+    drives: Mutex<HashMap<String, Entry>>,
+    /// The probes' part, per format, of the views and the drives it was
+    /// encoded from.
+    probes: Mutex<Option<ProbePart>>,
+}
+
+/// The views a probe part was encoded from, what else it depends on, and
+/// its text per format.
+type ProbePart = (Arc<Vec<ProbeView>>, ProbeKey, PerFormat);
+
+/// What a probe part depends on besides the views: each shown drive's
+/// serial (its probes' `serial` label) and the drives not shown yet (whose
+/// probes wait, see [`super::held_back`]).
+type ProbeKey = (Vec<(String, String)>, Vec<String>);
+
+/// Pieces per format (`OpenMetrics`, `Prometheus`), encoded on first use.
+type PerFormat = [Option<Arc<Pieces>>; 2];
+
+#[derive(Debug)]
+struct Entry {
+    /// The snapshot the text is of (held, so its address is not reused).
+    snap: Arc<DriveSnapshot>,
+    /// The drive's probes' restarts, also in its text.
+    probe_restarts: Option<u64>,
+    text: PerFormat,
+}
+
+/// One encode's text, split at its families.
+#[derive(Debug)]
+struct Pieces {
+    /// Shared by the drives encoded together.
+    text: Arc<String>,
+    /// Per family written, in order: its index in [`order`], the byte
+    /// range of its HELP/TYPE/UNIT lines and that of its series.
+    families: Vec<(usize, Range<usize>, Range<usize>)>,
+}
+
+impl Cache {
+    /// What [`super::encode`] gives for the same arguments, with each
+    /// drive's part encoded at most once per snapshot and format, and the
+    /// probes' once per `probes` (the fleet publishes them at most once a
+    /// second).
+    pub fn encode(
+        &self,
+        drives: Vec<Arc<DriveSnapshot>>,
+        probes: Arc<Vec<ProbeView>>,
+        build: &BuildInfo,
+        format: TextFormat,
+    ) -> String {
+        let monitored = drives.len();
+        let pending: Vec<String> = drives
+            .iter()
+            .filter(|d| d.polls == 0 && d.skipped.is_empty())
+            .map(|d| d.device.clone())
+            .collect();
+        let all = drives.clone();
+        let drives = shown(drives);
+        let restarts = probe_restarts(&probes);
+        let globals = Exposition {
+            parts: Parts::Globals,
+            drives: Vec::new(),
+            probes: Vec::new(),
+            probe_restarts: HashMap::new(),
+            build: build.clone(),
+            monitored,
+            process: ProcessStats::read(),
+            families: Arc::default(),
+        };
+        let mut parts = Vec::with_capacity(drives.len() + 1);
+        parts.push(Pieces::of(globals, format).map(Arc::new));
+        parts.push(self.probe_part(&drives, pending, Arc::clone(&probes), format));
+        {
+            let mut cache = self.drives.lock().unwrap_or_else(|e| e.into_inner());
+            let restarts = |d: &DriveSnapshot| restarts.get(d.device.as_str()).copied();
+            fill(&mut cache, &drives, restarts, format);
+            for d in &drives {
+                parts.push(
+                    cache
+                        .get(&d.device)
+                        .and_then(|e| e.text[format as usize].clone()),
+                );
+            }
+            let shown: std::collections::HashSet<&str> =
+                drives.iter().map(|d| d.device.as_str()).collect();
+            cache.retain(|device, _| shown.contains(device.as_str()));
+        }
+        match parts.into_iter().collect::<Option<Vec<Arc<Pieces>>>>() {
+            Some(parts) => assemble(&parts, format),
+            None => {
+                tracing::error!("splitting the metrics text failed; encoding it whole");
+                super::encode(all, probes.to_vec(), build, format)
+            }
+        }
+    }
+
+    /// The probes' series in `format`, encoded once per `probes`.
+    fn probe_part(
+        &self,
+        drives: &[Arc<DriveSnapshot>],
+        pending: Vec<String>,
+        probes: Arc<Vec<ProbeView>>,
+        format: TextFormat,
+    ) -> Option<Arc<Pieces>> {
+        let key: ProbeKey = (
+            drives
+                .iter()
+                .map(|d| (d.device.clone(), d.identity.serial.clone()))
+                .collect(),
+            pending,
+        );
+        let mut cached = self.probes.lock().unwrap_or_else(|e| e.into_inner());
+        if !cached
+            .as_ref()
+            .is_some_and(|(p, k, _)| Arc::ptr_eq(p, &probes) && *k == key)
+        {
+            *cached = Some((Arc::clone(&probes), key, [None, None]));
+        }
+        let (_, (_, pending), per_format) = cached.as_mut().map(|(p, k, f)| (p, k, f))?;
+        let slot = &mut per_format[format as usize];
+        if slot.is_none() {
+            let probes: Vec<ProbeView> = probes
+                .iter()
+                .filter(|p| !pending.contains(&p.drive))
+                .cloned()
+                .collect();
+            let e = Exposition {
+                parts: Parts::Probes,
+                drives: drives.to_vec(),
+                probes,
+                probe_restarts: HashMap::new(),
+                build: BuildInfo::default(),
+                monitored: 0,
+                process: None,
+                families: Arc::default(),
+            };
+            *slot = Pieces::of(e, format).map(Arc::new);
+        }
+        slot.clone()
+    }
+}
+
+/// Encodes in `format`, in one go, every drive whose snapshot or probe
+/// restarts changed since its text was cached, or that has none yet; one
+/// encode writes each family's HELP/TYPE once, however many drives.
+fn fill(
+    cache: &mut HashMap<String, Entry>,
+    drives: &[Arc<DriveSnapshot>],
+    probe_restarts: impl Fn(&DriveSnapshot) -> Option<u64>,
+    format: TextFormat,
+) {
+    let mut stale = Vec::new();
+    for d in drives {
+        let restarts = probe_restarts(d);
+        let fresh = || Entry {
+            snap: Arc::clone(d),
+            probe_restarts: restarts,
+            text: [None, None],
+        };
+        let entry = cache.entry(d.device.clone()).or_insert_with(fresh);
+        if !Arc::ptr_eq(&entry.snap, d) || entry.probe_restarts != restarts {
+            *entry = fresh();
+        }
+        if entry.text[format as usize].is_none() {
+            stale.push(Arc::clone(d));
+        }
+    }
+    if stale.is_empty() {
+        return;
+    }
+    let e = Exposition {
+        parts: Parts::Drives,
+        probe_restarts: stale
+            .iter()
+            .filter_map(|d| Some((d.device.clone(), probe_restarts(d)?)))
+            .collect(),
+        drives: stale.clone(),
+        probes: Vec::new(),
+        build: BuildInfo::default(),
+        monitored: 0,
+        process: None,
+        families: Arc::default(),
+    };
+    let Some(pieces) = Pieces::of(e, format).and_then(|p| p.per_drive(&stale)) else {
+        return;
+    };
+    for (d, p) in stale.iter().zip(pieces) {
+        if let Some(entry) = cache.get_mut(&d.device) {
+            entry.text[format as usize] = Some(Arc::new(p));
+        }
+    }
+}
+
+/// Every family's name, in the order an encode asks for them.
+fn order() -> &'static [&'static str] {
+    static ORDER: OnceLock<Vec<&'static str>> = OnceLock::new();
+    ORDER.get_or_init(|| {
+        // Nothing to encode, but every family is asked for (the process
+        // ones only when there are stats to show).
+        let stats = ProcessStats {
+            cpu_seconds: 0.0,
+            resident_bytes: 0.0,
+            virtual_bytes: 0.0,
+            threads: 0.0,
+            open_fds: Some(0.0),
+            max_fds: Some(0.0),
+            start_time_seconds: Some(0.0),
+        };
+        let e = Exposition {
+            parts: Parts::All,
+            drives: Vec::new(),
+            probes: Vec::new(),
+            probe_restarts: HashMap::new(),
+            build: BuildInfo::default(),
+            monitored: 0,
+            process: Some(stats),
+            families: Arc::default(),
+        };
+        let (_, families) = e.encode_text(TextFormat::Prometheus);
+        families.into_iter().map(|(name, _)| name).collect()
+    })
+}
+
+impl Pieces {
+    /// Encodes `e` and splits its text at each `# HELP` line; `None` if
+    /// the blocks do not match the families it wrote (a bug).
+    fn of(e: Exposition, format: TextFormat) -> Option<Self> {
+        let (mut text, families) = e.encode_text(format);
+        text.shrink_to_fit();
+        // Any encode asks for its families in the order's order, so each
+        // one's index is found by walking the order once.
+        let order = order();
+        let mut cursor = 0;
+        let mut written = families.into_iter().filter(|f| f.1).map(|(name, _)| {
+            let i = cursor + order[cursor..].iter().position(|&n| n == name)?;
+            cursor = i + 1;
+            Some(i)
+        });
+        let mut out = Vec::new();
+        // (family, header start, series start) of the family being read.
+        let mut open: Option<(usize, usize, usize)> = None;
+        // Comment lines only (HELP, TYPE, UNIT, EOF): a series line never
+        // starts with `#`, and a `#` inside a label value is not at the
+        // start of a line.
+        let starts = std::iter::once(0)
+            .chain(memchr::memmem::find_iter(text.as_bytes(), b"\n#").map(|i| i + 1));
+        for at in starts.filter(|&at| text[at..].starts_with('#')) {
+            let line = &text[at..];
+            let end = at + memchr::memchr(b'\n', line.as_bytes()).map_or(line.len(), |n| n + 1);
+            if line.starts_with("# HELP ") || line.starts_with("# EOF") {
+                if let Some((i, head, body)) = open.take() {
+                    out.push((i, head..body, body..at));
+                }
+                if line.starts_with("# HELP ") {
+                    open = Some((written.next()??, at, end));
+                }
+            } else if let Some(o) = open.as_mut() {
+                // TYPE and UNIT belong to the header.
+                o.2 = end;
+            }
+        }
+        if let Some((i, head, body)) = open {
+            out.push((i, head..body, body..text.len()));
+        }
+        if written.next().is_some() {
+            return None;
+        }
+        Some(Self {
+            text: Arc::new(text),
+            families: out,
+        })
+    }
+
+    /// Splits the text of `drives`, encoded together, into each drive's
+    /// pieces: within a family, each drive's series are one run of lines,
+    /// in drive order, each line's first label its `device`. `None` if a
+    /// line is not of the next drives (a bug).
+    fn per_drive(self, drives: &[Arc<DriveSnapshot>]) -> Option<Vec<Pieces>> {
+        let text = self.text.as_str();
+        let mut out: Vec<Pieces> = drives
+            .iter()
+            .map(|_| Pieces {
+                text: Arc::clone(&self.text),
+                families: Vec::with_capacity(self.families.len()),
+            })
+            .collect();
+        // One pass per family over the `{device="` of its lines; a run
+        // ends where a line names another drive.
+        let bytes = text.as_bytes();
+        let label = memchr::memmem::Finder::new(b"{device=\"");
+        for (i, head, body) in &self.families {
+            let mut next = 0;
+            let mut run: Option<(usize, usize)> = None;
+            for hit in label.find_iter(&bytes[body.clone()]) {
+                let at = body.start + hit;
+                let value = at + label.needle().len();
+                if run.is_some_and(|(j, _)| names(bytes, value, &drives[j].device)) {
+                    continue;
+                }
+                // This line starts after the newline before its label.
+                let from = run.map_or(body.start, |(_, start)| start);
+                let line = memchr::memrchr(b'\n', &bytes[from..at]).map_or(from, |n| from + n + 1);
+                if let Some((j, start)) = run {
+                    out[j].families.push((*i, head.clone(), start..line));
+                }
+                while !names(bytes, value, &drives.get(next)?.device) {
+                    next += 1;
+                }
+                run = Some((next, line));
+                next += 1;
+            }
+            match run {
+                Some((j, start)) => out[j].families.push((*i, head.clone(), start..body.end)),
+                None => return None,
+            }
+        }
+        Some(out)
+    }
+}
+
+/// Whether the label value at `at` is `name` (then its closing quote).
+fn names(bytes: &[u8], at: usize, name: &str) -> bool {
+    let end = at + name.len();
+    bytes.get(at..end) == Some(name.as_bytes()) && bytes.get(end) == Some(&b'"')
+}
+
+/// The body: family by family, its header once, then every part's series.
+fn assemble(parts: &[Arc<Pieces>], format: TextFormat) -> String {
+    let len: usize = parts
+        .iter()
+        .flat_map(|p| &p.families)
+        .map(|(_, head, body)| head.len() + body.len())
+        .sum();
+    let mut out = String::with_capacity(len + 8);
+    let mut next = vec![0usize; parts.len()];
+    for family in 0..order().len() {
+        let mut header = false;
+        for (p, n) in parts.iter().zip(next.iter_mut()) {
+            let Some((i, head, body)) = p.families.get(*n) else {
+                continue;
+            };
+            if *i != family {
+                continue;
+            }
+            if !header {
+                out.push_str(&p.text[head.clone()]);
+                header = true;
+            }
+            out.push_str(&p.text[body.clone()]);
+            *n += 1;
+        }
+    }
+    if format == TextFormat::OpenMetrics {
+        out.push_str("# EOF\n");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::health::verdict::Rules;
+    use crate::poll::factory;
+    use crate::probe::fleet::OpView;
+    use crate::probe::runner::SkipReason;
+    use std::path::Path;
+    use std::time::{Duration, Instant, SystemTime};
+
+    /// Every fixture drive, polled once and judged, in folder order.
+    fn fixture_drives() -> Vec<Arc<DriveSnapshot>> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let namer = Arc::new(factory::namer(&[]));
+        let mut dirs = Vec::new();
+        for transport in ["nvme", "sata", "sas"] {
+            for model in std::fs::read_dir(root.join(transport)).unwrap() {
+                for dev in std::fs::read_dir(model.unwrap().path()).unwrap() {
+                    let dev = dev.unwrap().path();
+                    if dev.is_dir() {
+                        dirs.push(dev);
+                    }
+                }
+            }
+        }
+        dirs.sort();
+        let now = SystemTime::now();
+        dirs.iter()
+            .map(|dir| {
+                let (name, transport, mut poller) = factory::replay(dir, &namer).unwrap();
+                let identity = factory::placeholder(transport, "", "", "");
+                let mut snap = DriveSnapshot::new(&name, &dir.display().to_string(), identity);
+                let started = Instant::now();
+                let outcome = poller.poll();
+                snap.apply(outcome, started.elapsed(), now);
+                snap.judge(&Rules::default(), Vec::new(), now);
+                Arc::new(snap)
+            })
+            .collect()
+    }
+
+    fn probe(drive: &str, block: &str, restarts: u64) -> ProbeView {
+        ProbeView {
+            drive: drive.into(),
+            block: block.into(),
+            ops: vec![OpView {
+                op: "read",
+                buckets: vec![(1e-4, 2), (f64::INFINITY, 1)],
+                sum: 20.0002,
+                count: 3,
+                ios: vec![("ok", 3)],
+                quantiles: vec![("0.5", 1e-4)],
+                window_samples: 3,
+            }],
+            skipped: vec![(SkipReason::ALL[0], 4)],
+            busy_ratio: Some(0.01),
+            window: "10m".into(),
+            restarts,
+        }
+    }
+
+    /// The text without the process's own series, which change between
+    /// two reads of /proc/self.
+    fn stable(text: &str) -> String {
+        text.lines()
+            .filter(|l| !l.contains("process_"))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    }
+
+    #[test]
+    fn cached_text_is_the_whole_encode_byte_for_byte() {
+        let drives = fixture_drives();
+        assert!(drives.len() >= 12, "{} fixture drives", drives.len());
+        let first = drives[0].device.clone();
+        let probes = vec![
+            probe(&first, &format!("{first}n1"), 2),
+            probe("nvme99", "nvme99n1", 0),
+        ];
+        let build = BuildInfo::default();
+        let cache = Cache::default();
+        let published = Arc::new(probes.clone());
+        for format in [TextFormat::OpenMetrics, TextFormat::Prometheus] {
+            let want = super::super::encode(drives.clone(), probes.clone(), &build, format);
+            // Twice: once filling the cache, once from it.
+            for _ in 0..2 {
+                let got = cache.encode(drives.clone(), Arc::clone(&published), &build, format);
+                assert_eq!(stable(&got), stable(&want), "{format:?}");
+            }
+            // Two drives polled again: encoded together, the others copied
+            // from the first fill.
+            let mut later = drives.clone();
+            for k in [1, 4] {
+                let mut d = (*later[k]).clone();
+                d.polls += 1;
+                later[k] = Arc::new(d);
+            }
+            let again = super::super::encode(later.clone(), probes.clone(), &build, format);
+            let got = cache.encode(later, Arc::clone(&published), &build, format);
+            assert_eq!(stable(&got), stable(&again), "{format:?}");
+            assert_ne!(stable(&again), stable(&want));
+            assert!(want.contains("ssd_probe_latency_seconds_bucket"));
+            assert!(want.contains("task=\"probe\""));
+            assert!(want.contains("ssd_ata_attribute_raw"));
+            assert!(want.contains("ssd_sas_phy_errors"));
+        }
+    }
+
+    #[test]
+    fn a_probe_waits_for_its_drive_and_then_carries_its_serial_cached_or_not() {
+        let polled = fixture_drives().remove(0);
+        let device = polled.device.clone();
+        let serial = polled.identity.serial.clone();
+        assert!(!serial.is_empty());
+        // Discovered, probing, not polled yet (a hot-plugged drive).
+        let mut fresh = (*polled).clone();
+        fresh.polls = 0;
+        fresh.skipped.clear();
+        let probes = Arc::new(vec![probe(&device, "blk0", 0)]);
+        let cache = Cache::default();
+        let build = BuildInfo::default();
+        let probe_lines = |text: &str| -> Vec<String> {
+            text.lines()
+                .filter(|l| l.starts_with("ssd_probe_") && !l.starts_with('#'))
+                .map(str::to_string)
+                .collect()
+        };
+        for format in [TextFormat::OpenMetrics, TextFormat::Prometheus] {
+            let direct = super::super::encode(
+                vec![Arc::new(fresh.clone())],
+                probes.to_vec(),
+                &build,
+                format,
+            );
+            let cached = cache.encode(
+                vec![Arc::new(fresh.clone())],
+                Arc::clone(&probes),
+                &build,
+                format,
+            );
+            assert_eq!(probe_lines(&direct), Vec::<String>::new(), "{format:?}");
+            assert_eq!(probe_lines(&cached), Vec::<String>::new(), "{format:?}");
+        }
+        // Polled now, the probes' views unchanged (published once a second).
+        for format in [TextFormat::OpenMetrics, TextFormat::Prometheus] {
+            let cached = cache.encode(
+                vec![Arc::clone(&polled)],
+                Arc::clone(&probes),
+                &build,
+                format,
+            );
+            let lines = probe_lines(&cached);
+            assert!(!lines.is_empty(), "{format:?}");
+            let want = format!("serial=\"{serial}\"");
+            assert!(
+                lines.iter().all(|l| l.contains(&want)),
+                "{format:?}: {lines:#?}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_part_splits_into_the_families_it_wrote() {
+        let drives = fixture_drives();
+        for format in [TextFormat::OpenMetrics, TextFormat::Prometheus] {
+            let mut cache = HashMap::new();
+            fill(&mut cache, &drives, |_| Some(1), format);
+            for d in &drives {
+                let p = cache[&d.device].text[format as usize]
+                    .clone()
+                    .expect("split");
+                assert!(!p.families.is_empty());
+                // Each family's text starts with its HELP line, and its
+                // series carry this drive's name.
+                for (_, head, body) in &p.families {
+                    assert!(p.text[head.clone()].starts_with("# HELP "));
+                    assert!(!p.text[body.clone()].is_empty());
+                    assert!(!p.text[body.clone()].contains("# "));
+                    let label = format!("device=\"{}\"", d.device);
+                    assert!(p.text[body.clone()].lines().all(|l| l.contains(&label)));
+                }
+            }
+            let part = |parts| Exposition {
+                parts,
+                drives: drives.clone(),
+                probes: vec![probe(&drives[0].device, "b", 0)],
+                probe_restarts: HashMap::new(),
+                build: BuildInfo::default(),
+                monitored: drives.len(),
+                process: ProcessStats::read(),
+                families: Arc::default(),
+            };
+            let p = Pieces::of(part(Parts::Globals), format).expect("split");
+            // Build info, devices and seven process families (CPU,
+            // resident, virtual, threads, open fds, max fds, start).
+            assert_eq!(p.families.len(), 2 + 7, "{}", p.text);
+            let p = Pieces::of(part(Parts::Probes), format).expect("split");
+            // Histogram, quantiles, window samples, I/Os, skips, busy ratio.
+            assert_eq!(p.families.len(), 6, "{}", p.text);
+        }
+    }
+
+    #[test]
+    fn a_drive_is_encoded_again_only_when_its_snapshot_changes() {
+        let drives = fixture_drives();
+        let d = Arc::clone(&drives[0]);
+        let cache = Cache::default();
+        let build = BuildInfo::default();
+        let piece = |c: &Cache| {
+            let map = c.drives.lock().unwrap();
+            map.get(&d.device).unwrap().text[TextFormat::Prometheus as usize]
+                .clone()
+                .unwrap()
+        };
+        cache.encode(
+            vec![Arc::clone(&d)],
+            Arc::default(),
+            &build,
+            TextFormat::Prometheus,
+        );
+        let before = piece(&cache);
+        cache.encode(
+            vec![Arc::clone(&d)],
+            Arc::default(),
+            &build,
+            TextFormat::Prometheus,
+        );
+        assert!(Arc::ptr_eq(&before, &piece(&cache)), "re-encoded unchanged");
+        // A new snapshot (one more poll) is encoded anew.
+        let mut next = (*d).clone();
+        next.polls += 1;
+        next.last_poll_duration = Some(Duration::from_millis(5));
+        let next = Arc::new(next);
+        let text = cache.encode(
+            vec![Arc::clone(&next)],
+            Arc::default(),
+            &build,
+            TextFormat::Prometheus,
+        );
+        let polls = format!("ssd_polls_total{{device=\"{}\",", d.device);
+        let line = text.lines().find(|l| l.starts_with(&polls)).unwrap();
+        assert!(line.ends_with(&format!(" {}", d.polls + 1)), "{line}");
+        // A probe restart changes the drive's own task_restarts series.
+        let restarted = piece(&cache);
+        let probes = vec![probe(&d.device, "x", 3)];
+        let text = cache.encode(vec![next], Arc::new(probes), &build, TextFormat::Prometheus);
+        assert!(!Arc::ptr_eq(&restarted, &piece(&cache)));
+        assert!(text.contains(&format!(
+            "ssd_exporter_task_restarts_total{{device=\"{}\",serial=\"{}\",task=\"probe\"}} 3",
+            d.device, d.identity.serial
+        )));
+        // A vanished drive leaves the cache.
+        cache.encode(Vec::new(), Arc::default(), &build, TextFormat::Prometheus);
+        assert!(cache.drives.lock().unwrap().is_empty());
+    }
+}
