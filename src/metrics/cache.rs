@@ -112,7 +112,15 @@ impl Cache {
         match parts.into_iter().collect::<Option<Vec<Arc<Pieces>>>>() {
             Some(parts) => assemble(&parts, format),
             None => {
-                tracing::error!("splitting the metrics text failed; encoding it whole");
+                // Once per process: a drive name that defeats the split (a
+                // replay folder with `"` in its name) would otherwise log
+                // on every scrape.
+                static LOGGED: std::sync::Once = std::sync::Once::new();
+                LOGGED.call_once(|| {
+                    tracing::error!(
+                        "splitting the metrics text failed; encoding it whole (every scrape from now on that hits this)"
+                    );
+                });
                 super::encode(all, probes.to_vec(), build, format)
             }
         }
