@@ -201,6 +201,8 @@ class Report:
             self.check("equality", False, "the guest never finished stage a")
             return
         equality(self, share)
+        import scsi
+        scsi.harness(self, share)
         import sata
         sata.equality(self, share)
         sata.labels(self, share)

@@ -35,7 +35,10 @@ IMAGE_SIZE = 64 * 1024 * 1024
 # Zeros at the start of each image (no partition table for the kernel to find),
 # random bytes after it, so that a write of any content changes the checksum.
 IMAGE_ZERO_HEAD = 1024 * 1024
-IMAGES = ("nvme0", "nvme1", "nvme2", "sata0")
+IMAGES = ("nvme0", "nvme1", "nvme2", "sata0", "vscsi0")
+# QEMU's plain SCSI disk (scsi-hd on virtio-scsi-pci): identity smartctl must report.
+VSCSI = {"serial": "VSCSI0000", "vendor": "QEMU", "product": "QEMU SCSI TEST",
+         "wwn": "0x5000c50015ea71ad"}
 
 
 class Failure(Exception):
@@ -120,6 +123,13 @@ class Vm:
         self.cmd += [
             "-blockdev", f"driver=raw,node-name=s0,file.driver=file,file.filename={work / 'sata0.img'}",
             "-device", "ide-hd,bus=ide.0,drive=s0,serial=SATA0000,model=QEMU SATA TEST",
+            # a plain SCSI disk on another HBA driver (virtio_scsi, loaded late by the guest);
+            # rotation_rate=1: non-rotating, as an SSD reports it (VPD B1h)
+            "-device", "virtio-scsi-pci,id=vscsi0,bus=pcie.0",
+            "-blockdev", f"driver=raw,node-name=v0,file.driver=file,file.filename={work / 'vscsi0.img'}",
+            "-device", f"scsi-hd,bus=vscsi0.0,drive=v0,serial={VSCSI['serial']},"
+                       f"vendor={VSCSI['vendor']},product={VSCSI['product']},wwn={VSCSI['wwn']},"
+                       "rotation_rate=1",
         ]
         self.proc: subprocess.Popen | None = None
         self.qmp: Qmp | None = None

@@ -9,6 +9,7 @@ PROBE_RATE=50
 
 ip link set lo up
 mkdir -p "$SHARE/env"
+load_scsi_disks
 uname -a > "$SHARE/env/uname.txt"
 nvme version > "$SHARE/env/nvme-version.txt" 2>&1
 nvme list -o json > "$SHARE/env/nvme-list.json" 2>&1
@@ -16,6 +17,7 @@ ls /dev > "$SHARE/env/dev.txt"
 cat /proc/modules > "$SHARE/env/modules.txt"
 smartctl -j -x /dev/nvme0 > "$SHARE/env/smartctl-nvme0.json" 2>&1
 smartctl -j -x /dev/sda > "$SHARE/env/smartctl-sda.json" 2>&1
+for d in $VSCSI $SAS; do smartctl -j -x "/dev/$d" > "$SHARE/env/smartctl-$d.json" 2>&1; done
 
 sync_stage boot || exit 1
 
@@ -23,7 +25,8 @@ sync_stage boot || exit 1
 # The probe only reads: after the run (exporter stopped) they must be the same.
 mkdir -p "$SHARE/p"
 cat /proc/uptime > "$SHARE/p/md5-uptime-0"
-md5sum /dev/nvme0n1 /dev/nvme1n1 /dev/sda > "$SHARE/p/md5-before.txt" 2>&1
+md5sum /dev/nvme0n1 /dev/nvme1n1 /dev/sda ${VSCSI:+/dev/$VSCSI} ${SAS:+/dev/$SAS} \
+    > "$SHARE/p/md5-before.txt" 2>&1
 cat /proc/uptime > "$SHARE/p/md5-uptime-1"
 
 # ---- the exporter --------------------------------------------------------------
@@ -163,5 +166,6 @@ kill -0 "$EXPORTER_PID" 2>/dev/null && echo running > "$SHARE/p/exporter-still-r
 # nvme1 was unplugged in stage c: run.py compares its image file on the host.
 sync
 echo 3 > /proc/sys/vm/drop_caches
-md5sum /dev/nvme0n1 /dev/sda > "$SHARE/p/md5-after.txt" 2>&1
+md5sum /dev/nvme0n1 /dev/sda ${VSCSI:+/dev/$VSCSI} ${SAS:+/dev/$SAS} \
+    > "$SHARE/p/md5-after.txt" 2>&1
 sync_stage done 5
