@@ -29,6 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import checks  # noqa: E402
+import faults  # noqa: E402
 from prom import parse_exposition  # noqa: E402
 
 IMAGE_SIZE = 64 * 1024 * 1024
@@ -117,7 +118,11 @@ class Vm:
             self.cmd += ["-device", f"pcie-root-port,id=rp{i},bus=pcie.0,chassis={i + 1},slot={i + 1}"]
             self.cmd += ["-blockdev", f"driver=raw,node-name=n{i},file.driver=file,"
                          f"file.filename={work / f'nvme{i}.img'}"]
-        # nvme2's drive and port stay unused until the hot-plug stage
+        # nvme2's drive and port stay unused until the hot-plug stage. Its drive sits
+        # behind a throttle filter whose group (tg2) has no limits until stage f-nvme
+        # sets one at run time (QMP qom-set /objects/tg2 limits), making its reads slow.
+        self.cmd += ["-object", "throttle-group,id=tg2",
+                     "-blockdev", "driver=throttle,node-name=t2,throttle-group=tg2,file=n2"]
         for i in range(2):
             self.cmd += ["-device", f"nvme,id=nvme{i},serial=NVME000{i},drive=n{i},bus=rp{i}"]
         self.cmd += [
@@ -183,6 +188,7 @@ class Driver:
         self.vm = vm
         self.share = vm.share
         self.deadline = deadline
+        self._seen: dict[str, set[str]] = {}
 
     def _until(self, timeout: float) -> float:
         return min(self.deadline, time.monotonic() + timeout)
@@ -202,14 +208,15 @@ class Driver:
     def go(self, name: str) -> None:
         (self.share / f"stage-{name}.go").write_text("go\n")
 
-    def watch(self, name: str, condition, timeout: float):
+    def watch(self, name: str, condition, timeout: float, stop: bool = True):
         """Read the guest's scrapes of stage `name` as they arrive until `condition`
-        (samples -> bool) holds. Returns (seconds after go or None, last samples,
-        every scrape seen)."""
+        (samples -> bool) holds. Returns (seconds after the call or None, last samples,
+        every scrape seen). With stop=False the guest goes on scraping, and the next
+        watch of the same stage starts after the scrapes this one saw."""
         start = time.monotonic()
         end = self._until(timeout)
         folder = self.share / name
-        seen: set[str] = set()
+        seen = self._seen.setdefault(name, set())
         last: list = []
         history: list[list] = []
         try:
@@ -232,7 +239,8 @@ class Driver:
                 time.sleep(0.05)
             return None, last, history
         finally:
-            (self.share / f"stage-{name}.stop").write_text("stop\n")
+            if stop:
+                (self.share / f"stage-{name}.stop").write_text("stop\n")
 
 
 def run_vm(vm: Vm, drv: Driver, bench: bool, report: checks.Report) -> None:
@@ -266,12 +274,13 @@ def run_vm(vm: Vm, drv: Driver, bench: bool, report: checks.Report) -> None:
     report.unplugged(*drv.watch("c-unplug", checks.unplugged, wt))
     drv.wait_ready("c-plug", 30)
     vm.qmp.execute("device_add", driver="nvme", id="nvme2", serial="NVME0002",
-                   drive="n2", bus="rp2")
+                   drive="t2", bus="rp2")
     drv.go("c-plug")
     report.plugged(*drv.watch("c-plug", checks.plugged, wt + 4))
 
     drv.wait_ready("d", 30)
     drv.go("d")
+    faults.nvme_stages(vm, drv, report)
     if bench:
         drv.wait_ready("bench", 120)
         drv.go("bench")

@@ -147,6 +147,10 @@ sleep 2
 scrape "$SHARE/d/metrics-after.txt"
 sync_stage d
 
+# ---- f) faults injected while the exporter runs ----------------------------------
+. /guest/faults.sh
+fault_nvme
+
 # ---- e) benchmark (only with run.py --bench) -------------------------------------
 if [ "$BENCH" = 1 ]; then
     . /guest/bench.sh

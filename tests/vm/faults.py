@@ -1,0 +1,326 @@
+"""Stage f: faults injected on the real kernel path while the exporter runs (issue 14,
+item 5), and what must hold through each of them.
+
+f-nvme / f-replug (QEMU's NVMe, the hot-plugged controller NVME0002 on rp2):
+  the host sets a 256 B/s throttle on the controller's drive (QMP qom-set
+  /objects/tg2 limits), so a 4 KiB probe read takes about 16 s; once a scrape shows
+  the probe's watchdog counted that read as a timeout (probe.timeout 5 s), the host
+  hot-unplugs the controller (device_del) with the read still in flight, then lifts
+  the throttle once it is gone and plugs the same controller back (device_add, same
+  serial and drive). Its poll (admin commands, not throttled) must go on while the read is
+  stuck. The kernel's removal waits for the read QEMU holds (del_gendisk freezes the
+  queue), and meanwhile the controller's admin commands fail with a host path error:
+  those poll errors must be counted under their sources. When QEMU completes the read
+  the removal finishes and the series must go within GONE_LIMIT; at the re-plug they come back, polled and probed again.
+
+In every fault stage:
+  - /metrics answers every scrape, each within SCRAPE_LIMIT (timed in the guest);
+  - the other drives are polled on schedule (ssd_last_poll_timestamp_seconds never
+    stalls longer than POLL_GAP_LIMIT) and probed (ok count rising, no error or
+    timeout);
+  - nothing leaks: threads and fds after the recovery (the guest waits out tokio's
+    10 s blocking-thread keep-alive first) within THREAD_SLACK / FD_SLACK of before,
+    and threads during the fault within THREAD_FAULT_SLACK of before;
+  - no poll task restarted (ssd_exporter_task_restarts_total 0: nothing panicked).
+
+The host's timings of the live actions go to <stage>/host-times.json, so --recheck
+judges a kept run exactly as the live run did.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from pathlib import Path
+
+from prom import Sample, one, parse_exposition, select
+
+SLOW_SERIAL = "NVME0002"
+SLOW_ID = "nvme2"
+SLOW_BPS = 384
+PROBE_BYTES = 4096
+# a read issued after the throttle was set takes (4096 - 384/10) / 384 ~ 10.6 s
+SLOW_READ_SECONDS = (PROBE_BYTES - SLOW_BPS / 10) / SLOW_BPS
+PROBE_TIMEOUT = 5.0  # the exporter's default probe.timeout
+# from the throttle to the watchdog's timeout count: probe.timeout, a Poisson gap
+# (--probe.rate 50) and the guest's 0.5 s scrape cadence, under TCG
+TIMEOUT_SEEN_LIMIT = 10.0
+# from the read's completion (the kernel then finishes the removal) to the series gone:
+# discovery runs every 1 s, the guest scrapes every 0.5 s
+GONE_LIMIT = 4.0
+
+
+def _gone_limit(seen: float) -> float:
+    """Seconds from setting the throttle to the series gone: the stuck read was issued
+    at most `seen - PROBE_TIMEOUT` after the throttle, completes SLOW_READ_SECONDS
+    later, and then GONE_LIMIT."""
+    return max(seen - PROBE_TIMEOUT, 0) + SLOW_READ_SECONDS + GONE_LIMIT
+REPLUG_LIMIT = 12.0
+
+SCRAPE_LIMIT = 2.0  # seconds, generous: a scrape only encodes snapshots
+POLL_GAP_LIMIT = 3.5  # --poll.interval 1 s with jitter, seen through 0.5 s scrapes
+THREAD_SLACK = 2
+FD_SLACK = 2
+# during a fault: at most one stuck blocking call per faulty drive, plus the
+# blocking pool's spare threads that have not timed out yet
+THREAD_FAULT_SLACK = 6
+
+NVME_SURVIVORS = {"nvme0": "NVME0000", "sda": "SATA0000"}
+SURVIVOR_BLOCKS = {"nvme0": "nvme0n1", "sda": "sda"}
+
+
+# ---- live: the host's side of the stages -------------------------------------------
+
+def _timeout_seen(samples: list[Sample]) -> bool:
+    return any(s.value >= 1 for s in select(samples, "ssd_probe_ios_total", serial=SLOW_SERIAL,
+                                            result="timeout"))
+
+
+def _gone(samples: list[Sample]) -> bool:
+    return (bool(samples) and one(samples, "ssd_exporter_devices") is not None
+            and not any(s.label("serial") == SLOW_SERIAL for s in samples))
+
+
+def _replugged(samples: list[Sample]) -> bool:
+    up = [s for s in select(samples, "ssd_device_up", serial=SLOW_SERIAL) if s.value == 1]
+    ok = [s for s in select(samples, "ssd_probe_ios_total", serial=SLOW_SERIAL, result="ok")
+          if s.value > 0]
+    return bool(up) and bool(ok)
+
+
+def _deleted(vm, dev_id: str, timeout: float) -> bool:
+    """QEMU has finished the device_del (the guest acknowledged it): the id is free."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        names = {p["name"] for p in vm.qmp.execute("qom-list", path="/machine/peripheral")}
+        if dev_id not in names:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def nvme_stages(vm, drv, report) -> None:
+    times: dict[str, float | bool | None] = {}
+    drv.wait_ready("f-nvme", 60)
+    vm.qmp.execute("qom-set", path="/objects/tg2", property="limits",
+                   value={"bps-total": SLOW_BPS})
+    t0 = time.monotonic()
+    drv.go("f-nvme")
+    seen, _, _ = drv.watch("f-nvme", _timeout_seen, TIMEOUT_SEEN_LIMIT + 2, stop=False)
+    times["timeout_seen"] = seen
+    vm.qmp.execute("device_del", id=SLOW_ID)
+    times["device_del"] = time.monotonic() - t0
+    # The kernel's removal waits for the read QEMU holds (lifting the limits does not
+    # reschedule a queued request); meanwhile the controller's admin commands fail.
+    limit = _gone_limit(seen if seen is not None else TIMEOUT_SEEN_LIMIT)
+    gone, _, _ = drv.watch("f-nvme", _gone, max(1.0, limit + 2 - (time.monotonic() - t0)))
+    times["series_gone"] = None if gone is None else gone + times["device_del"]
+    times["qemu_deleted"] = _deleted(vm, SLOW_ID, 10)
+    vm.qmp.execute("qom-set", path="/objects/tg2", property="limits", value={"bps-total": 0})
+    (drv.share / "f-nvme/host-times.json").write_text(json.dumps(times, indent=1))
+
+    drv.wait_ready("f-replug", 60)
+    if times["qemu_deleted"]:
+        vm.qmp.execute("device_add", driver="nvme", id=SLOW_ID, serial=SLOW_SERIAL,
+                       drive="t2", bus="rp2")
+    drv.go("f-replug")
+    back, _, _ = drv.watch("f-replug", _replugged, REPLUG_LIMIT + 2)
+    (drv.share / "f-replug/host-times.json").write_text(json.dumps({"replugged": back}))
+
+
+# ---- after the run -----------------------------------------------------------------
+
+def _scrapes(folder: Path) -> list[tuple[dict, list[Sample]]]:
+    """A watch's scrapes in order, each with its first line: epoch, uptime before and
+    after the scrape, the exporter's threads and fds ("-" when it was gone)."""
+    out = []
+    for f in sorted(folder.glob("scrape-*.txt")):
+        head, _, body = f.read_text(errors="replace").partition("\n")
+        parts = head.split()
+        meta = {"file": f.name}
+        try:
+            meta["epoch"] = int(parts[0])
+            meta["seconds"] = float(parts[2]) - float(parts[1])
+            meta["threads"] = int(parts[3]) if parts[3] != "-" else None
+            meta["fds"] = int(parts[4]) if parts[4] != "-" else None
+        except (IndexError, ValueError):
+            pass
+        try:
+            samples = parse_exposition(body)
+        except ValueError:
+            samples = []
+        out.append((meta, samples))
+    return out
+
+
+def _stats(path: Path) -> tuple[int, int] | None:
+    """The smallest threads and fds of settled_stats' three samples."""
+    try:
+        rows = [tuple(int(x) for x in line.split()) for line in path.read_text().splitlines()
+                if line.strip() and "-" not in line]
+    except (OSError, ValueError):
+        return None
+    if not rows:
+        return None
+    return min(r[0] for r in rows), min(r[1] for r in rows)
+
+
+def _json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def common(r, share: Path, stage: str, scrapes: list, survivors: dict[str, str],
+           blocks: dict[str, str]) -> None:
+    """What must hold during any fault: scrapes answered promptly, the other drives
+    polled and probed on schedule, no task restarted."""
+    if not r.check(f"fault.{stage}.scrapes", len(scrapes) >= 2,
+                   f"{len(scrapes)} scrapes in {stage}/ (want >= 2)"):
+        return
+    empty = [m["file"] for m, s in scrapes if one(s, "ssd_exporter_devices") is None]
+    r.check(f"fault.{stage}.metrics_answered", not empty,
+            f"{len(empty)} of {len(scrapes)} scrapes empty or without ssd_exporter_devices: "
+            f"{empty[:4]}")
+    secs = [m["seconds"] for m, _ in scrapes if "seconds" in m]
+    slow = [f"{m['file']} {m['seconds']:.2f} s" for m, _ in scrapes
+            if not 0 <= m.get("seconds", 0) <= SCRAPE_LIMIT]
+    r.check(f"fault.{stage}.scrape_time", bool(secs) and not slow,
+            f"scrapes over {SCRAPE_LIMIT} s: {slow[:4]}")
+    if secs:
+        print(f"  ({stage}: {len(secs)} scrapes, median {statistics.median(secs) * 1000:.0f} ms, "
+              f"max {max(secs) * 1000:.0f} ms, guest clock resolution 10 ms)", flush=True)
+    span = scrapes[-1][0].get("epoch", 0) - scrapes[0][0].get("epoch", 0)
+    for dev, serial in survivors.items():
+        stamps = [(m.get("epoch"), one(s, "ssd_last_poll_timestamp_seconds", device=dev,
+                                       serial=serial)) for m, s in scrapes]
+        values = [ts.value for _, ts in stamps if ts is not None]
+        missing = sum(1 for _, ts in stamps if ts is None)
+        # the longest a scrape saw the same poll timestamp, by the guest's clock
+        gap, changed_at, prev = 0.0, None, None
+        for epoch, ts in stamps:
+            if ts is None or epoch is None:
+                continue
+            if prev is None or ts.value != prev:
+                changed_at, prev = epoch, ts.value
+            gap = max(gap, epoch - changed_at)
+        r.check(f"fault.{stage}.{dev}_polled_on_schedule",
+                not missing and len(set(values)) >= 2 and gap <= POLL_GAP_LIMIT,
+                f"ssd_last_poll_timestamp_seconds missing in {missing} of {len(stamps)} "
+                f"scrapes; {len(set(values))} distinct values over {span} s; the same value "
+                f"seen for {gap:.0f} s (limit {POLL_GAP_LIMIT})")
+        block = blocks.get(dev)
+        if block:
+            oks = [one(s, "ssd_probe_ios_total", block=block, op="read", result="ok")
+                   for _, s in scrapes]
+            first, last = oks[0], oks[-1]
+            bad = [str(x) for _, s in scrapes for x in select(s, "ssd_probe_ios_total", block=block)
+                   if x.label("result") in ("error", "timeout") and x.value]
+            r.check(f"fault.{stage}.{block}_probed",
+                    first is not None and last is not None and last.value > first.value and not bad,
+                    f"ok count {first} -> {last} over the stage; errors/timeouts: {bad[:2]}")
+    restarted = [str(x) for _, s in scrapes for x in select(s, "ssd_exporter_task_restarts_total")
+                 if x.value]
+    r.check(f"fault.{stage}.no_task_restarts", not restarted, f"{restarted[:3]}")
+
+
+def leaks(r, share: Path, name: str, before_path: Path, after_path: Path,
+          during: list) -> None:
+    before, after = _stats(before_path), _stats(after_path)
+    if not r.check(f"fault.{name}.threads_fds_measured", before is not None and after is not None,
+                   f"{before_path.name}: {before}, {after_path.name}: {after} (exporter gone?)"):
+        return
+    (tb, fb), (ta, fa) = before, after
+    peak_t = max((m["threads"] for m, _ in during if m.get("threads") is not None), default=None)
+    peak_f = max((m["fds"] for m, _ in during if m.get("fds") is not None), default=None)
+    print(f"  ({name}: threads {tb} before, peak {peak_t} during, {ta} after; "
+          f"fds {fb} before, peak {peak_f} during, {fa} after)", flush=True)
+    r.check(f"fault.{name}.threads_bounded_after", ta <= tb + THREAD_SLACK,
+            f"threads {tb} before, {ta} after the recovery (slack {THREAD_SLACK})")
+    r.check(f"fault.{name}.fds_bounded_after", fa <= fb + FD_SLACK,
+            f"open fds {fb} before, {fa} after the recovery (slack {FD_SLACK})")
+    r.check(f"fault.{name}.threads_bounded_during",
+            peak_t is not None and peak_t <= tb + THREAD_FAULT_SLACK,
+            f"threads peaked at {peak_t} during the fault, {tb} before "
+            f"(slack {THREAD_FAULT_SLACK})")
+
+
+def nvme(r, share: Path) -> None:
+    f, g = share / "f-nvme", share / "f-replug"
+    if not r.check("fault.nvme.stage_ran", (f / "host-times.json").exists(),
+                   "the run never reached stage f-nvme"):
+        return
+    times = _json(f / "host-times.json")
+    seen, dele = times.get("timeout_seen"), times.get("device_del")
+    r.check("fault.nvme.slow_read_counted_as_timeout", seen is not None and seen <= TIMEOUT_SEEN_LIMIT,
+            f"ssd_probe_ios_total{{serial=\"{SLOW_SERIAL}\",result=\"timeout\"}} >= 1 "
+            f"{'not seen' if seen is None else f'after {seen:.1f} s'} (limit {TIMEOUT_SEEN_LIMIT} s)")
+    # a read issued after the throttle was set cannot have finished before the unplug
+    r.check("fault.nvme.unplugged_with_probe_read_in_flight",
+            seen is not None and dele is not None and dele < 0.9 * SLOW_READ_SECONDS,
+            f"device_del {dele} s after the throttle was set; a throttled read takes "
+            f"{SLOW_READ_SECONDS:.1f} s")
+    if seen is not None and dele is not None:
+        print(f"  (f-nvme: probe timeout counted {seen:.1f} s after the throttle, device_del "
+              f"at {dele:.1f} s; a throttled read needs {SLOW_READ_SECONDS:.1f} s)", flush=True)
+    scrapes = _scrapes(f)
+    # the throttle holds until the controller is gone: while its read is stuck, the
+    # slow controller's own poll goes on
+    polls = {x.value for _, s in scrapes
+             for x in select(s, "ssd_last_poll_timestamp_seconds", serial=SLOW_SERIAL)}
+    r.check("fault.nvme.slow_drive_still_polled", len(polls) >= 3,
+            f"{len(polls)} distinct ssd_last_poll_timestamp_seconds of {SLOW_SERIAL} while "
+            f"throttled (want >= 3: admin commands are not throttled)")
+    errs: dict[str, float] = {}
+    for _, s in scrapes:
+        for x in select(s, "ssd_poll_errors_total", serial=SLOW_SERIAL):
+            errs[x.label("source")] = max(errs.get(x.label("source"), 0), x.value)
+    first = {x.label("source"): x.value
+             for x in select(scrapes[0][1] if scrapes else [], "ssd_poll_errors_total",
+                             serial=SLOW_SERIAL)}
+    grown = {k: v - first.get(k, 0) for k, v in errs.items() if v > first.get(k, 0)}
+    r.check("fault.nvme.poll_errors_counted_by_source_during_removal",
+            "smart_log" in grown,
+            f"ssd_poll_errors_total{{serial=\"{SLOW_SERIAL}\"}} growth by source over the stage: "
+            f"{grown} (want smart_log among them: its admin commands fail while it is removed)")
+    if grown:
+        print(f"  (f-nvme: poll errors counted while the controller was being removed: {grown})",
+              flush=True)
+    gone = times.get("series_gone")
+    limit = _gone_limit(seen if seen is not None else TIMEOUT_SEEN_LIMIT)
+    r.check("fault.nvme.unplug_series_removed", gone is not None and gone <= limit,
+            f"no {SLOW_SERIAL} series {'never' if gone is None else f'{gone:.1f} s'} after the "
+            f"throttle was set (limit {limit:.1f} s: the stuck read's end + {GONE_LIMIT} s)")
+    if gone is not None:
+        print(f"  (f-nvme: series gone {gone:.1f} s after the throttle was set, "
+              f"{gone - (dele or 0):.1f} s after device_del)", flush=True)
+    r.check("fault.nvme.qemu_finished_unplug", times.get("qemu_deleted") is True,
+            "QEMU still listed the controller 10 s after device_del")
+    r.check("fault.nvme.exporter_alive_after_unplug", (f / "exporter-alive").exists(),
+            "the exporter process was gone after the unplug")
+    back = _json(g / "host-times.json").get("replugged")
+    r.check("fault.nvme.replugged_polled_and_probed", back is not None and back <= REPLUG_LIMIT,
+            f"ssd_device_up 1 and a probe ok count for {SLOW_SERIAL} "
+            f"{'never' if back is None else f'after {back:.1f} s'} (limit {REPLUG_LIMIT} s)")
+    if back is not None:
+        print(f"  (f-replug: {SLOW_SERIAL} polled and probed again {back:.1f} s after device_add)",
+              flush=True)
+    replug = _scrapes(g)
+    # the throttle, the unplug and the re-plug as one fault
+    common(r, share, "nvme", scrapes + replug, NVME_SURVIVORS, SURVIVOR_BLOCKS)
+    leaks(r, share, "nvme", f / "stats-before", g / "stats-after", scrapes + replug)
+    after = []
+    try:
+        after = parse_exposition((g / "metrics-after.txt").read_text())
+    except (OSError, ValueError):
+        pass
+    up = [s for s in select(after, "ssd_device_up", serial=SLOW_SERIAL) if s.value == 1]
+    r.check("fault.nvme.replugged_still_up_after_settling", bool(up),
+            f"ssd_device_up for {SLOW_SERIAL} in f-replug/metrics-after.txt: "
+            f"{[str(s) for s in select(after, 'ssd_device_up', serial=SLOW_SERIAL)]}")
+
+
+def all_checks(r, share: Path) -> None:
+    nvme(r, share)
