@@ -12,7 +12,7 @@ use crate::config::{
 #[command(
     name = "ssd_exporter",
     version,
-    about = "SSD health and latency as Prometheus metrics, read through the exporter's own NVMe and SATA ioctls."
+    about = "SSD health and latency as Prometheus metrics, read through the exporter's own NVMe, SATA and SAS/SCSI ioctls."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -94,7 +94,7 @@ pub struct Flags {
     /// Serve a dump folder as a drive instead of live drives (repeatable).
     #[arg(long = "replay", value_name = "FOLDER", global = true)]
     pub replay: Vec<PathBuf>,
-    /// Serve a simulated fleet (four drives, time-compressed) instead of real drives: see dashboards and alerts work with no hardware.
+    /// Serve a simulated fleet (five drives, time-compressed) instead of real drives: see dashboards and alerts work with no hardware.
     #[arg(long = "demo")]
     pub demo: bool,
     /// Turn the latency probe off.

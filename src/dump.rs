@@ -1,4 +1,4 @@
-//! `ssd_exporter dump`: writes what a live drive (NVMe or SATA) answers as
+//! `ssd_exporter dump`: writes what a live drive (NVMe, SATA, SAS or SCSI) answers as
 //! a replay folder (`shared/reference/device-dumps.md`), using the very poll
 //! that serving uses, so a dump holds exactly the pages the exporter reads.
 
@@ -12,16 +12,20 @@ use std::time::{Duration, SystemTime};
 use thiserror::Error;
 
 use crate::ata::attributes::Namer;
-use crate::device::NvmeRequest;
+use crate::device::discovery::{Transport, scsi_facts, scsi_transport};
 use crate::device::nvme_live::NvmeLive;
 use crate::device::replay::nvme_file_name;
 use crate::device::sata_live::SataLive;
+use crate::device::scsi_live::ScsiLive;
+use crate::device::{NvmeRequest, ScsiRequest, ScsiSource};
+use crate::poll::PollOutcome;
 use crate::poll::nvme::{NvmePoller, PollPolicy};
 use crate::poll::sata::{SataPolicy, SataPoller};
+use crate::poll::scsi::{ScsiPolicy, ScsiPoller};
 
 #[derive(Debug, Error)]
 pub enum DumpError {
-    #[error("{0}: not an NVMe controller (/dev/nvmeN) or SATA disk (/dev/sdX)")]
+    #[error("{0}: not an NVMe controller (/dev/nvmeN) or SATA, SAS or SCSI disk (/dev/sdX)")]
     Unsupported(String),
     #[error("{path}: {source}")]
     Io {
@@ -84,7 +88,16 @@ pub fn dump(
         .file_name()
         .and_then(|n| n.to_str())
         .is_some_and(|n| n.starts_with("sd"));
-    let (source, outcome) = if is_sata {
+    let scsi = is_sata
+        .then(|| sd_transport(device, timeout))
+        .filter(|t| t.is_scsi());
+    let (source, outcome) = if let Some(transport) = scsi {
+        let src = Box::new(ScsiLive::new(device, timeout));
+        let mut poller = ScsiPoller::new(src, transport, ScsiPolicy::EVERY_PAGE);
+        let outcome: PollOutcome =
+            poller.poll_with(&mut |name, bytes| write(name, redacted_scsi(name, bytes, redact)));
+        (device.to_path_buf(), outcome)
+    } else if is_sata {
         let src = Box::new(SataLive::new(device, timeout));
         let mut poller = SataPoller::new(
             src,
@@ -159,6 +172,73 @@ fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     file.sync_all()
 }
 
+/// How an `sd*` disk is driven: discovery's decision on its own INQUIRY
+/// and VPD 00h (asked now) and what sysfs says of it; a disk that answers
+/// neither is tried as SATA, as before SCSI support.
+fn sd_transport(device: &Path, timeout: Duration) -> Transport {
+    let mut src = ScsiLive::new(device, timeout);
+    let mut facts = device
+        .file_name()
+        .map(|n| scsi_facts(&Path::new("/sys/block").join(n)))
+        .unwrap_or_default();
+    facts.usb = false;
+    match src.read(ScsiRequest::Inquiry) {
+        Ok(inquiry) => facts.inquiry = Some(inquiry),
+        Err(_) if facts.inquiry.is_none() => return Transport::Sata,
+        Err(_) => {}
+    }
+    if let Ok(list) = src.read(ScsiRequest::Vpd(0)) {
+        facts.vpd_supported = Some(list);
+    }
+    scsi_transport(&facts).unwrap_or(Transport::Sata)
+}
+
+/// VPD 80h (the serial, bytes 4..) becomes `REDACTED`, space padded; the
+/// designators of VPD 83h (bytes 4.. of each) and the SAS addresses of log
+/// 18h (phy descriptor bytes 8..24) are zeroed. Lengths stay as they were.
+fn redacted_scsi(name: &str, bytes: &[u8], redact: bool) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    if !redact {
+        return out;
+    }
+    match name {
+        "vpd-80.bin" if out.len() > 4 => {
+            let n = out.len() - 4;
+            let text = format!("{:<n$}", "REDACTED");
+            out[4..].copy_from_slice(&text.as_bytes()[..n]);
+        }
+        "vpd-83.bin" => {
+            let mut off = 4;
+            while off + 4 <= out.len() {
+                let len = usize::from(out[off + 3]);
+                let end = (off + 4 + len).min(out.len());
+                out[off + 4..end].fill(0);
+                off += 4 + len;
+            }
+        }
+        "log-18.bin" => {
+            // Parameters from byte 4; each value: 4 bytes, then descriptors.
+            let mut off = 4;
+            while off + 4 <= out.len() {
+                let len = usize::from(out[off + 3]);
+                let end = (off + 4 + len).min(out.len());
+                let mut d = off + 8;
+                while d + 48 <= end {
+                    out[d + 8..d + 24].fill(0);
+                    d += if out[d + 3] < 44 {
+                        48
+                    } else {
+                        4 + usize::from(out[d + 3])
+                    };
+                }
+                off += 4 + len;
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
 /// IDENTIFY DEVICE: serial words 10–19 (bytes 20..40), WWN words 108–111
 /// (bytes 216..224); the checksum (word 255) is recomputed so the page
 /// stays valid.
@@ -193,7 +273,7 @@ fn redacted(req: NvmeRequest, bytes: &[u8]) -> Vec<u8> {
 fn meta_toml(device: &Path, redact: bool) -> String {
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
     let redacted = if redact {
-        r#"["serial (id-ctrl bytes 4..24, identify words 10-19)", "nguid/eui64 (id-ns bytes 104..128)", "wwn (identify words 108-111)"]"#
+        r#"["serial (id-ctrl bytes 4..24, identify words 10-19, vpd-80 bytes 4..)", "nguid/eui64 (id-ns bytes 104..128)", "wwn (identify words 108-111, vpd-83 designators)", "sas addresses (log-18 phy descriptor bytes 8..24)"]"#
     } else {
         "[]"
     };
@@ -278,6 +358,32 @@ mod tests {
         let fifo = tmp.path().join("fifo");
         nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
         assert!(write_new(&fifo, b"x").is_err(), "a FIFO is not replaced");
+    }
+
+    #[test]
+    fn scsi_redaction_keeps_the_layout() {
+        let serial = [
+            0x00, 0x80, 0x00, 0x0A, b'S', b'N', b'0', b'1', b'2', b'3', b'4', b'5', b'6', b'7',
+        ];
+        let out = redacted_scsi("vpd-80.bin", &serial, true);
+        assert_eq!(&out[..4], &serial[..4]);
+        assert_eq!(&out[4..], b"REDACTED  ");
+        let id = [
+            0x00, 0x83, 0x00, 0x0C, 0x01, 0x03, 0x00, 0x08, 0x50, 1, 2, 3, 4, 5, 6, 7,
+        ];
+        let out = redacted_scsi("vpd-83.bin", &id, true);
+        assert_eq!(&out[..8], &id[..8]);
+        assert_eq!(&out[8..], &[0u8; 8]);
+        assert_eq!(redacted_scsi("vpd-83.bin", &id, false), id);
+        // Log 18h: one parameter, 4 value bytes then one 48-byte descriptor.
+        let mut port = vec![0x18, 0x00, 0x00, 56, 0x00, 0x01, 0x03, 52, 0x06, 0, 1, 1];
+        let mut d = vec![0xAAu8; 48];
+        d[3] = 44;
+        port.extend(&d);
+        let out = redacted_scsi("log-18.bin", &port, true);
+        assert_eq!(&out[12 + 8..12 + 24], &[0u8; 16]);
+        assert_eq!(&out[12 + 24..], &d[24..], "the error counters stay");
+        assert_eq!(out.len(), port.len());
     }
 
     #[test]

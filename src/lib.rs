@@ -1,7 +1,7 @@
 //! ssd_exporter: SSD health and latency as Prometheus metrics, read through
-//! the exporter's own NVMe admin-passthrough and SG_IO ATA PASS-THROUGH
-//! ioctls — no smartctl, no nvme-cli, no forks, and no device I/O on the
-//! scrape path.
+//! the exporter's own NVMe admin-passthrough and SG_IO (ATA PASS-THROUGH
+//! and plain SCSI commands) ioctls — no smartctl, no nvme-cli, no forks,
+//! and no device I/O on the scrape path.
 //!
 //! # Layout
 //!
@@ -21,16 +21,16 @@
 //! - [`ata`]: SATA over SG_IO: pass-through CDBs and sense, and pure decoders
 //!   for IDENTIFY, SMART data/thresholds/status, Device Statistics, self-tests;
 //!   attribute names and raw formats (built-in table, drivedb.h) in `ata::attributes`.
-//! - [`scsi`]: pure decoders for SCSI/SAS disks (INQUIRY, VPD, READ
-//!   CAPACITY(16), LOG SENSE pages, grown defects); not wired to a
-//!   transport yet.
+//! - [`scsi`]: SAS/SCSI disks: the CDBs and what a completion means, and
+//!   pure decoders (INQUIRY, VPD, READ CAPACITY(16), LOG SENSE pages, grown
+//!   defects).
 //! - [`device`]: where page bytes come from — a live controller, a replay
-//!   folder or the `--demo` simulation, behind one trait — plus sysfs
-//!   discovery.
+//!   folder or the `--demo` simulation, behind one trait per transport —
+//!   plus sysfs discovery (which transport drives each disk).
 //! - [`poll`]: one poll of one drive: which pages, what a failure means,
 //!   what the drive supports ([`poll::Source`] names every page).
 //! - [`dump`]: `ssd_exporter dump`, a poll whose pages are written to a folder.
-//! - [`health`]: the unified reading that NVMe and SATA pages map onto; the
+//! - [`health`]: the unified reading that NVMe, SATA and SCSI pages map onto; the
 //!   verdict (rules over the reading and its history), wear-out forecast and
 //!   datasheet ratings.
 //! - [`probe`]: the latency probe: Poisson schedule, busy back-off, read and
@@ -55,16 +55,17 @@
 //!
 //! ```text
 //! decode, sys, timefmt          (nothing of the crate)
-//! nvme, ata, scsi               → decode
-//! device                        → sys, nvme, ata, decode
-//! health                        → nvme, ata, device, timefmt
-//! poll                          → device, nvme, ata, health
+//! nvme, ata                     → decode
+//! scsi                          → decode, ata (sense data)
+//! device                        → sys, nvme, ata, scsi, decode
+//! health                        → nvme, ata, scsi, device, timefmt
+//! poll                          → device, nvme, ata, scsi, health
 //! snapshot                      → poll, health
 //! report                        → snapshot, health
 //! probe                         (nothing of the crate outside it)
 //! metrics                       → snapshot, poll, probe, health, device, nvme
 //! http                          → report
-//! dump                          → poll, device, ata, timefmt
+//! dump                          → poll, device, ata, scsi, timefmt
 //! config                        → health, probe (defaults), http (limits)
 //! cli, logging                  → config
 //! check                         → app, poll, snapshot, report, health, config

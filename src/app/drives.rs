@@ -14,10 +14,11 @@ use super::Ctx;
 use super::schedule::{self, Schedule};
 use crate::ata::attributes::Namer;
 use crate::config::Config;
-use crate::device::demo::{self, DemoNvme, DemoSata};
+use crate::device::demo::{self, DemoNvme, DemoSata, DemoScsi};
 use crate::device::discovery::{self, Discovered, Filter, Transport};
 use crate::poll::nvme::{NvmePoller, PollPolicy};
 use crate::poll::sata::{SataPolicy, SataPoller};
+use crate::poll::scsi::{ScsiPolicy, ScsiPoller};
 use crate::poll::{Poller, factory};
 use crate::probe::fleet::blocks_of;
 
@@ -108,6 +109,11 @@ pub(crate) fn start_demo(ctx: &Ctx) -> JoinHandle<()> {
                 Box::new(DemoSata::new(drive, started)),
                 ctx.namer.clone(),
                 SataPolicy::LIVE,
+            )),
+            t @ (Transport::Sas | Transport::Scsi) => Box::new(ScsiPoller::new(
+                Box::new(DemoScsi::new(drive, started)),
+                t,
+                ScsiPolicy::LIVE,
             )),
         };
         let origin = format!("demo:{}", drive.name);

@@ -1,8 +1,12 @@
 //! Finds drives from sysfs. NVMe controllers are `/sys/class/nvme/nvmeN`
 //! (model, serial, firmware_rev, and one `nvmeNnM` / `nvmeNcXnM` folder per
-//! namespace); the admin commands go to `/dev/nvmeN`. SATA disks are the
-//! `/sys/block/sdX` disks whose SCSI vendor is `ATA` (libata's translation,
-//! also what SAT-capable HBAs report); the first IDENTIFY confirms them.
+//! namespace); the admin commands go to `/dev/nvmeN`. SCSI disks are the
+//! `/sys/block/sdX` disks not attached through USB whose INQUIRY data (the
+//! copy the kernel keeps in `device/inquiry`, else `device/type`) says
+//! "disk"; [`scsi_transport`] decides how each is driven: as ATA (SATA)
+//! when the vendor is `ATA` or VPD page 89h exists (a SAT layer, libata's
+//! or an HBA's), else as SAS or SCSI. The first poll's own INQUIRY or
+//! IDENTIFY confirms them.
 
 use std::path::{Path, PathBuf};
 
@@ -12,15 +16,103 @@ use regex::Regex;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Transport {
     Nvme,
+    /// ATA commands, through libata or any SAT layer (a SATA drive behind
+    /// a SAS HBA included).
     Sata,
+    /// SCSI commands to a disk whose transport protocol is SAS.
+    Sas,
+    /// SCSI commands to a disk on another or an unknown transport
+    /// (virtio-scsi, iSCSI, FC, a RAID volume).
+    Scsi,
 }
 
 impl Transport {
+    pub const ALL: [Transport; 4] = [Self::Nvme, Self::Sata, Self::Sas, Self::Scsi];
+
+    /// The `transport` label of `ssd_device_info`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Nvme => "nvme",
             Self::Sata => "sata",
+            Self::Sas => "sas",
+            Self::Scsi => "scsi",
         }
+    }
+
+    /// Driven with SCSI commands (`poll::scsi`).
+    pub fn is_scsi(self) -> bool {
+        matches!(self, Self::Sas | Self::Scsi)
+    }
+}
+
+/// What sysfs says about one `sd*` disk, as read by [`scsi_facts`]: the
+/// input of [`scsi_transport`], which is pure so it can be tested on bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScsiFacts {
+    /// `device/inquiry`: the standard INQUIRY data the kernel read.
+    pub inquiry: Option<Vec<u8>>,
+    /// `device/vendor` and `device/type`, for kernels without `inquiry`.
+    pub vendor: String,
+    pub peripheral_type: Option<u8>,
+    /// `device/vpd_pg0` (VPD 00h, supported pages), when the kernel has it.
+    pub vpd_supported: Option<Vec<u8>>,
+    /// `device/vpd_pg89` exists: the kernel found VPD page 89h.
+    pub vpd_89: bool,
+    /// Attached through USB (a bridge, not a drive the exporter can read).
+    pub usb: bool,
+    /// On a SAS transport: an `end_device-*` in the device path (the SAS
+    /// transport class) or a `sas_address` attribute.
+    pub sas: bool,
+}
+
+/// How a SCSI disk is driven, or `None` when it is not one the exporter
+/// reads (not a disk, behind USB).
+pub fn scsi_transport(f: &ScsiFacts) -> Option<Transport> {
+    use crate::scsi::identity::{Inquiry, TYPE_DISK, TYPE_ZBC, VPD_ATA_INFORMATION, vpd_supported};
+    if f.usb {
+        return None;
+    }
+    let inquiry = f.inquiry.as_deref().and_then(|b| Inquiry::parse(b).ok());
+    let (is_disk, vendor) = match &inquiry {
+        Some(i) => (i.is_disk(), i.vendor.as_str()),
+        None => (
+            matches!(f.peripheral_type, Some(TYPE_DISK | TYPE_ZBC)),
+            f.vendor.as_str(),
+        ),
+    };
+    if !is_disk {
+        return None;
+    }
+    let lists_89 = f
+        .vpd_supported
+        .as_deref()
+        .and_then(|b| vpd_supported(b).ok())
+        .is_some_and(|pages| pages.contains(&VPD_ATA_INFORMATION));
+    Some(if vendor == "ATA" || lists_89 || f.vpd_89 {
+        Transport::Sata
+    } else if f.sas {
+        Transport::Sas
+    } else {
+        Transport::Scsi
+    })
+}
+
+/// Reads the [`ScsiFacts`] of `/sys/block/<name>` (`block_dir`).
+pub fn scsi_facts(block_dir: &Path) -> ScsiFacts {
+    let dev = block_dir.join("device");
+    let real = std::fs::canonicalize(block_dir).unwrap_or_default();
+    let in_path = |pred: &dyn Fn(&str) -> bool| {
+        real.components()
+            .any(|c| pred(&c.as_os_str().to_string_lossy()))
+    };
+    ScsiFacts {
+        inquiry: std::fs::read(dev.join("inquiry")).ok(),
+        vendor: read_attr(&dev, "vendor"),
+        peripheral_type: read_attr(&dev, "type").parse().ok(),
+        vpd_supported: std::fs::read(dev.join("vpd_pg0")).ok(),
+        vpd_89: dev.join("vpd_pg89").exists(),
+        usb: in_path(&|c| c.starts_with("usb")),
+        sas: in_path(&|c| c.starts_with("end_device-")) || dev.join("sas_address").exists(),
     }
 }
 
@@ -70,7 +162,7 @@ fn is_controller_name(name: &str) -> bool {
 /// Every NVMe controller and SATA disk sysfs shows now that `filter` accepts.
 pub fn scan(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> {
     let mut found = nvme_controllers(sysfs, dev, filter);
-    found.extend(sata_disks(sysfs, dev, filter));
+    found.extend(scsi_disks(sysfs, dev, filter));
     found
 }
 
@@ -102,10 +194,11 @@ pub fn nvme_controllers(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discov
     found
 }
 
-/// SATA disks under `<sysfs>/block`: whole `sd*` disks (partitions are not
-/// listed there; loop, ram, dm, md, zram, nvme and optical drives are not
-/// `sd*` disks with vendor `ATA`), sorted by name.
-pub fn sata_disks(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> {
+/// SATA, SAS and SCSI disks under `<sysfs>/block`: whole `sd*` disks
+/// (partitions are not listed there; loop, ram, dm, md, zram and nvme are
+/// not `sd*`), each with the transport [`scsi_transport`] gives it, sorted
+/// by name.
+pub fn scsi_disks(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> {
     let Ok(entries) = std::fs::read_dir(sysfs.join("block")) else {
         return Vec::new();
     };
@@ -113,17 +206,25 @@ pub fn sata_disks(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> 
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            let dir = e.path().join("device");
-            if !name.starts_with("sd")
-                || read_attr(&dir, "vendor") != "ATA"
-                || !filter.accepts(&name)
-            {
+            if !name.starts_with("sd") || !filter.accepts(&name) {
                 return None;
             }
+            let transport = scsi_transport(&scsi_facts(&e.path()))?;
+            let dir = e.path().join("device");
+            let model = match transport {
+                Transport::Sata => read_attr(&dir, "model"),
+                // As the SCSI poller names it: vendor and product.
+                _ => [read_attr(&dir, "vendor"), read_attr(&dir, "model")]
+                    .iter()
+                    .filter(|s| !s.is_empty())
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            };
             Some(Discovered {
                 dev_path: dev.join(&name),
-                transport: Transport::Sata,
-                model: read_attr(&dir, "model"),
+                transport,
+                model,
                 serial: vpd_serial(&dir),
                 firmware: read_attr(&dir, "rev"),
                 namespaces: vec![name.clone()],
@@ -216,6 +317,7 @@ mod tests {
     fn block(root: &Path, name: &str, vendor: &str) {
         let dir = root.join("block").join(name).join("device");
         std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("type"), "0\n").unwrap();
         std::fs::write(dir.join("vendor"), format!("{vendor:<8}\n")).unwrap();
         std::fs::write(dir.join("model"), "KINGSTON SEDC600M\n").unwrap();
         std::fs::write(dir.join("rev"), "H5.1\n").unwrap();
@@ -225,20 +327,157 @@ mod tests {
     }
 
     #[test]
-    fn sata_disks_are_ata_sd_disks_only() {
+    fn sd_disks_are_driven_by_their_transport() {
         let root = tempfile::tempdir().unwrap();
         block(root.path(), "sdb", "ATA");
         block(root.path(), "sda", "ATA");
         block(root.path(), "sdc", "SEAGATE");
         block(root.path(), "loop0", "ATA");
+        // A CD-ROM (type 5) is not a disk.
+        block(root.path(), "sdd", "QEMU");
+        std::fs::write(root.path().join("block/sdd/device/type"), "5\n").unwrap();
         std::fs::create_dir_all(root.path().join("block/nvme0n1")).unwrap();
-        let found = sata_disks(root.path(), Path::new("/dev"), &Filter::default());
-        let names: Vec<_> = found.iter().map(|d| d.name.as_str()).collect();
-        assert_eq!(names, ["sda", "sdb"]);
+        let found = scsi_disks(root.path(), Path::new("/dev"), &Filter::default());
+        let names: Vec<_> = found
+            .iter()
+            .map(|d| (d.name.as_str(), d.transport))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("sda", Transport::Sata),
+                ("sdb", Transport::Sata),
+                ("sdc", Transport::Scsi)
+            ]
+        );
+        assert_eq!(found[2].model, "SEAGATE KINGSTON SEDC600M");
         assert_eq!(found[0].serial, "50026B7686D8C1F5");
         assert_eq!(found[0].model, "KINGSTON SEDC600M");
         assert_eq!(found[0].transport, Transport::Sata);
         assert_eq!(found[0].dev_path, Path::new("/dev/sda"));
+    }
+
+    /// Standard INQUIRY data: peripheral type, vendor, product.
+    fn inquiry(ptype: u8, vendor: &str, product: &str) -> Vec<u8> {
+        let mut b = vec![0u8; 36];
+        b[0] = ptype;
+        b[4] = 31;
+        b[8..16].copy_from_slice(format!("{vendor:<8}").as_bytes());
+        b[16..32].copy_from_slice(format!("{product:<16}").as_bytes());
+        b[32..36].copy_from_slice(b"0001");
+        b
+    }
+
+    /// The discovery decision as a pure function (issue 15): an AHCI disk
+    /// (libata: vendor "ATA") and a SCSI disk side by side are each driven
+    /// by the right transport; a SAT layer that does not say "ATA" is found
+    /// by its VPD page 89h (SAT-4 12.4.2).
+    #[test]
+    fn ata_by_vendor_or_vpd_89_else_sas_or_scsi() {
+        let ahci = ScsiFacts {
+            inquiry: Some(inquiry(0, "ATA", "QEMU HARDDISK")),
+            vpd_supported: Some(vec![0, 0, 0, 4, 0x00, 0x80, 0x83, 0x89]),
+            vpd_89: true,
+            ..ScsiFacts::default()
+        };
+        assert_eq!(scsi_transport(&ahci), Some(Transport::Sata));
+        // An HBA's SAT layer reporting the drive's own vendor: VPD 00h lists 89h.
+        let behind_hba = ScsiFacts {
+            inquiry: Some(inquiry(0, "SAMSUNG", "MZ7LH960HAJR")),
+            vpd_supported: Some(vec![0, 0, 0, 3, 0x00, 0x80, 0x89]),
+            sas: true,
+            ..ScsiFacts::default()
+        };
+        assert_eq!(scsi_transport(&behind_hba), Some(Transport::Sata));
+        // Only the sysfs file says 89h exists (an older kernel's vpd_pg0 absent).
+        let pg89_only = ScsiFacts {
+            vpd_89: true,
+            ..behind_hba.clone()
+        };
+        let pg89_only = ScsiFacts {
+            vpd_supported: None,
+            ..pg89_only
+        };
+        assert_eq!(scsi_transport(&pg89_only), Some(Transport::Sata));
+        // A SAS SSD: no 89h, on the SAS transport class.
+        let sas = ScsiFacts {
+            inquiry: Some(inquiry(0, "SEAGATE", "XS800ME70084")),
+            vpd_supported: Some(vec![0, 0, 0, 4, 0x00, 0x80, 0x83, 0xB1]),
+            sas: true,
+            ..ScsiFacts::default()
+        };
+        assert_eq!(scsi_transport(&sas), Some(Transport::Sas));
+        // QEMU's scsi-hd on virtio-scsi: SCSI, transport unknown.
+        let virtio = ScsiFacts {
+            inquiry: Some(inquiry(0, "QEMU", "QEMU HARDDISK")),
+            vpd_supported: Some(vec![0, 0, 0, 3, 0x00, 0x80, 0x83]),
+            ..ScsiFacts::default()
+        };
+        assert_eq!(scsi_transport(&virtio), Some(Transport::Scsi));
+        // Host-managed zoned (14h) is a disk; a CD-ROM (05h) is not; a
+        // disk behind USB is not read.
+        let zbc = ScsiFacts {
+            inquiry: Some(inquiry(0x14, "WDC", "HSH721414AL")),
+            ..ScsiFacts::default()
+        };
+        assert_eq!(scsi_transport(&zbc), Some(Transport::Scsi));
+        let cdrom = ScsiFacts {
+            inquiry: Some(inquiry(0x05, "QEMU", "QEMU DVD-ROM")),
+            ..ScsiFacts::default()
+        };
+        assert_eq!(scsi_transport(&cdrom), None);
+        let usb = ScsiFacts {
+            usb: true,
+            ..virtio.clone()
+        };
+        assert_eq!(scsi_transport(&usb), None);
+        // Without the kernel's INQUIRY copy: sysfs vendor and type.
+        let old_kernel = ScsiFacts {
+            vendor: "ATA".into(),
+            peripheral_type: Some(0),
+            ..ScsiFacts::default()
+        };
+        assert_eq!(scsi_transport(&old_kernel), Some(Transport::Sata));
+        let unknown = ScsiFacts {
+            vendor: "ATA".into(),
+            ..ScsiFacts::default()
+        };
+        assert_eq!(scsi_transport(&unknown), None);
+    }
+
+    #[test]
+    fn usb_and_sas_come_from_the_device_path() {
+        let root = tempfile::tempdir().unwrap();
+        let devices = root.path().join("devices");
+        for (name, path) in [
+            (
+                "sdu",
+                "pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host6/target6:0:0/6:0:0:0",
+            ),
+            (
+                "sds",
+                "pci0000:00/0000:03:00.0/host0/port-0:0/end_device-0:0/target0:0:0/0:0:0:0",
+            ),
+        ] {
+            let dev = devices.join(path);
+            let blk = dev.join("block").join(name);
+            std::fs::create_dir_all(&blk).unwrap();
+            std::fs::write(dev.join("type"), "0\n").unwrap();
+            std::fs::write(dev.join("vendor"), "SEAGATE\n").unwrap();
+            std::os::unix::fs::symlink(&dev, blk.join("device")).unwrap();
+            std::fs::create_dir_all(root.path().join("block")).unwrap();
+            std::os::unix::fs::symlink(&blk, root.path().join("block").join(name)).unwrap();
+        }
+        let usb = scsi_facts(&root.path().join("block/sdu"));
+        assert!(usb.usb && !usb.sas);
+        let sas = scsi_facts(&root.path().join("block/sds"));
+        assert!(sas.sas && !sas.usb);
+        let found = scsi_disks(root.path(), Path::new("/dev"), &Filter::default());
+        let names: Vec<_> = found
+            .iter()
+            .map(|d| (d.name.as_str(), d.transport))
+            .collect();
+        assert_eq!(names, [("sds", Transport::Sas)]);
     }
 
     #[test]

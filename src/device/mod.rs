@@ -8,12 +8,14 @@ pub mod discovery;
 pub mod nvme_live;
 pub mod replay;
 pub mod sata_live;
+pub mod scsi_live;
 
 use std::fmt;
 
 use thiserror::Error;
 
 use crate::ata::{PowerMode, smart::SmartStatus};
+pub use crate::scsi::ScsiRequest;
 
 /// A request for one NVMe page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -127,6 +129,15 @@ pub trait AtaSource: Send {
     fn smart_status(&mut self) -> Result<SmartStatus, FetchError>;
     /// CHECK POWER MODE (never wakes the drive).
     fn power_mode(&mut self) -> Result<PowerMode, FetchError>;
+}
+
+/// Something that answers SCSI requests with the bytes the device
+/// returned: a SAS or SCSI disk through SG_IO, a replay folder, the demo.
+pub trait ScsiSource: Send {
+    /// Human-readable origin for log lines (`/dev/sdb`, a folder).
+    fn origin(&self) -> String;
+    /// The answer to `req`, as long as the answer says it is (no padding).
+    fn read(&mut self, req: ScsiRequest) -> Result<Vec<u8>, FetchError>;
 }
 
 #[cfg(test)]

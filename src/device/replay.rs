@@ -5,7 +5,7 @@
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use super::{AtaRead, AtaSource, FetchError, NvmeRequest, NvmeSource};
+use super::{AtaRead, AtaSource, FetchError, NvmeRequest, NvmeSource, ScsiRequest, ScsiSource};
 use crate::ata::PowerMode;
 use crate::ata::smart::SmartStatus;
 use crate::nvme;
@@ -53,6 +53,9 @@ pub fn nvme_file_name(req: NvmeRequest) -> Option<String> {
 pub enum DumpKind {
     Nvme,
     Sata,
+    /// `inquiry.bin` without `identify.bin`: a SAS or SCSI disk (which of
+    /// the two follows from its pages).
+    Scsi,
 }
 
 /// Which transport `dir` is a dump of, or an error naming what is missing.
@@ -61,9 +64,11 @@ pub fn dump_kind(dir: &Path) -> Result<DumpKind, String> {
         Ok(DumpKind::Nvme)
     } else if dir.join("identify.bin").is_file() {
         Ok(DumpKind::Sata)
+    } else if dir.join(scsi_file_name(ScsiRequest::Inquiry)).is_file() {
+        Ok(DumpKind::Scsi)
     } else {
         Err(format!(
-            "{}: not a device dump (needs id-ctrl.bin for NVMe or identify.bin for SATA)",
+            "{}: not a device dump (needs id-ctrl.bin for NVMe, identify.bin for SATA or inquiry.bin for SAS/SCSI)",
             dir.display()
         ))
     }
@@ -190,6 +195,55 @@ impl AtaSource for SataReplay {
     }
 }
 
+/// The dump file that holds a SCSI answer (`device-dumps.md`, "SAS /
+/// SCSI"): page numbers as two lower-case hex digits.
+pub fn scsi_file_name(req: ScsiRequest) -> String {
+    match req {
+        ScsiRequest::Inquiry => "inquiry.bin".into(),
+        ScsiRequest::Vpd(page) => format!("vpd-{page:02x}.bin"),
+        ScsiRequest::ReadCapacity16 => "read-capacity-16.bin".into(),
+        ScsiRequest::Log { page, subpage: 0 } => format!("log-{page:02x}.bin"),
+        ScsiRequest::Log { page, subpage } => format!("log-{page:02x}-{subpage:02x}.bin"),
+        ScsiRequest::GrownDefects => "defects.bin".into(),
+    }
+}
+
+/// A SAS or SCSI disk replayed from a dump folder; without `inquiry.bin`
+/// the drive is gone, any other absent file is a page it does not have.
+#[derive(Debug, Clone)]
+pub struct ScsiReplay {
+    dir: PathBuf,
+}
+
+impl ScsiReplay {
+    pub fn new(dir: &Path) -> Self {
+        Self {
+            dir: dir.to_path_buf(),
+        }
+    }
+}
+
+impl ScsiSource for ScsiReplay {
+    fn origin(&self) -> String {
+        self.dir.display().to_string()
+    }
+
+    fn read(&mut self, req: ScsiRequest) -> Result<Vec<u8>, FetchError> {
+        let path = self.dir.join(scsi_file_name(req));
+        match read_page_file(&path) {
+            Ok(bytes) => Ok(bytes),
+            Err(e) if e.kind() == io::ErrorKind::NotFound && req == ScsiRequest::Inquiry => {
+                Err(FetchError::Gone(format!("{}: {e}", path.display())))
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Err(FetchError::Unsupported(format!(
+                "{} absent",
+                path.display()
+            ))),
+            Err(e) => Err(FetchError::Failed(format!("{}: {e}", path.display()))),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,9 +296,46 @@ mod tests {
     }
 
     #[test]
+    fn scsi_file_names_follow_the_dump_format() {
+        assert_eq!(scsi_file_name(ScsiRequest::Vpd(0xB1)), "vpd-b1.bin");
+        assert_eq!(
+            scsi_file_name(ScsiRequest::Log {
+                page: 0x0D,
+                subpage: 0
+            }),
+            "log-0d.bin"
+        );
+        assert_eq!(
+            scsi_file_name(ScsiRequest::Log {
+                page: 0x0D,
+                subpage: 0x01
+            }),
+            "log-0d-01.bin"
+        );
+        assert_eq!(
+            scsi_file_name(ScsiRequest::ReadCapacity16),
+            "read-capacity-16.bin"
+        );
+        assert_eq!(scsi_file_name(ScsiRequest::GrownDefects), "defects.bin");
+        let dir = tempfile::tempdir().unwrap();
+        let mut src = ScsiReplay::new(dir.path());
+        assert!(matches!(
+            src.read(ScsiRequest::Inquiry),
+            Err(FetchError::Gone(_))
+        ));
+        assert!(matches!(
+            src.read(ScsiRequest::Vpd(0x80)),
+            Err(FetchError::Unsupported(_))
+        ));
+    }
+
+    #[test]
     fn kind_follows_the_files_present() {
         let dir = tempfile::tempdir().unwrap();
         assert!(dump_kind(dir.path()).is_err());
+        std::fs::write(dir.path().join("inquiry.bin"), [0u8; 36]).unwrap();
+        assert_eq!(dump_kind(dir.path()), Ok(DumpKind::Scsi));
+        // A SAT layer's dump may hold both: identify.bin decides.
         std::fs::write(dir.path().join("identify.bin"), [0u8; 512]).unwrap();
         assert_eq!(dump_kind(dir.path()), Ok(DumpKind::Sata));
         std::fs::write(dir.path().join("id-ctrl.bin"), [0u8; 4096]).unwrap();

@@ -1,5 +1,5 @@
-//! Readings unified across transports: one model that NVMe and SATA pages
-//! are both mapped onto, so one dashboard and one alert rule cover both.
+//! Readings unified across transports: one model that NVMe, SATA and SCSI
+//! pages are all mapped onto, so one dashboard and one alert rule cover both.
 
 pub mod datasheet;
 pub mod forecast;
@@ -8,7 +8,8 @@ mod judgement;
 pub mod nvme;
 pub mod reading;
 pub mod sata;
+pub mod scsi;
 pub mod verdict;
 mod verdict_rules;
 
-pub use reading::{AtaAttribute, Counters, Identity, Reading};
+pub use reading::{AtaAttribute, Counters, Identity, Reading, ScsiReading};

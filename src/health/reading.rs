@@ -84,6 +84,83 @@ pub struct Reading {
     pub self_test_last_result: Option<&'static str>,
     /// SATA SMART attributes as the drive reports them, named.
     pub ata_attributes: Vec<AtaAttribute>,
+    /// What only a SAS / SCSI disk reports; `None` for other transports.
+    pub scsi: Option<ScsiReading>,
+}
+
+/// The operation a SCSI error counter log page counts (03h read, 02h
+/// write, 05h verify): the `op` label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ScsiOp {
+    Read,
+    Write,
+    Verify,
+}
+
+impl ScsiOp {
+    pub const ALL: [ScsiOp; 3] = [Self::Read, Self::Write, Self::Verify];
+
+    pub fn as_label(self) -> &'static str {
+        match self {
+            Self::Read => "read",
+            Self::Write => "write",
+            Self::Verify => "verify",
+        }
+    }
+}
+
+/// The SAS phy error counters of log page 18h: the `kind` label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PhyErrorKind {
+    InvalidDword,
+    RunningDisparity,
+    LossOfDwordSync,
+    PhyResetProblem,
+}
+
+impl PhyErrorKind {
+    pub const ALL: [PhyErrorKind; 4] = [
+        Self::InvalidDword,
+        Self::RunningDisparity,
+        Self::LossOfDwordSync,
+        Self::PhyResetProblem,
+    ];
+
+    pub fn as_label(self) -> &'static str {
+        match self {
+            Self::InvalidDword => "invalid_dword",
+            Self::RunningDisparity => "running_disparity",
+            Self::LossOfDwordSync => "loss_of_dword_sync",
+            Self::PhyResetProblem => "phy_reset_problem",
+        }
+    }
+}
+
+/// One SAS phy's error counts, in [`PhyErrorKind::ALL`] order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SasPhyErrors {
+    /// The phy identifier (unique within the SAS device), as a label.
+    pub phy: String,
+    pub counts: [u64; 4],
+}
+
+/// SCSI-only values (`shared/reference/metrics.md`, "SAS / SCSI").
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScsiReading {
+    /// Parameter 0003h (total errors corrected) of 03h / 02h / 05h.
+    pub errors_corrected: Vec<(ScsiOp, u128)>,
+    /// Parameter 0006h (total uncorrected errors) of 03h / 02h / 05h.
+    pub errors_uncorrected: Vec<(ScsiOp, u128)>,
+    /// Log 06h parameter 0000h.
+    pub non_medium_errors: Option<u128>,
+    /// Entries in the grown defect list (READ DEFECT DATA).
+    pub grown_defects: Option<u32>,
+    /// Log 0Eh parameter 0004h.
+    pub start_stop_cycles: Option<u32>,
+    /// Log 18h, SAS ports only.
+    pub sas_phys: Vec<SasPhyErrors>,
+    /// Log 2Fh ASC and ASCQ when an exception is reported (ASC ≠ 00h).
+    pub informational_exception: Option<(u8, u8)>,
 }
 
 /// One SATA SMART attribute, named from the built-in table or drivedb.h.

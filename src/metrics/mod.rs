@@ -24,6 +24,7 @@ mod ata;
 mod health;
 mod probe;
 mod process;
+mod scsi;
 mod tables;
 mod verdict;
 
@@ -139,6 +140,7 @@ impl Collector for Exposition {
         self.health(&mut enc)?;
         self.verdict(&mut enc)?;
         self.ata(&mut enc)?;
+        self.scsi(&mut enc)?;
         self.probe(&mut enc)?;
         self.process(&mut enc)
     }
@@ -316,9 +318,11 @@ impl Exposition {
 /// Sources a drive's error counter is shown for: the ones it can fail on,
 /// from zero, so `increase()` sees the first failure, plus any other seen.
 fn poll_sources(d: &DriveSnapshot) -> Vec<(&'static str, u64)> {
+    use crate::device::discovery::Transport;
     let known: &[Source] = match d.identity.transport {
-        crate::device::discovery::Transport::Nvme => &Source::NVME,
-        crate::device::discovery::Transport::Sata => &Source::SATA,
+        Transport::Nvme => &Source::NVME,
+        Transport::Sata => &Source::SATA,
+        Transport::Sas | Transport::Scsi => &Source::SCSI,
     };
     let mut out: Vec<(&'static str, u64)> = known
         .iter()

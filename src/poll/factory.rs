@@ -11,11 +11,13 @@ use tracing::warn;
 use super::Poller;
 use super::nvme::{NvmePoller, PollPolicy};
 use super::sata::{SataPolicy, SataPoller};
+use super::scsi::{ScsiPolicy, ScsiPoller};
 use crate::ata::attributes::Namer;
 use crate::device::discovery::Transport;
 use crate::device::nvme_live::NvmeLive;
-use crate::device::replay::{self, DumpKind, NvmeReplay, SataReplay};
+use crate::device::replay::{self, DumpKind, NvmeReplay, SataReplay, ScsiReplay};
 use crate::device::sata_live::SataLive;
+use crate::device::scsi_live::ScsiLive;
 use crate::health::Identity;
 
 /// The poller of a live drive at `dev_path`: each command gets `timeout`;
@@ -40,6 +42,11 @@ pub fn live(
             };
             Box::new(SataPoller::new(src, namer.clone(), policy))
         }
+        Transport::Sas | Transport::Scsi => Box::new(ScsiPoller::new(
+            Box::new(ScsiLive::new(dev_path, timeout)),
+            transport,
+            ScsiPolicy::LIVE,
+        )),
     }
 }
 
@@ -66,6 +73,16 @@ pub fn replay(
                 Box::new(SataReplay::new(dir)),
                 namer.clone(),
                 SataPolicy::EVERY_PAGE,
+            )),
+        ),
+        // SAS or SCSI: the poller tells from the pages (VPD 83h, log 18h).
+        DumpKind::Scsi => (
+            name,
+            Transport::Scsi,
+            Box::new(ScsiPoller::new(
+                Box::new(ScsiReplay::new(dir)),
+                Transport::Scsi,
+                ScsiPolicy::EVERY_PAGE,
             )),
         ),
     })

@@ -5,6 +5,7 @@
 pub mod factory;
 pub mod nvme;
 pub mod sata;
+pub mod scsi;
 pub mod source;
 pub mod tracker;
 

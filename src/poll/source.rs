@@ -4,6 +4,10 @@
 //! does not compile.
 
 use crate::ata::devstat;
+use crate::scsi::identity::{
+    VPD_BLOCK_CHARACTERISTICS, VPD_DEVICE_ID, VPD_SUPPORTED, VPD_UNIT_SERIAL,
+};
+use crate::scsi::log;
 
 /// One page (or command) a poller reads, plus `Poll` for the poll as a whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -39,6 +43,17 @@ pub enum Source {
     AtaSelfTest,
     /// ATA SMART summary error log.
     AtaErrorLog,
+    /// SCSI standard INQUIRY: how the drive is known at all.
+    ScsiInquiry,
+    /// SCSI INQUIRY VPD page `n` (one of [`SCSI_VPD_PAGES`]).
+    ScsiVpd(u8),
+    /// SCSI READ CAPACITY(16).
+    ScsiReadCapacity,
+    /// SCSI LOG SENSE page `n` (one of [`SCSI_LOG_PAGES`]), each with its
+    /// own support.
+    ScsiLog(u8),
+    /// SCSI READ DEFECT DATA(10), the grown list's header.
+    ScsiDefects,
     /// The poll as a whole: it overran its deadline (counted once per
     /// interval while it stays stuck) or its thread panicked.
     Poll,
@@ -51,6 +66,30 @@ pub const DEVSTAT_PAGES: [u8; 5] = [
     devstat::PAGE_TEMPERATURE,
     devstat::PAGE_TRANSPORT,
     devstat::PAGE_SSD,
+];
+
+/// VPD pages a SCSI poll reads, when page 00h lists them.
+pub const SCSI_VPD_PAGES: [u8; 4] = [
+    VPD_SUPPORTED,
+    VPD_UNIT_SERIAL,
+    VPD_DEVICE_ID,
+    VPD_BLOCK_CHARACTERISTICS,
+];
+
+/// LOG SENSE pages a SCSI poll reads, when page 00h lists them.
+pub const SCSI_LOG_PAGES: [u8; 12] = [
+    log::SUPPORTED_PAGES,
+    log::WRITE_ERRORS,
+    log::READ_ERRORS,
+    log::VERIFY_ERRORS,
+    log::NON_MEDIUM_ERRORS,
+    log::TEMPERATURE,
+    log::START_STOP,
+    log::SELF_TEST,
+    log::SOLID_STATE_MEDIA,
+    log::BACKGROUND_SCAN,
+    log::PROTOCOL_SPECIFIC_PORT,
+    log::INFORMATIONAL_EXCEPTIONS,
 ];
 
 impl Source {
@@ -84,6 +123,30 @@ impl Source {
         Source::Poll,
     ];
 
+    /// What a SAS or SCSI drive can fail on, in exposition order.
+    pub const SCSI: [Source; 20] = [
+        Source::ScsiInquiry,
+        Source::ScsiVpd(SCSI_VPD_PAGES[0]),
+        Source::ScsiVpd(SCSI_VPD_PAGES[1]),
+        Source::ScsiVpd(SCSI_VPD_PAGES[2]),
+        Source::ScsiVpd(SCSI_VPD_PAGES[3]),
+        Source::ScsiReadCapacity,
+        Source::ScsiLog(SCSI_LOG_PAGES[0]),
+        Source::ScsiLog(SCSI_LOG_PAGES[1]),
+        Source::ScsiLog(SCSI_LOG_PAGES[2]),
+        Source::ScsiLog(SCSI_LOG_PAGES[3]),
+        Source::ScsiLog(SCSI_LOG_PAGES[4]),
+        Source::ScsiLog(SCSI_LOG_PAGES[5]),
+        Source::ScsiLog(SCSI_LOG_PAGES[6]),
+        Source::ScsiLog(SCSI_LOG_PAGES[7]),
+        Source::ScsiLog(SCSI_LOG_PAGES[8]),
+        Source::ScsiLog(SCSI_LOG_PAGES[9]),
+        Source::ScsiLog(SCSI_LOG_PAGES[10]),
+        Source::ScsiLog(SCSI_LOG_PAGES[11]),
+        Source::ScsiDefects,
+        Source::Poll,
+    ];
+
     /// The label value.
     pub fn as_label(self) -> &'static str {
         match self {
@@ -108,6 +171,29 @@ impl Source {
             Source::AtaDevstatPage(_) => "ata_devstat_other",
             Source::AtaSelfTest => "ata_self_test",
             Source::AtaErrorLog => "ata_error_log",
+            Source::ScsiInquiry => "scsi_inquiry",
+            Source::ScsiVpd(0x00) => "scsi_vpd_00",
+            Source::ScsiVpd(0x80) => "scsi_vpd_80",
+            Source::ScsiVpd(0x83) => "scsi_vpd_83",
+            Source::ScsiVpd(0xB1) => "scsi_vpd_b1",
+            // Pages outside SCSI_VPD_PAGES are never read.
+            Source::ScsiVpd(_) => "scsi_vpd_other",
+            Source::ScsiReadCapacity => "scsi_read_capacity",
+            Source::ScsiLog(0x00) => "scsi_log_00",
+            Source::ScsiLog(0x02) => "scsi_log_02",
+            Source::ScsiLog(0x03) => "scsi_log_03",
+            Source::ScsiLog(0x05) => "scsi_log_05",
+            Source::ScsiLog(0x06) => "scsi_log_06",
+            Source::ScsiLog(0x0D) => "scsi_log_0d",
+            Source::ScsiLog(0x0E) => "scsi_log_0e",
+            Source::ScsiLog(0x10) => "scsi_log_10",
+            Source::ScsiLog(0x11) => "scsi_log_11",
+            Source::ScsiLog(0x15) => "scsi_log_15",
+            Source::ScsiLog(0x18) => "scsi_log_18",
+            Source::ScsiLog(0x2F) => "scsi_log_2f",
+            // Pages outside SCSI_LOG_PAGES are never read.
+            Source::ScsiLog(_) => "scsi_log_other",
+            Source::ScsiDefects => "scsi_defects",
             Source::Poll => "poll",
         }
     }
@@ -117,9 +203,14 @@ impl Source {
     /// specification's log page table marks SMART / Health Information
     /// mandatory, Identify is how a controller is known at all, and a SATA
     /// drive that cannot answer SMART READ DATA has nothing for the
-    /// exporter to serve.
+    /// exporter to serve. A SCSI drive is known by its standard INQUIRY
+    /// (mandatory for every device, SPC-5 6.7); its log pages are all
+    /// optional.
     pub fn mandatory(self) -> bool {
-        matches!(self, Source::Identify | Source::SmartLog | Source::AtaSmart)
+        matches!(
+            self,
+            Source::Identify | Source::SmartLog | Source::AtaSmart | Source::ScsiInquiry
+        )
     }
 }
 
@@ -136,11 +227,23 @@ mod tests {
 
     #[test]
     fn labels_are_unique_and_every_devstat_page_has_its_own() {
-        let all: Vec<Source> = Source::NVME.iter().chain(&Source::SATA).copied().collect();
+        let all: Vec<Source> = Source::NVME
+            .iter()
+            .chain(&Source::SATA)
+            .chain(&Source::SCSI)
+            .copied()
+            .collect();
         let labels: HashSet<_> = all.iter().map(|s| s.as_label()).collect();
-        // identify and poll are shared by both transports.
-        assert_eq!(labels.len(), all.len() - 2);
+        // identify is shared by NVMe and SATA, poll by all three.
+        assert_eq!(labels.len(), all.len() - 3);
         assert!(!labels.contains("ata_devstat_other"));
+        assert!(!labels.contains("scsi_vpd_other") && !labels.contains("scsi_log_other"));
+        for p in SCSI_LOG_PAGES {
+            assert_eq!(Source::ScsiLog(p).as_label(), format!("scsi_log_{p:02x}"));
+        }
+        for p in SCSI_VPD_PAGES {
+            assert_eq!(Source::ScsiVpd(p).as_label(), format!("scsi_vpd_{p:02x}"));
+        }
         for p in DEVSTAT_PAGES {
             assert_eq!(
                 Source::AtaDevstatPage(p).as_label(),

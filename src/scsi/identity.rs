@@ -104,6 +104,40 @@ pub fn vpd_naa(buf: &[u8]) -> Result<Option<String>, ParseError> {
     Ok(None)
 }
 
+/// SPC-5 table "PROTOCOL IDENTIFIER values": 6 is SAS serial SCSI protocol.
+pub const PROTOCOL_SAS: u8 = 0x6;
+
+/// VPD page 83h: the transport protocol, as smartmontools'
+/// `scsi_decode_lu_dev_id` finds it: the first designator associated with
+/// a target port or target device (byte 1 bits 5:4 non-zero) whose PIV bit
+/// (byte 1 bit 7) says its PROTOCOL IDENTIFIER (byte 0 bits 7:4) is valid.
+pub fn vpd_protocol(buf: &[u8]) -> Result<Option<u8>, ParseError> {
+    let p = vpd_payload("vpd 83h", buf, VPD_DEVICE_ID)?;
+    let mut off = 0;
+    while off + 4 <= p.len() {
+        let len = usize::from(p[off + 3]);
+        if off + 4 + len > p.len() {
+            break;
+        }
+        let association = (p[off + 1] >> 4) & 0x03;
+        if association != 0 && p[off + 1] & 0x80 != 0 {
+            return Ok(Some(p[off] >> 4));
+        }
+        off += 4 + len;
+    }
+    Ok(None)
+}
+
+/// A VPD page as a device returns it: byte 1 the page code, bytes 2..4 the
+/// page length, then `payload` (the layout [`vpd_payload`] reads back).
+pub fn vpd_page(code: u8, payload: &[u8]) -> Vec<u8> {
+    let len = u16::try_from(payload.len()).unwrap_or(u16::MAX);
+    let mut out = vec![0, code];
+    out.extend_from_slice(&len.to_be_bytes());
+    out.extend_from_slice(&payload[..usize::from(len)]);
+    out
+}
+
 /// VPD page B1h bytes 4..6: medium rotation rate; 0001h is a non-rotating
 /// medium (an SSD), 0000h not reported, else rpm (SBC-4 6.6.2).
 pub fn vpd_rotation_rate(buf: &[u8]) -> Result<Option<u16>, ParseError> {
@@ -215,6 +249,25 @@ mod tests {
         // A descriptor claiming more bytes than there are ends the walk.
         let truncated = [0x00, 0x83, 0x00, 0x06, 0x01, 0x03, 0x00, 0x08, 0x50, 0x00];
         assert_eq!(vpd_naa(&truncated).unwrap(), None);
+    }
+
+    #[test]
+    fn transport_protocol_from_a_port_designator_with_piv() {
+        // scsi_debug's 83h (its `inquiry_vpd_83`): the logical unit's NAA
+        // (association 0, no PIV), then a target-port NAA with PIV set and
+        // protocol 6 (SAS): byte 0 = 61h, byte 1 = 93h.
+        let mut p = vec![0x00, 0x83, 0x00, 0x00];
+        p.extend([0x01, 0x03, 0x00, 0x08, 0x53, 0x33, 0x33, 0x30, 0, 0, 0, 1]);
+        p.extend([0x61, 0x93, 0x00, 0x08, 0x52, 0x22, 0x22, 0x20, 0, 0, 0, 1]);
+        let len = (p.len() - 4) as u16;
+        p[2..4].copy_from_slice(&len.to_be_bytes());
+        assert_eq!(vpd_protocol(&p).unwrap(), Some(PROTOCOL_SAS));
+        // PIV clear: the protocol field means nothing.
+        p[17] = 0x13;
+        assert_eq!(vpd_protocol(&p).unwrap(), None);
+        // Only a logical-unit designator: no protocol.
+        assert_eq!(vpd_protocol(&vpd_page(0x83, &p[4..16])).unwrap(), None);
+        assert_eq!(vpd_page(0x80, b"SN"), [0x00, 0x80, 0x00, 0x02, b'S', b'N']);
     }
 
     #[test]

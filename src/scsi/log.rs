@@ -88,6 +88,32 @@ impl LogPage {
         out
     }
 
+    /// A page as a device returns it, in the layout [`Self::parse`] and
+    /// [`Self::params`] read: the header (SPF set with a non-zero
+    /// subpage) and each `(code, value)` parameter with control byte 03h
+    /// (binary format list, as SPC-5 sets it for counters). A value longer
+    /// than 255 bytes is cut to 255.
+    pub fn encode(page: u8, subpage: u8, params: &[(u16, &[u8])]) -> Vec<u8> {
+        let mut body = Vec::new();
+        for &(code, value) in params {
+            let value = &value[..value.len().min(255)];
+            body.extend_from_slice(&code.to_be_bytes());
+            body.extend([0x03, value.len() as u8]);
+            body.extend_from_slice(value);
+        }
+        Self::encode_raw(page, subpage, &body)
+    }
+
+    /// A page whose payload is not log parameters (00h: one byte per page).
+    pub fn encode_raw(page: u8, subpage: u8, payload: &[u8]) -> Vec<u8> {
+        let len = u16::try_from(payload.len()).unwrap_or(u16::MAX);
+        let spf = if subpage != 0 { 0x40 } else { 0 };
+        let mut out = vec![(page & 0x3F) | spf, subpage];
+        out.extend_from_slice(&len.to_be_bytes());
+        out.extend_from_slice(&payload[..usize::from(len)]);
+        out
+    }
+
     /// The first parameter with `code`.
     pub fn param(&self, code: u16) -> Option<LogParam> {
         self.params().into_iter().find(|p| p.code == code)
@@ -225,6 +251,27 @@ pub struct SelfTest {
     pub segment: u8,
     /// Value bytes 2..4: accumulated power-on hours when it completed.
     pub power_on_hours: u16,
+}
+
+impl SelfTest {
+    /// The result's name, in the words the NVMe and ATA results already
+    /// use for the same meaning (SPC-5 table "SELF-TEST RESULTS field"):
+    /// 1 aborted by SEND DIAGNOSTIC, 2 aborted by other means (a reset, a
+    /// task management function), 3 an unknown error that stopped the
+    /// test, 4 a segment failed (which one unknown), 5/6/7 the first /
+    /// second / another segment failed.
+    pub fn result_name(&self) -> &'static str {
+        match self.result {
+            0x0 => "passed",
+            0x1 => "aborted_by_host",
+            0x2 => "aborted_by_reset",
+            0x3 => "fatal_error",
+            0x4 => "unknown_segment_failed",
+            0x5..=0x7 => "segments_failed",
+            0xF => "in_progress",
+            _ => "reserved",
+        }
+    }
 }
 
 pub fn newest_self_test(buf: &[u8]) -> Result<Option<SelfTest>, ParseError> {

@@ -4,14 +4,16 @@
 //! `lib/scsicmds.cpp` and `src/scsiprint.cpp` are the independent reading the
 //! tests were checked against.
 //!
-//! The transport (SG_IO with these CDBs), discovery and the mapping onto the
-//! unified reading are not built yet (issue 15); these decoders are the
-//! first layer, tested on hand-built pages.
+//! [`command`] holds the CDBs and what a completion means; the transport
+//! that issues them is `device::scsi_live`, the mapping onto the unified
+//! reading `health::scsi`.
 
+pub mod command;
 pub mod defects;
 pub mod identity;
 pub mod log;
 
+pub use command::ScsiRequest;
 pub use defects::grown_defects;
 pub use identity::{Inquiry, ReadCapacity16};
 pub use log::{LogPage, LogParam};

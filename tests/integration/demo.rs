@@ -16,16 +16,23 @@ fn by_device(series: &BTreeMap<String, f64>, name: &str) -> BTreeMap<String, f64
 }
 
 #[test]
-fn demo_serves_four_simulated_drives_one_of_them_failing() {
+fn demo_serves_five_simulated_drives_one_of_them_failing() {
     let e = Exporter::start(&["--demo"]);
-    let drives: Vec<String> = ["nvme0", "nvme1", "nvme2", "sda"].map(String::from).into();
+    let drives: Vec<String> = ["nvme0", "nvme1", "nvme2", "sda", "sdb"]
+        .map(String::from)
+        .into();
     let body = e.scrape_after_polls(&drives, 2.0);
     let series = parse(&body);
     let status = by_device(&series, "ssd_health_status");
-    let expected: BTreeMap<String, f64> =
-        [("nvme0", 0.0), ("nvme1", 0.0), ("nvme2", 2.0), ("sda", 0.0)]
-            .map(|(d, v)| (d.to_string(), v))
-            .into();
+    let expected: BTreeMap<String, f64> = [
+        ("nvme0", 0.0),
+        ("nvme1", 0.0),
+        ("nvme2", 2.0),
+        ("sda", 0.0),
+        ("sdb", 0.0),
+    ]
+    .map(|(d, v)| (d.to_string(), v))
+    .into();
     assert_eq!(status, expected, "{body}");
     for (d, up) in by_device(&series, "ssd_device_up") {
         assert_eq!(up, 1.0, "{d} down");
@@ -38,7 +45,7 @@ fn demo_serves_four_simulated_drives_one_of_them_failing() {
     assert_eq!(errors, 0.0, "{failing:?}");
     // Every simulated drive has a probe with samples in its window.
     let samples = by_device(&series, "ssd_probe_window_samples");
-    assert_eq!(samples.len(), 4, "{samples:?}");
+    assert_eq!(samples.len(), 5, "{samples:?}");
     assert!(samples.values().all(|&n| n > 0.0), "{samples:?}");
     // Serials mark the drives as simulated, and so does the landing page.
     let serials: Vec<_> = series
@@ -46,7 +53,16 @@ fn demo_serves_four_simulated_drives_one_of_them_failing() {
         .filter(|k| k.starts_with("ssd_device_info{"))
         .map(|k| split_series(k).1["serial"].clone())
         .collect();
-    assert_eq!(serials.len(), 4);
+    assert_eq!(serials.len(), 5);
+    // The SAS SSD is served as SAS, with its SCSI-only series.
+    assert!(
+        body.contains(r#"device="sdb",serial="DEMO0000000000000005",transport="sas""#),
+        "{body}"
+    );
+    assert!(
+        body.contains("ssd_sas_phy_errors_total{device=\"sdb\""),
+        "{body}"
+    );
     assert!(serials.iter().all(|s| s.starts_with("DEMO")), "{serials:?}");
     let (_, page) = e.get("/", "");
     assert!(page.contains("class=\"banner\">DEMO MODE"), "{page}");

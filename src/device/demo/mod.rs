@@ -11,12 +11,15 @@
 //!   and then loses power without warning;
 //! - `sda`: a Kingston DC600M-like SATA drive, healthy, within its QoS;
 //! - `nvme2`: a failing DC2000B-like drive (spare below threshold, worn
-//!   out, capacitors degraded, media errors rising, a failed self-test).
+//!   out, capacitors degraded, media errors rising, a failed self-test);
+//! - `sdb`: a Seagate Nytro 3000-like SAS SSD, healthy, answering the SCSI
+//!   pages of a real one (INQUIRY, VPD, LOG SENSE, grown defects).
 //!
 //! Serial numbers start with `DEMO`; the landing page and the log say the
 //! drives are simulated.
 
 pub mod pages;
+pub mod scsi;
 pub mod sim;
 #[cfg(test)]
 mod tests;
@@ -27,6 +30,7 @@ use crate::ata::{PowerMode, smart::SmartStatus};
 use crate::device::discovery::Transport;
 use crate::device::{AtaRead, AtaSource, FetchError, NvmeRequest, NvmeSource};
 use pages::{AtaIdentity, NvmeIdentity};
+pub use scsi::DemoScsi;
 use sim::Model;
 
 /// One simulated drive.
@@ -43,13 +47,14 @@ impl DemoDrive {
     pub fn transport(&self) -> Transport {
         match self.model {
             Model::Dc600m => Transport::Sata,
+            Model::SasSsd => Transport::Sas,
             _ => Transport::Nvme,
         }
     }
 }
 
 /// The simulated fleet.
-pub const FLEET: [DemoDrive; 4] = [
+pub const FLEET: [DemoDrive; 5] = [
     DemoDrive {
         name: "nvme0",
         block: "nvme0n1",
@@ -69,6 +74,11 @@ pub const FLEET: [DemoDrive; 4] = [
         name: "sda",
         block: "sda",
         model: Model::Dc600m,
+    },
+    DemoDrive {
+        name: "sdb",
+        block: "sdb",
+        model: Model::SasSsd,
     },
 ];
 

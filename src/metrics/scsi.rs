@@ -1,0 +1,85 @@
+//! SAS / SCSI families (`shared/reference/metrics.md`, "SAS / SCSI"): the
+//! error counter pages per operation, non-medium errors, grown defects,
+//! start-stop cycles and the SAS phy error counters.
+
+use std::fmt;
+
+use prometheus_client::encoding::DescriptorEncoder;
+use prometheus_client::metrics::MetricType;
+
+use super::{Exposition, Wide, counter, family};
+use crate::health::ScsiReading;
+use crate::health::reading::{PhyErrorKind, ScsiOp};
+use crate::snapshot::DriveSnapshot;
+
+impl Exposition {
+    pub(super) fn scsi(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
+        let readings: Vec<(&DriveSnapshot, &ScsiReading)> = self
+            .drives
+            .iter()
+            .filter_map(|d| {
+                let s = d.reading.as_ref()?.scsi.as_ref()?;
+                Some((d.as_ref(), s))
+            })
+            .collect();
+        let per_op = |f: fn(&ScsiReading) -> &Vec<(ScsiOp, u128)>| {
+            readings.iter().flat_map(move |(d, s)| {
+                f(s).iter()
+                    .map(move |&(op, n)| (Self::with(d, &[("op", op.as_label())]), Wide(n)))
+            })
+        };
+        counter(
+            enc,
+            "ssd_scsi_errors_corrected",
+            "Errors the drive corrected, per operation (log 03h/02h/05h parameter 0003h).",
+            per_op(|s| &s.errors_corrected),
+        )?;
+        counter(
+            enc,
+            "ssd_scsi_errors_uncorrected",
+            "Errors the drive could not correct, per operation (log 03h/02h/05h parameter 0006h).",
+            per_op(|s| &s.errors_uncorrected),
+        )?;
+        let one = |f: fn(&ScsiReading) -> Option<u128>| {
+            readings
+                .iter()
+                .filter_map(move |(d, s)| f(s).map(|n| (Self::base(d), Wide(n))))
+        };
+        counter(
+            enc,
+            "ssd_scsi_non_medium_errors",
+            "Recoverable events other than medium errors (log 06h).",
+            one(|s| s.non_medium_errors),
+        )?;
+        let defects = readings
+            .iter()
+            .filter_map(|(d, s)| s.grown_defects.map(|n| (Self::base(d), f64::from(n))));
+        family(
+            enc,
+            "ssd_scsi_grown_defects",
+            "Entries in the grown defect list (READ DEFECT DATA).",
+            MetricType::Gauge,
+            defects,
+        )?;
+        counter(
+            enc,
+            "ssd_scsi_start_stop_cycles",
+            "Accumulated start-stop cycles (log 0Eh parameter 0004h).",
+            one(|s| s.start_stop_cycles.map(u128::from)),
+        )?;
+        let phys = readings.iter().flat_map(|(d, s)| {
+            s.sas_phys.iter().flat_map(move |p| {
+                PhyErrorKind::ALL.iter().zip(p.counts).map(move |(k, n)| {
+                    let l = Self::with(d, &[("phy", p.phy.as_str()), ("kind", k.as_label())]);
+                    (l, Wide(u128::from(n)))
+                })
+            })
+        });
+        counter(
+            enc,
+            "ssd_sas_phy_errors",
+            "SAS phy error counts (log 18h): invalid dwords, running disparity errors, loss of dword synchronization, phy reset problems.",
+            phys,
+        )
+    }
+}

@@ -1,0 +1,318 @@
+//! The SCSI commands the exporter sends (all data-in, none touches the
+//! medium): their CDBs, how long an answer should be, and what a completion
+//! means. Pure: `device::scsi_live` issues them through `sys::sg`.
+//!
+//! CDB layouts (SPC-5 / SBC-4, the same bytes smartmontools' `scsicmds.cpp`
+//! and sg3_utils send):
+//!
+//! ```text
+//! INQUIRY (12h, SPC-5 6.7.1)        0: 12h  1: EVPD (bit 0)  2: page code
+//!                                   3-4: allocation length  5: control
+//! LOG SENSE (4Dh, SPC-5 6.6)        0: 4Dh  2: PC (7:6) | page (5:0)
+//!                                   3: subpage  7-8: allocation length
+//! READ CAPACITY(16) (9Eh/10h,       0: 9Eh  1: service action 10h
+//!   SBC-4 5.20.1)                   10-13: allocation length
+//! READ DEFECT DATA(10) (37h,        0: 37h  2: REQ_PLIST (4) | REQ_GLIST (3)
+//!   SBC-4 5.10)                     | format (2:0)  7-8: allocation length
+//! ```
+
+use crate::ata::sense::{KEY_ILLEGAL_REQUEST, KEY_NO_SENSE, KEY_RECOVERED_ERROR, Sense};
+use crate::ata::sense::{STATUS_CHECK_CONDITION, STATUS_GOOD, scsi_status_name, sense_key_name};
+
+/// One SCSI command the exporter reads a page with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ScsiRequest {
+    /// Standard INQUIRY data.
+    Inquiry,
+    /// INQUIRY with EVPD set: vital product data page `0`.
+    Vpd(u8),
+    /// READ CAPACITY(16).
+    ReadCapacity16,
+    /// LOG SENSE, cumulative values (PC 01b), `page` / `subpage`.
+    Log { page: u8, subpage: u8 },
+    /// READ DEFECT DATA(10), grown list only, header only.
+    GrownDefects,
+}
+
+impl std::fmt::Display for ScsiRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Self::Inquiry => f.write_str("inquiry"),
+            Self::Vpd(p) => write!(f, "inquiry vpd page {p:02x}h"),
+            Self::ReadCapacity16 => f.write_str("read capacity(16)"),
+            Self::Log { page, subpage: 0 } => write!(f, "log sense page {page:02x}h"),
+            Self::Log { page, subpage } => {
+                write!(f, "log sense page {page:02x}h subpage {subpage:02x}h")
+            }
+            Self::GrownDefects => f.write_str("read defect data(10)"),
+        }
+    }
+}
+
+/// Standard INQUIRY: 96 bytes hold every field SPC-5 defines (36 are the
+/// minimum a device returns).
+pub const INQUIRY_LEN: u16 = 96;
+/// VPD pages: 252, as sg3_utils' first read; SPC-2 devices had a one-byte
+/// allocation length, so anything up to 255 works everywhere.
+pub const VPD_LEN: u16 = 252;
+/// LOG SENSE: the largest page read (10h, 4 + 20 × 20 bytes) with room;
+/// smartmontools reads 18h and 10h with lengths of this order.
+pub const LOG_LEN: u16 = 4096;
+/// READ CAPACITY(16) parameter data (SBC-4 5.20.2).
+pub const READ_CAPACITY_16_LEN: u16 = 32;
+/// READ DEFECT DATA(10): the 4-byte header only.
+pub const DEFECT_HEADER_LEN: u16 = 4;
+
+/// LOG SENSE PC field 01b: cumulative values.
+const PC_CUMULATIVE: u8 = 0x40;
+/// READ DEFECT DATA REQ_GLIST (byte 2 bit 3) with the physical sector
+/// format (101b), as smartmontools asks for the grown list's length.
+const REQ_GLIST_PHYSICAL: u8 = 0x08 | 0x05;
+
+impl ScsiRequest {
+    /// The CDB and the allocation length (the data-in buffer size).
+    pub fn cdb(self) -> (Vec<u8>, usize) {
+        let be16 = |n: u16| n.to_be_bytes();
+        match self {
+            Self::Inquiry => {
+                let [h, l] = be16(INQUIRY_LEN);
+                (vec![0x12, 0, 0, h, l, 0], usize::from(INQUIRY_LEN))
+            }
+            Self::Vpd(page) => {
+                let [h, l] = be16(VPD_LEN);
+                (vec![0x12, 0x01, page, h, l, 0], usize::from(VPD_LEN))
+            }
+            Self::ReadCapacity16 => {
+                let mut cdb = vec![0u8; 16];
+                cdb[0] = 0x9E;
+                cdb[1] = 0x10;
+                cdb[10..14].copy_from_slice(&u32::from(READ_CAPACITY_16_LEN).to_be_bytes());
+                (cdb, usize::from(READ_CAPACITY_16_LEN))
+            }
+            Self::Log { page, subpage } => {
+                let [h, l] = be16(LOG_LEN);
+                let cdb = vec![
+                    0x4D,
+                    0,
+                    PC_CUMULATIVE | (page & 0x3F),
+                    subpage,
+                    0,
+                    0,
+                    0,
+                    h,
+                    l,
+                    0,
+                ];
+                (cdb, usize::from(LOG_LEN))
+            }
+            Self::GrownDefects => {
+                let [h, l] = be16(DEFECT_HEADER_LEN);
+                let cdb = vec![0x37, 0, REQ_GLIST_PHYSICAL, 0, 0, 0, 0, h, l, 0];
+                (cdb, usize::from(DEFECT_HEADER_LEN))
+            }
+        }
+    }
+
+    /// How many bytes of `data` (the data-in buffer, `alloc` long) the
+    /// answer says it holds, bounded by the allocation length: the page's
+    /// own length field, so that a transfer shorter than that is caught as
+    /// short, and the zero padding after a shorter page is not kept.
+    /// `None` when the buffer is too short to hold even the length field.
+    pub fn answer_len(self, data: &[u8], alloc: usize) -> Option<usize> {
+        let be16 = |i: usize| -> Option<usize> {
+            Some(usize::from(u16::from_be_bytes([
+                *data.get(i)?,
+                *data.get(i + 1)?,
+            ])))
+        };
+        let declared = match self {
+            // Byte 4: additional length (n - 4); at least the 36 bytes of
+            // the fixed part are expected.
+            Self::Inquiry => (5 + usize::from(*data.get(4)?)).max(36),
+            // VPD and log pages: bytes 2..4 page length (n - 3 / n - 4).
+            Self::Vpd(_) | Self::Log { .. } => 4 + be16(2)?,
+            Self::ReadCapacity16 => usize::from(READ_CAPACITY_16_LEN),
+            // The header; with an allocation length of 4 the list itself
+            // is not transferred.
+            Self::GrownDefects => 4,
+        };
+        Some(declared.min(alloc))
+    }
+}
+
+/// Why a SCSI command did not succeed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ScsiError {
+    /// CHECK CONDITION: the sense data says why.
+    #[error(
+        "scsi check condition: {} (sense key {key:x}h, asc {asc:02x}h, ascq {ascq:02x}h)",
+        sense_key_name(*key)
+    )]
+    Check { key: u8, asc: u8, ascq: u8 },
+    /// Another SCSI status (BUSY, TASK SET FULL, ...).
+    #[error("scsi status {status:02x}h ({})", scsi_status_name(*status))]
+    Status { status: u8 },
+}
+
+impl ScsiError {
+    /// The device refused the command as such: ILLEGAL REQUEST with 20h
+    /// (invalid command operation code) or 24h (invalid field in CDB: a
+    /// page it does not have). The page is unsupported, not failed.
+    pub fn is_unsupported(&self) -> bool {
+        matches!(
+            *self,
+            Self::Check {
+                key: KEY_ILLEGAL_REQUEST,
+                asc: 0x20 | 0x24,
+                ..
+            }
+        )
+    }
+}
+
+/// Classifies a completed command. GOOD is success; so is CHECK CONDITION
+/// with NO SENSE or RECOVERED ERROR (SPC-5 4.4.2: the command completed,
+/// the device recovered), as smartmontools' `scsiSimpleSenseFilter` treats
+/// them.
+pub fn outcome(status: u8, sense: &Sense) -> Result<(), ScsiError> {
+    match status {
+        STATUS_GOOD => Ok(()),
+        STATUS_CHECK_CONDITION
+            if sense.response_code != 0
+                && (sense.key == KEY_NO_SENSE || sense.key == KEY_RECOVERED_ERROR) =>
+        {
+            Ok(())
+        }
+        STATUS_CHECK_CONDITION => Err(ScsiError::Check {
+            key: sense.key,
+            asc: sense.asc,
+            ascq: sense.ascq,
+        }),
+        other => Err(ScsiError::Status { status: other }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ata::sense::parse_sense;
+
+    #[test]
+    fn cdbs_match_the_spc_and_sbc_layouts() {
+        // INQUIRY, allocation length 96 (0060h) in bytes 3-4.
+        assert_eq!(
+            ScsiRequest::Inquiry.cdb(),
+            (vec![0x12, 0, 0, 0, 0x60, 0], 96)
+        );
+        // EVPD page 83h, allocation 252 (00FCh).
+        assert_eq!(
+            ScsiRequest::Vpd(0x83).cdb(),
+            (vec![0x12, 1, 0x83, 0, 0xFC, 0], 252)
+        );
+        // LOG SENSE 0Dh cumulative: byte 2 = 01b << 6 | 0Dh = 4Dh; 4096 = 1000h.
+        let (cdb, n) = ScsiRequest::Log {
+            page: 0x0D,
+            subpage: 0,
+        }
+        .cdb();
+        assert_eq!(
+            (cdb, n),
+            (vec![0x4D, 0, 0x4D, 0, 0, 0, 0, 0x10, 0, 0], 4096)
+        );
+        let (cdb, _) = ScsiRequest::Log {
+            page: 0x0D,
+            subpage: 0x01,
+        }
+        .cdb();
+        assert_eq!(cdb[3], 0x01);
+        // READ CAPACITY(16): 9Eh, service action 10h, allocation 32 in 10-13.
+        let (cdb, n) = ScsiRequest::ReadCapacity16.cdb();
+        assert_eq!(
+            (cdb.len(), cdb[0], cdb[1], &cdb[10..14], n),
+            (16, 0x9E, 0x10, &[0, 0, 0, 32][..], 32)
+        );
+        // READ DEFECT DATA(10): REQ_GLIST only, format 101b; 4-byte header.
+        assert_eq!(
+            ScsiRequest::GrownDefects.cdb(),
+            (vec![0x37, 0, 0x0D, 0, 0, 0, 0, 0, 4, 0], 4)
+        );
+    }
+
+    #[test]
+    fn the_answer_length_comes_from_the_page_and_is_bounded_by_the_buffer() {
+        // A VPD page of length 6: 10 bytes, whatever the buffer holds after.
+        let mut vpd = vec![0u8; 252];
+        vpd[1] = 0x80;
+        vpd[3] = 6;
+        assert_eq!(ScsiRequest::Vpd(0x80).answer_len(&vpd, 252), Some(10));
+        // A log page claiming more than was asked for: the allocation length.
+        let log = [0x0D, 0, 0xFF, 0xFF];
+        assert_eq!(
+            ScsiRequest::Log {
+                page: 0x0D,
+                subpage: 0
+            }
+            .answer_len(&log, 4096),
+            Some(4096)
+        );
+        // INQUIRY additional length 31: 36 bytes; 91: 96.
+        let mut inq = vec![0u8; 96];
+        inq[4] = 31;
+        assert_eq!(ScsiRequest::Inquiry.answer_len(&inq, 96), Some(36));
+        inq[4] = 91;
+        assert_eq!(ScsiRequest::Inquiry.answer_len(&inq, 96), Some(96));
+        inq[4] = 0;
+        assert_eq!(ScsiRequest::Inquiry.answer_len(&inq, 96), Some(36));
+        assert_eq!(ScsiRequest::Vpd(0).answer_len(&[0, 0, 0], 252), None);
+        assert_eq!(ScsiRequest::ReadCapacity16.answer_len(&[], 32), Some(32));
+    }
+
+    /// Fixed-format sense, key / ASC / ASCQ at bytes 2 / 12 / 13.
+    fn fixed(key: u8, asc: u8, ascq: u8) -> Sense {
+        let mut s = [0u8; 18];
+        s[0] = 0x70;
+        s[2] = key;
+        s[7] = 10;
+        s[12] = asc;
+        s[13] = ascq;
+        parse_sense(&s)
+    }
+
+    #[test]
+    fn illegal_request_for_a_page_is_unsupported_and_other_checks_are_failures() {
+        assert_eq!(outcome(0, &Sense::default()), Ok(()));
+        // RECOVERED ERROR: data valid.
+        assert_eq!(outcome(2, &fixed(0x1, 0x5D, 0x00)), Ok(()));
+        // ILLEGAL REQUEST, INVALID FIELD IN CDB (24h/00h): a page not kept.
+        let e = outcome(2, &fixed(0x5, 0x24, 0x00)).unwrap_err();
+        assert!(e.is_unsupported());
+        assert_eq!(
+            e.to_string(),
+            "scsi check condition: illegal request (sense key 5h, asc 24h, ascq 00h)"
+        );
+        // INVALID COMMAND OPERATION CODE (20h): QEMU's answer to LOG SENSE.
+        assert!(
+            outcome(2, &fixed(0x5, 0x20, 0x00))
+                .unwrap_err()
+                .is_unsupported()
+        );
+        // UNIT ATTENTION (power on, reset): a failure, asked again next poll.
+        assert!(
+            !outcome(2, &fixed(0x6, 0x29, 0x00))
+                .unwrap_err()
+                .is_unsupported()
+        );
+        // MEDIUM ERROR is never "unsupported".
+        assert!(
+            !outcome(2, &fixed(0x3, 0x11, 0x00))
+                .unwrap_err()
+                .is_unsupported()
+        );
+        // CHECK CONDITION without sense data is a failure.
+        assert!(outcome(2, &Sense::default()).is_err());
+        assert_eq!(
+            outcome(0x08, &Sense::default()).unwrap_err().to_string(),
+            "scsi status 08h (busy)"
+        );
+    }
+}
