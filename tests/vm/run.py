@@ -252,8 +252,9 @@ def run_vm(vm: Vm, drv: Driver, bench: bool, report: checks.Report) -> None:
 
     drv.wait_ready("a", 60)
     serving = (vm.share / "exporter-ready").read_text().strip() == "ok"
-    report.check("exporter_serves_both_controllers_and_sda", serving,
-                 "no ssd_device_up 1 for nvme0, nvme1 and sda within 30 s (see exporter.log)")
+    report.check("exporter_serves_every_drive", serving,
+                 "no ssd_device_up 1 for nvme0, nvme1, sda and the two SCSI disks within 30 s "
+                 "(see exporter.log)")
     drv.go("a")
     wt = 6.0 if serving else 1.0  # a few poll intervals; don't wait for a dead exporter
 

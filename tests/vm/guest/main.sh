@@ -40,14 +40,17 @@ start_exporter() {
     echo "$EXPORTER_PID" > "$SHARE/exporter.pid"
 }
 
-# wait until /metrics shows ssd_device_up for both controllers and sda (30 s at most)
+# wait until /metrics shows ssd_device_up for both controllers, sda and the two SCSI
+# disks (30 s at most)
 wait_exporter() {
     _n=60
     while [ "$_n" -gt 0 ]; do
         scrape /tmp/m
         if up nvme0 &&
            up nvme1 &&
-           up sda; then
+           up sda &&
+           up "$VSCSI" &&
+           up "$SAS"; then
             return 0
         fi
         kill -0 "$EXPORTER_PID" 2>/dev/null || { log "exporter exited"; return 1; }
@@ -62,7 +65,7 @@ start_exporter 1s --probe.rate="$PROBE_RATE"
 if wait_exporter; then
     echo ok > "$SHARE/exporter-ready"
 else
-    log "exporter did not serve both controllers and sda"
+    log "exporter did not serve both controllers, sda, $VSCSI and $SAS"
     echo failed > "$SHARE/exporter-ready"
     cp /tmp/m "$SHARE/exporter-last-scrape.txt" 2>/dev/null
     { ps; netstat -ltn; wget -O /dev/null "$METRICS_URL"; } > "$SHARE/exporter-debug.txt" 2>&1
@@ -80,6 +83,12 @@ for c in nvme0 nvme1; do snapshot_nvme "$SHARE/a" "$c"; done
 # exits 4 on QEMU's disk (it aborts "Read SMART Log Directory"): compared anyway
 smartctl -j -x /dev/sda > "$SHARE/a/sda-smartctl.json" 2> "$SHARE/a/sda-smartctl.err"
 echo $? > "$SHARE/a/sda-smartctl.rc"
+# the SCSI disks (exit 4 too: pages they lack); -A: the temperature page as smartctl
+# reads it (-x shows scsi_debug's environmental subpage instead)
+for d in $VSCSI $SAS; do
+    smartctl -j -x "/dev/$d" > "$SHARE/a/$d-smartctl.json" 2> "$SHARE/a/$d-smartctl.err"
+    smartctl -j -A "/dev/$d" > "$SHARE/a/$d-smartctl-A.json" 2>&1
+done
 date +%s > "$SHARE/a/t2"
 sleep 3
 scrape "$SHARE/a/metrics-2.txt"
@@ -143,6 +152,10 @@ ssd_exporter dump /dev/nvme0 "$SHARE/dump/nvme0" > "$SHARE/d/dump.out" 2>&1
 echo $? > "$SHARE/d/dump.rc"
 ssd_exporter dump /dev/sda "$SHARE/dump/sda" > "$SHARE/d/dump-sda.out" 2>&1
 echo $? > "$SHARE/d/dump-sda.rc"
+for d in $VSCSI $SAS; do
+    ssd_exporter dump "/dev/$d" "$SHARE/dump/$d" > "$SHARE/d/dump-$d.out" 2>&1
+    echo $? > "$SHARE/d/dump-$d.rc"
+done
 sleep 2
 scrape "$SHARE/d/metrics-after.txt"
 sync_stage d
