@@ -204,6 +204,10 @@ class Report:
         equality(self, share)
         import scsi
         scsi.harness(self, share)
+        scsi.equality(self, share)
+        scsi.transports(self, share)
+        if (share / "d/metrics-after.txt").exists():
+            scsi.missing_pages(self, share)
         import sata
         sata.equality(self, share)
         sata.labels(self, share)
@@ -229,6 +233,7 @@ class Report:
             from replay import dump_and_replay, dump_and_replay_sata
             dump_and_replay(self, share, exporter)
             dump_and_replay_sata(self, share, exporter)
+            scsi.dump_and_replay(self, share, exporter)
         else:
             self.check("dump_replay", False, "the guest never finished stage d")
 

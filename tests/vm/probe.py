@@ -85,7 +85,7 @@ def _bad_results(m: list[Sample], block: str) -> list[str]:
 
 # ---- 1. probes run on the real devices (stage p) -------------------------------------
 
-def running(r, share: Path) -> None:
+def running(r, share: Path, blocks: dict[str, tuple[str, str]] = BLOCKS) -> None:
     p = share / "p"
     m1, m2 = _load(p / "metrics-1.txt"), _load(p / "metrics-2.txt")
     t1, t2 = _uptime(p / "uptime-1"), _uptime(p / "uptime-2")
@@ -93,7 +93,7 @@ def running(r, share: Path) -> None:
                    "p/metrics-1.txt, p/metrics-2.txt or their uptimes missing"):
         return
     dt = t2 - t1
-    for block, (device, serial) in BLOCKS.items():
+    for block, (device, serial) in blocks.items():
         ok1, ok2 = _ios(m1, block, "ok"), _ios(m2, block, "ok")
         labels_ok = all(s is not None and s.label("device") == device and s.label("serial") == serial
                         for s in (ok1, ok2))
@@ -202,6 +202,18 @@ def never_writes(r, share: Path) -> None:
                 if before.get(dev) != hb.get(img)}
     r.check("probe.never_writes.guest_checksum_is_the_image", not mismatch,
             f"guest md5sum vs host image md5 (the guest must read the whole image): {mismatch}")
+
+
+def scsi_blocks(share: Path) -> dict[str, tuple[str, str]]:
+    """The SCSI disks as probe blocks: block -> (device label, serial by smartctl)."""
+    out = {}
+    for dev in scsi_disks(share).values():
+        try:
+            serial = json.loads((share / f"env/smartctl-{dev}.json").read_text())["serial_number"]
+        except (OSError, ValueError, KeyError):
+            serial = "?"
+        out[dev] = (dev, serial)
+    return out
 
 
 def scsi_disks(share: Path) -> dict[str, str]:
@@ -367,7 +379,7 @@ def hot_plugged(r, share: Path) -> None:
 
 def all_checks(r, share: Path) -> None:
     if (share / "p/metrics-1.txt").exists():
-        running(r, share)
+        running(r, share, {**BLOCKS, **scsi_blocks(share)})
     else:
         r.check("probe.scrapes", False, "the guest never reached stage p")
     never_writes(r, share)
