@@ -97,7 +97,39 @@ def summarize(b: Path) -> dict:
     # Whole exporter process (runtime, discovery, scrapes) per poll: an upper bound.
     out["ratio_smartctl_per_poll_whole_process"] = s / e if e and s else None
     out["sata"] = _sata(b)
+    out["scsi"] = {d.name.removeprefix("scsi-"): _scsi(d) for d in sorted(b.glob("scsi-*"))}
     out["exporter_threads"] = _threads(b)
+    return out
+
+
+SCSI_TARGET_RATIO = 30
+
+
+def _scsi(b: Path) -> dict:
+    """One SCSI disk: an exporter watching only it (probe off); its whole process's
+    CPU per poll (issue 15's figure) and its polling thread's, vs smartctl -j -x."""
+    dev = b.name.removeprefix("scsi-")
+    out: dict = {"smartctl": _smartctl(b, "", f"/dev/{dev}")}
+    try:
+        cpu = (_ticks(b / "exporter-stat-1") - _ticks(b / "exporter-stat-0")) / CLK_TCK
+        wall = _uptime(b / "uptime-1") - _uptime(b / "uptime-0")
+        p0, p1 = (_one(b / f, "ssd_polls_total", dev) for f in ("metrics-0.txt", "metrics-1.txt"))
+        polls = p1 - p0 if p0 is not None and p1 is not None else None
+        out["exporter"] = {"poll_interval_seconds": 0.1, "window_seconds": round(wall, 2),
+                           "cpu_seconds": cpu, "polls": polls,
+                           "cpu_seconds_per_poll": cpu / polls if polls else None,
+                           "note": "whole process, one drive, probe off; 100 Hz ticks"}
+    except (OSError, ValueError, IndexError) as e:
+        out["exporter"] = {"error": str(e)}
+    out["exporter_poll_thread"] = _per_poll_thread_cpu(b, dev)
+    s = out["smartctl"].get("cpu_seconds_per_run")
+    e = out["exporter"].get("cpu_seconds_per_poll")
+    t = out["exporter_poll_thread"].get("cpu_seconds_per_poll")
+    out["ratio_smartctl_per_poll_whole_process"] = s / e if e and s else None
+    out["ratio_smartctl_per_poll_thread"] = s / t if t and s else None
+    out["target_ratio"] = SCSI_TARGET_RATIO
+    r = out["ratio_smartctl_per_poll_whole_process"]
+    out["meets_target"] = r >= SCSI_TARGET_RATIO if r else None
     return out
 
 

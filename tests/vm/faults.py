@@ -34,6 +34,7 @@ import statistics
 import time
 from pathlib import Path
 
+from probe import scsi_blocks, scsi_disks
 from prom import Sample, one, parse_exposition, select
 
 SLOW_SERIAL = "NVME0002"
@@ -68,6 +69,21 @@ THREAD_FAULT_SLACK = 6
 
 NVME_SURVIVORS = {"nvme0": "NVME0000", "sda": "SATA0000"}
 SURVIVOR_BLOCKS = {"nvme0": "nvme0n1", "sda": "sda"}
+
+
+def sas_disk(share: Path) -> str | None:
+    return scsi_disks(share).get("SAS")
+
+
+def survivors(share: Path, faulty: str | None) -> tuple[dict[str, str], dict[str, str]]:
+    """The drives that must go on while `faulty` misbehaves: device -> serial, and
+    device -> probed block."""
+    drives, blocks = dict(NVME_SURVIVORS), dict(SURVIVOR_BLOCKS)
+    for block, (dev, serial) in scsi_blocks(share).items():
+        drives[dev], blocks[dev] = serial, block
+    drives.pop(faulty, None)
+    blocks.pop(faulty, None)
+    return drives, blocks
 
 
 # ---- live: the host's side of the stages -------------------------------------------
@@ -127,6 +143,70 @@ def nvme_stages(vm, drv, report) -> None:
     drv.go("f-replug")
     back, _, _ = drv.watch("f-replug", _replugged, REPLUG_LIMIT + 2)
     (drv.share / "f-replug/host-times.json").write_text(json.dumps({"replugged": back}))
+
+
+# ---- live: scsi_debug's faults (the guest sets them, the host judges when to go on) --
+
+# seconds each scsi_debug fault stays on at least, and at most
+FAULT_MIN = 3.0
+FAULT_MAX = {"f-medium": 10.0, "f-recovered": 10.0, "f-timeout": 16.0}
+# seconds from clearing a fault to the disk polled and probed again: a read stuck in
+# f-timeout ends after its retries (2 s block-layer timeout, 5 retries)
+RECOVERY_LIMIT = {"f-medium": 6.0, "f-recovered": 6.0, "f-timeout": 20.0}
+
+
+def _sas_ios(samples: list[Sample], sas: str, result: str) -> float:
+    s = one(samples, "ssd_probe_ios_total", block=sas, op="read", result=result)
+    return s.value if s is not None else 0.0
+
+
+def _fault_visible(stage: str, sas: str):
+    """The fault on for FAULT_MIN, and visible: f-medium probe errors, f-timeout a probe
+    timeout and the disk down (its poll overran), f-recovered nothing (it is harmless)."""
+    start = time.monotonic()
+
+    def cond(samples: list[Sample]) -> bool:
+        if time.monotonic() - start < FAULT_MIN:
+            return False
+        if stage == "f-medium":
+            return _sas_ios(samples, sas, "error") >= 3
+        if stage == "f-timeout":
+            up = one(samples, "ssd_device_up", device=sas)
+            return _sas_ios(samples, sas, "timeout") >= 1 and up is not None and up.value == 0
+        return True
+    return cond
+
+
+def _recovered(sas: str):
+    """The disk polled (up 1) and its probe reading fine again: ok count rising over two
+    scrapes with no error or timeout added between them."""
+    prev: list = []
+
+    def cond(samples: list[Sample]) -> bool:
+        up = one(samples, "ssd_device_up", device=sas)
+        now = (_sas_ios(samples, sas, "ok"), _sas_ios(samples, sas, "error"),
+               _sas_ios(samples, sas, "timeout"))
+        ok = (bool(prev) and up is not None and up.value == 1 and now[0] > prev[0][0]
+              and now[1:] == prev[0][1:])
+        prev[:] = [now]
+        return ok
+    return cond
+
+
+def scsi_stages(vm, drv, report, sas: str | None) -> None:
+    if not sas:
+        return
+    for stage in ("f-medium", "f-recovered", "f-timeout"):
+        times = {}
+        drv.wait_ready(stage, 60)
+        drv.go(stage)
+        times["fault_visible"], _, _ = drv.watch(stage, _fault_visible(stage, sas),
+                                                 FAULT_MAX[stage])
+        drv.wait_ready(f"{stage}-after", 60)
+        drv.go(f"{stage}-after")
+        times["recovered"], _, _ = drv.watch(f"{stage}-after", _recovered(sas),
+                                             RECOVERY_LIMIT[stage] + 2)
+        (drv.share / stage / "host-times.json").write_text(json.dumps(times, indent=1))
 
 
 # ---- after the run -----------------------------------------------------------------
@@ -309,7 +389,7 @@ def nvme(r, share: Path) -> None:
               flush=True)
     replug = _scrapes(g)
     # the throttle, the unplug and the re-plug as one fault
-    common(r, share, "nvme", scrapes + replug, NVME_SURVIVORS, SURVIVOR_BLOCKS)
+    common(r, share, "nvme", scrapes + replug, *survivors(share, None))
     leaks(r, share, "nvme", f / "stats-before", g / "stats-after", scrapes + replug)
     after = []
     try:
@@ -322,5 +402,91 @@ def nvme(r, share: Path) -> None:
             f"{[str(s) for s in select(after, 'ssd_device_up', serial=SLOW_SERIAL)]}")
 
 
+def _value(samples: list[Sample], name: str, **labels) -> float:
+    s = one(samples, name, **labels)
+    return s.value if s is not None else 0.0
+
+
+# what the kernel prints (scsi_print_sense, KERN_INFO) for each injected answer; the
+# timeouts leave no such line and are shown by the exporter's counts instead
+DMESG_SIGN = {"f-medium": "Medium Error", "f-recovered": "Recovered Error"}
+
+
+def _new_dmesg(folder: Path, sign: str) -> int:
+    try:
+        before = (folder / "dmesg-before.txt").read_text(errors="replace").count(sign)
+        after = (folder / "dmesg-after.txt").read_text(errors="replace").count(sign)
+    except OSError:
+        return -1
+    return after - before
+
+
+def scsi_fault(r, share: Path, stage: str, sas: str) -> None:
+    on, off = share / stage, share / f"{stage}-after"
+    name = stage.removeprefix("f-")
+    times = _json(on / "host-times.json")
+    if not r.check(f"fault.{name}.stage_ran", bool(times), f"the run never finished {stage}"):
+        return
+    fault, after = _scrapes(on), _scrapes(off)
+    visible, back = times.get("fault_visible"), times.get("recovered")
+    common(r, share, name, fault + after, *survivors(share, sas))
+    if not fault or not after:
+        return
+    if stage in DMESG_SIGN:
+        n = _new_dmesg(on, DMESG_SIGN[stage])
+        r.check(f"fault.{name}.injected_on_the_kernel_path", n > 0,
+                f"{n} new '{DMESG_SIGN[stage]}' lines in the guest's dmesg during {stage} "
+                "(the fault did not happen?)")
+        print(f"  ({stage}: {n} '{DMESG_SIGN[stage]}' sense lines in dmesg)", flush=True)
+    first, last, end = fault[0][1], fault[-1][1], after[-1][1]
+    ios = {res: [_value(m, "ssd_probe_ios_total", block=sas, op="read", result=res)
+                 for m in (first, last, end)] for res in ("ok", "error", "timeout")}
+    errs = {}
+    for m_name, m in (("first", first), ("last", last), ("end", end)):
+        for x in select(m, "ssd_poll_errors_total", device=sas):
+            errs.setdefault(x.label("source"), {})[m_name] = x.value
+    grown = {src: v.get("last", 0) - v.get("first", 0) for src, v in errs.items()
+             if v.get("last", 0) > v.get("first", 0)}
+    ups = [_value(m, "ssd_device_up", device=sas) for _, m in fault]
+    stamps = {_value(m, "ssd_last_poll_timestamp_seconds", device=sas) for _, m in fault}
+    print(f"  ({stage} on {sas}: probe ok/error/timeout {ios}; poll errors grown by source "
+          f"{grown}; up {ups[0]:g}..{ups[-1]:g} over {len(fault)} scrapes; fault visible "
+          f"{visible}, recovered {back} s after clearing)", flush=True)
+    r.check(f"fault.{name}.recovered", back is not None and back <= RECOVERY_LIMIT[stage],
+            f"{sas} up and its probe ok count rising without new errors "
+            f"{'never' if back is None else f'after {back:.1f} s'} "
+            f"(limit {RECOVERY_LIMIT[stage]} s)")
+    if stage == "f-medium":
+        # reads fail, LOG SENSE does not: the probe counts errors, the poll goes on
+        r.check("fault.medium.probe_errors_counted", visible is not None
+                and ios["error"][1] - ios["error"][0] >= 3,
+                f"ssd_probe_ios_total{{block=\"{sas}\",result=\"error\"}} {ios['error']}")
+        r.check("fault.medium.disk_still_polled", all(u == 1 for u in ups) and len(stamps) >= 2
+                and not grown,
+                f"{sas} up {ups}, {len(stamps)} poll timestamps, poll errors grown {grown}: "
+                "medium errors hit reads only, the poll must go on without errors")
+    elif stage == "f-recovered":
+        # a recovered error is a success with sense attached
+        r.check("fault.recovered.no_errors_counted",
+                ios["error"][2] == ios["error"][0] and ios["timeout"][2] == ios["timeout"][0]
+                and not grown and ios["ok"][1] > ios["ok"][0] and all(u == 1 for u in ups),
+                f"probe {ios}, poll errors grown {grown}, up {ups}: recovered errors are "
+                "successes")
+    elif stage == "f-timeout":
+        r.check("fault.timeout.probe_timeout_counted", ios["timeout"][1] > ios["timeout"][0],
+                f"ssd_probe_ios_total{{block=\"{sas}\",result=\"timeout\"}} {ios['timeout']}")
+        r.check("fault.timeout.poll_errors_counted", bool(grown) and ups[-1] == 0,
+                f"{sas}: poll errors grown by source {grown}, up at the end of the fault "
+                f"{ups[-1]:g} (want errors counted and up 0)")
+    leaks(r, share, name, on / "stats-before", off / "stats-after", fault + after)
+    r.check(f"fault.{name}.exporter_alive", (off / "exporter-alive").exists(),
+            f"the exporter process was gone after {stage}")
+
+
 def all_checks(r, share: Path) -> None:
     nvme(r, share)
+    sas = sas_disk(share)
+    if not r.check("fault.scsi_debug_disk", bool(sas), "no scsi_debug disk: no SCSI faults"):
+        return
+    for stage in ("f-medium", "f-recovered", "f-timeout"):
+        scsi_fault(r, share, stage, sas)

@@ -37,3 +37,41 @@ fault_nvme() {
     scrape "$SHARE/f-replug/metrics-after.txt"
     kill -0 "$EXPORTER_PID" 2>/dev/null && echo alive > "$SHARE/f-replug/exporter-alive"
 }
+
+# scsi_debug's fault knobs (module-wide: they act on its one disk, $SAS)
+SDEBUG=/sys/bus/pseudo/drivers/scsi_debug
+
+# sdebug <opts> <every_nth>
+sdebug() {
+    echo "$2" > "$SDEBUG/every_nth" && echo "$1" > "$SDEBUG/opts" ||
+        log "setting scsi_debug opts=$1 every_nth=$2 failed"
+    echo "opts=$(cat "$SDEBUG/opts") every_nth=$(cat "$SDEBUG/every_nth")" >> "$SHARE/f-sdebug.log"
+}
+
+# fault_scsi <name> <opts> <every_nth>: the fault on while the host watches <name>,
+# off while it watches <name>-after (until the disk recovered)
+fault_scsi() {
+    mkdir -p "$SHARE/$1" "$SHARE/$1-after"
+    settled_stats "$SHARE/$1/stats-before"
+    dmesg > "$SHARE/$1/dmesg-before.txt"
+    sdebug "$2" "$3"
+    sync_stage "$1" && watch_metrics "$1" 40
+    sdebug 0 0
+    # the kernel's own account of what the disk answered (sense keys it printed)
+    dmesg > "$SHARE/$1/dmesg-after.txt"
+    sync_stage "$1-after" && watch_metrics "$1-after" 40
+    settle_after "$SHARE/$1/stats-before" "$SHARE/$1-after/stats-after"
+    kill -0 "$EXPORTER_PID" 2>/dev/null && echo alive > "$SHARE/$1-after/exporter-alive"
+}
+
+# the three scsi_debug faults: every read a medium error (opts 2, sectors from
+# medium_error_start), every command a recovered error (opts 8), every command
+# ignored so that it times out (opts 4). Reads time out after 2 s (the block
+# layer's timeout for the disk, default 30 s), then the kernel retries them.
+fault_scsi_debug() {
+    [ -n "${SAS:-}" ] || { log "no scsi_debug disk: no SCSI faults"; return 0; }
+    echo 2 > "/sys/block/$SAS/device/timeout"
+    fault_scsi f-medium 2 0
+    fault_scsi f-recovered 8 1
+    fault_scsi f-timeout 4 1
+}

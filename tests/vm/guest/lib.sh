@@ -64,6 +64,18 @@ settled_stats() {
     done
 }
 
+# timed_scrape <path without .txt>: one scrape into <path>.txt whose first line is the
+# guest's clock, the scrape's start and end (uptime) and the exporter's threads and
+# fds; renamed into place so the host never reads a half-written scrape
+timed_scrape() {
+    _u0=$(uptime)
+    scrape "$1.tmp"
+    _u1=$(uptime)
+    { echo "$(date +%s) $_u0 $_u1 $(proc_stats)"; cat "$1.tmp"; } > "$1.part"
+    rm -f "$1.tmp"
+    mv "$1.part" "$1.txt"
+}
+
 # watch_metrics <name> [timeout]: scrape every 0.5 s into $SHARE/<name>/ until the host says stop.
 # First line of each scrape file: "<epoch> <uptime before> <uptime after> <threads> <fds>".
 watch_metrics() {
@@ -72,16 +84,7 @@ watch_metrics() {
     _n=$(( ${2:-20} * 2 ))
     while [ "$_i" -lt "$_n" ]; do
         [ -e "$SHARE/stage-$1.stop" ] && return 0
-        _f=$(printf '%s/%s/scrape-%03d' "$SHARE" "$1" "$_i")
-        _u0=$(uptime)
-        scrape "$_f.tmp"
-        _u1=$(uptime)
-        # first line: the guest's clock, the scrape's start and end (uptime) and
-        # the exporter's threads and fds; renamed into place so the host never
-        # reads a half-written scrape
-        { echo "$(date +%s) $_u0 $_u1 $(proc_stats)"; cat "$_f.tmp"; } > "$_f.part"
-        rm -f "$_f.tmp"
-        mv "$_f.part" "$_f.txt"
+        timed_scrape "$(printf '%s/%s/scrape-%03d' "$SHARE" "$1" "$_i")"
         _i=$((_i + 1))
         usleep 500000
     done
@@ -132,7 +135,9 @@ wait_disk() {
 # disk is sda, so the existing names hold; writes $SHARE/env/scsi-disks (VSCSI=sdX,
 # SAS=sdY) and sets VSCSI and SAS. The scsi_debug disk is RAM, zeros when loaded:
 # filled with random bytes so that a write of any content changes its checksum.
-SCSI_DEBUG_ARGS="dev_size_mb=64 inq_vendor=SEAGATE inq_product=XS800LE10003"
+# medium_error_*: with opts=2 (stage f-medium) every sector reads as a medium error
+SCSI_DEBUG_ARGS="dev_size_mb=64 inq_vendor=SEAGATE inq_product=XS800LE10003
+    medium_error_start=0 medium_error_count=131072"
 load_scsi_disks() {
     wait_disk ATA 20 > /dev/null || log "no ATA disk before loading the SCSI HBAs"
     while read -r _ko; do

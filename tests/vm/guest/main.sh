@@ -35,7 +35,7 @@ start_exporter() {
     _interval=$1
     shift
     ssd_exporter --web.listen-address=127.0.0.1:10049 --poll.interval="$_interval" \
-        --discovery.interval=1s --log.level=debug "$@" 2>>"$SHARE/exporter.log" &
+        --poll.timeout=3s --discovery.interval=1s --log.level=debug "$@" 2>>"$SHARE/exporter.log" &
     EXPORTER_PID=$!
     echo "$EXPORTER_PID" > "$SHARE/exporter.pid"
 }
@@ -163,11 +163,13 @@ sync_stage d
 # ---- f) faults injected while the exporter runs ----------------------------------
 . /guest/faults.sh
 fault_nvme
+fault_scsi_debug
 
 # ---- e) benchmark (only with run.py --bench) -------------------------------------
 if [ "$BENCH" = 1 ]; then
     . /guest/bench.sh
     run_bench
+    run_bench_scsi
     sync_stage bench
 fi
 
