@@ -61,17 +61,36 @@ run_bench() {
 }
 
 # The SCSI disks, one at a time: an exporter watching only that disk
-# (--device.include), the probe off, polling every 100 ms for SCSI_WINDOW s; its whole
+# (--device.include), the probe off, discovery and logging as deployed, polling every
+# 100 ms for SCSI_WINDOW s; its whole
 # process's CPU (/proc/<pid>/stat) over the disk's polls, and its polling thread's
 # (ssd_poll_cpu_seconds_total). Then smartctl -j -x of the disk SMARTCTL_RUNS times
 # with the exporter stopped. Files: $SHARE/bench/scsi-<disk>/.
 SCSI_WINDOW=10
 
 run_bench_scsi() {
-    for _d in $VSCSI $SAS; do
-        B=$SHARE/bench/scsi-$_d
+    # the same exporter watching no drive: its idle CPU over the same window
+    B=$SHARE/bench/idle
+    mkdir -p "$B"
+    DISCOVERY_INTERVAL=30s LOG_LEVEL=info \
+        start_exporter 100ms --device.include='^no-such-drive$' --probe.disable
+    sleep 2
+    cat /proc/uptime > "$B/uptime-0"
+    cat "/proc/$EXPORTER_PID/stat" > "$B/exporter-stat-0"
+    sleep "$SCSI_WINDOW"
+    cat "/proc/$EXPORTER_PID/stat" > "$B/exporter-stat-1"
+    cat /proc/uptime > "$B/uptime-1"
+    kill "$EXPORTER_PID" 2>/dev/null
+    sleep 0.5
+    # nvme0 and sda the same way (their smartctl runs are run_bench's), to tell the
+    # SCSI poller's cost from the process's per-poll overhead
+    for _d in $VSCSI $SAS nvme0 sda; do
+        case $_d in nvme*|sda) B=$SHARE/bench/single-$_d ;; *) B=$SHARE/bench/scsi-$_d ;; esac
         mkdir -p "$B"
-        start_exporter 100ms --device.include="^$_d\$" --probe.disable
+        # as deployed: discovery every 30 s (the default), info logging (debug logs
+        # every poll, here into the 9p share)
+        DISCOVERY_INTERVAL=30s LOG_LEVEL=info \
+            start_exporter 100ms --device.include="^$_d\$" --probe.disable
         _n=60
         while [ "$_n" -gt 0 ]; do
             scrape /tmp/m
@@ -83,13 +102,16 @@ run_bench_scsi() {
         echo "$SCSI_WINDOW" > "$B/window"
         cat /proc/uptime > "$B/uptime-0"
         cat "/proc/$EXPORTER_PID/stat" > "$B/exporter-stat-0"
+        cat /proc/$EXPORTER_PID/task/*/stat > "$B/exporter-tasks-0" 2>/dev/null
         scrape "$B/metrics-0.txt"
         sleep "$SCSI_WINDOW"
         scrape "$B/metrics-1.txt"
         cat "/proc/$EXPORTER_PID/stat" > "$B/exporter-stat-1"
+        cat /proc/$EXPORTER_PID/task/*/stat > "$B/exporter-tasks-1" 2>/dev/null
         cat /proc/uptime > "$B/uptime-1"
         kill "$EXPORTER_PID" 2>/dev/null
         sleep 0.5
+        case $_d in nvme*|sda) continue ;; esac
         echo "$SMARTCTL_RUNS" > "$B/smartctl-runs"
         cat /proc/uptime > "$B/smartctl-uptime-0"
         sh -c 'i=0

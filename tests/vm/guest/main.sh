@@ -30,12 +30,14 @@ md5sum /dev/nvme0n1 /dev/nvme1n1 /dev/sda ${VSCSI:+/dev/$VSCSI} ${SAS:+/dev/$SAS
 cat /proc/uptime > "$SHARE/p/md5-uptime-1"
 
 # ---- the exporter --------------------------------------------------------------
-# start_exporter <poll interval> [extra flags...]
+# start_exporter <poll interval> [extra flags...]; DISCOVERY_INTERVAL and LOG_LEVEL
+# (default 1s and debug) may be set for one call
 start_exporter() {
     _interval=$1
     shift
     ssd_exporter --web.listen-address=127.0.0.1:10049 --poll.interval="$_interval" \
-        --poll.timeout=3s --discovery.interval=1s --log.level=debug "$@" 2>>"$SHARE/exporter.log" &
+        --poll.timeout=3s --discovery.interval="${DISCOVERY_INTERVAL:-1s}" \
+        --log.level="${LOG_LEVEL:-debug}" "$@" 2>>"$SHARE/exporter.log" &
     EXPORTER_PID=$!
     echo "$EXPORTER_PID" > "$SHARE/exporter.pid"
 }
