@@ -290,6 +290,33 @@ def sata(b: Board) -> None:
                      "none", link=False), 10, 14)
 
 
+def scsi(b: Board) -> None:
+    b.row("SAS / SCSI", collapsed=True)
+    b.add(timeseries("SCSI errors per operation",
+                     "Errors the drive corrected and could not correct per interval, by "
+                     "operation (log pages 03h read, 02h write, 05h verify). The uncorrected "
+                     "ones are also in media errors.",
+                     [q(f'sum by (op) ({_increase("ssd_scsi_errors_corrected_total")})',
+                        "corrected {{op}}"),
+                      q(f'sum by (op) ({_increase("ssd_scsi_errors_uncorrected_total")})',
+                        "uncorrected {{op}}")],
+                     "none", bars=True, interval=POLL_RATE_INTERVAL, link=False), 9)
+    b.add(timeseries("SAS phy errors",
+                     "Link errors per interval, by phy and kind (log 18h): the cable, "
+                     "backplane, expander or HBA port, not the media.",
+                     [q(f'sum by (phy, kind) ({_increase("ssd_sas_phy_errors_total")})',
+                        "phy {{phy}} {{kind}}")],
+                     "none", bars=True, interval=POLL_RATE_INTERVAL, link=False), 9)
+    b.add(stat("SCSI counters",
+               "Grown defect list entries (READ DEFECT DATA), non-medium errors (log 06h) "
+               "and start-stop cycles (log 0Eh), lifetime.",
+               [q(sel("ssd_scsi_grown_defects"), "grown defects", instant=True),
+                q(sel("ssd_scsi_non_medium_errors_total"), "non-medium errors", instant=True),
+                q(sel("ssd_scsi_start_stop_cycles_total"), "start-stop cycles",
+                  instant=True)],
+               "none"), 6)
+
+
 def errors(b: Board) -> None:
     b.row("Errors")
     b.add(timeseries("New errors",
@@ -357,12 +384,12 @@ def polling(b: Board) -> None:
 def build() -> dict:
     b = Board()
     for section in (identity, wear, temperature, power_loss, io, probe, errors, polling,
-                    sata):
+                    sata, scsi):
         section(b)
     return dashboard(
         DRIVE_UID, "SSD drive",
         "One SSD in detail: identity, verdict, wear, temperature, power loss, I/O, "
-        "latency probe, errors, polling and SATA attributes.",
+        "latency probe, errors, polling, SATA attributes and SAS / SCSI counters.",
         b, variables(device_multi=False, instance_multi=False),
         links=[{"title": "Fleet", "type": "link",
                 "url": FLEET_URL + "?${datasource:queryparam}",

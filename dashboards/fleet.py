@@ -326,6 +326,18 @@ def errors(b: Board) -> None:
                     q(f'topk({TOP}, increase({sel("ssd_crc_errors_total")}[$__range]))',
                       f"{WHO} CRC", instant=True)],
                    "none", steps=thresholds("green", ("red", 1))), 6)
+    b.add(timeseries("New SAS phy errors",
+                     "SAS link errors per interval and phy (log 18h: invalid dwords, running "
+                     "disparity, loss of dword sync, phy reset problems): a cable, backplane, "
+                     "expander or HBA port, not the drive's media.",
+                     [q(f'sum by (instance, device, phy) (increase('
+                        f'{sel("ssd_sas_phy_errors_total")}[$__rate_interval]))',
+                        WHO + " phy {{phy}}")],
+                     "none", bars=True, interval=POLL_RATE_INTERVAL), 12)
+    b.add(timeseries("SCSI grown defects",
+                     "Entries in each SAS / SCSI drive's grown defect list (blocks it retired "
+                     "in the field). A step up is what matters.",
+                     [q(sel("ssd_scsi_grown_defects"), WHO)], "none"), 12)
 
 
 def polling(b: Board) -> None:

@@ -1,10 +1,13 @@
 //! The SCSI decoders (INQUIRY, VPD pages, READ CAPACITY(16), LOG SENSE
-//! pages, grown defects): any bytes decode or fail, nothing panics, and a
-//! log page's parameters never reach past its own length.
+//! pages, grown defects), the answer-length check of every command and the
+//! discovery decision: any bytes decode or fail, nothing panics, a log
+//! page's parameters never reach past its own length, and an answer's
+//! length never exceeds the buffer it came in.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ssd_exporter::scsi::{defects, identity, log};
+use ssd_exporter::device::discovery::{ScsiFacts, scsi_transport};
+use ssd_exporter::scsi::{ScsiRequest, defects, identity, log};
 
 fuzz_target!(|data: &[u8]| {
     let _ = identity::Inquiry::parse(data);
@@ -14,6 +17,24 @@ fuzz_target!(|data: &[u8]| {
     let _ = identity::vpd_unit_serial(data);
     let _ = identity::vpd_naa(data);
     let _ = identity::vpd_rotation_rate(data);
+    let _ = identity::vpd_protocol(data);
+    for req in [
+        ScsiRequest::Inquiry,
+        ScsiRequest::Vpd(0x83),
+        ScsiRequest::ReadCapacity16,
+        ScsiRequest::Log { page: 0x0D, subpage: 0 },
+        ScsiRequest::GrownDefects,
+    ] {
+        let (_, alloc) = req.cdb();
+        if let Some(n) = req.answer_len(data, alloc) {
+            assert!(n <= alloc);
+        }
+    }
+    let _ = scsi_transport(&ScsiFacts {
+        inquiry: Some(data.to_vec()),
+        vpd_supported: Some(data.to_vec()),
+        ..ScsiFacts::default()
+    });
     let Some(&first) = data.first() else {
         return;
     };
@@ -30,6 +51,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let _ = log::supported_pages(data);
+    let _ = log::supported_subpages(data);
     let _ = log::error_counters(data, page);
     let _ = log::non_medium_errors(data);
     let _ = log::temperature(data);

@@ -22,6 +22,8 @@ pub enum Tracked {
     /// Thermal throttling: NVMe light + heavy transitions (TMT1/TMT2), or the
     /// OCP C0h / vendor-attribute throttle event count, whichever grew more.
     ThrottleEvents,
+    /// Entries in a SCSI disk's grown defect list.
+    GrownDefects,
 }
 
 /// One observed point: when, the counter's value, and the cumulative rise
@@ -93,6 +95,7 @@ pub struct History {
     media_errors: Series,
     unsafe_shutdowns: Series,
     crc_errors: Series,
+    grown_defects: Series,
     throttle_transitions: Series,
     throttle_events: Series,
     throttle_seconds: Series,
@@ -112,6 +115,7 @@ impl History {
             media_errors: Series::default(),
             unsafe_shutdowns: Series::default(),
             crc_errors: Series::default(),
+            grown_defects: Series::default(),
             throttle_transitions: Series::default(),
             throttle_events: Series::default(),
             throttle_seconds: Series::default(),
@@ -129,6 +133,13 @@ impl History {
             (&mut self.media_errors, c.media_errors),
             (&mut self.unsafe_shutdowns, c.unsafe_shutdowns),
             (&mut self.crc_errors, c.crc_errors),
+            (
+                &mut self.grown_defects,
+                r.scsi
+                    .as_ref()
+                    .and_then(|s| s.grown_defects)
+                    .map(u128::from),
+            ),
         ];
         for (series, value) in pairs {
             if let Some(v) = value {
@@ -170,6 +181,7 @@ impl History {
             &mut self.media_errors,
             &mut self.unsafe_shutdowns,
             &mut self.crc_errors,
+            &mut self.grown_defects,
             &mut self.throttle_transitions,
             &mut self.throttle_events,
             &mut self.throttle_seconds,
@@ -192,6 +204,7 @@ impl History {
             Tracked::MediaErrors => (self.media_errors.increase()?, &self.media_errors),
             Tracked::UnsafeShutdowns => (self.unsafe_shutdowns.increase()?, &self.unsafe_shutdowns),
             Tracked::CrcErrors => (self.crc_errors.increase()?, &self.crc_errors),
+            Tracked::GrownDefects => (self.grown_defects.increase()?, &self.grown_defects),
             Tracked::ThrottleEvents => {
                 let t = &self.throttle_transitions;
                 let e = &self.throttle_events;

@@ -221,6 +221,85 @@ mod tests {
         assert_eq!(r.scsi.unwrap().informational_exception, Some((0x5D, 0x10)));
     }
 
+    /// Two readings of a SCSI drive an hour apart, judged after the second.
+    fn judge_two(first: &ScsiPages, second: &ScsiPages) -> Vec<(&'static str, String)> {
+        use crate::health::history::History;
+        use crate::health::verdict::{Context, Rules, evaluate};
+        use std::time::{Duration, SystemTime};
+        let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_083_200);
+        let mut h = History::new(None);
+        let (a, b) = (reading(first), reading(second));
+        h.record(t0, &a);
+        h.record(t0 + Duration::from_secs(3600), &b);
+        let ctx = Context {
+            up: true,
+            polled: true,
+            ..Context::default()
+        };
+        let now = t0 + Duration::from_secs(3600);
+        let v = evaluate(Some(&b), &h, &ctx, &Rules::default(), now);
+        v.problems
+            .iter()
+            .map(|p| (p.name, p.reason.clone()))
+            .collect()
+    }
+
+    fn ok_pages(defects: u32, uncorrected_read: u128) -> ScsiPages {
+        ScsiPages {
+            errors: [counters(0, 0, uncorrected_read), counters(0, 0, 0), None],
+            temperature: Some(Temperature {
+                current_celsius: Some(30),
+                reference_celsius: Some(70),
+            }),
+            percentage_used: Some(1),
+            informational_exception: Some(InformationalException {
+                asc: 0,
+                ascq: 0,
+                temperature_celsius: None,
+            }),
+            grown_defects: Some(defects),
+            ..ScsiPages::default()
+        }
+    }
+
+    /// Issue 15: growing defects and uncorrected errors rising are
+    /// problems; the same counts standing still are not.
+    #[test]
+    fn rising_defects_and_uncorrected_errors_are_problems_static_ones_not() {
+        let names =
+            |p: Vec<(&'static str, String)>| p.into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+        assert!(judge_two(&ok_pages(12, 3), &ok_pages(12, 3)).is_empty());
+        let grown = judge_two(&ok_pages(12, 3), &ok_pages(14, 3));
+        assert_eq!(grown.len(), 1);
+        assert_eq!(grown[0].0, "grown_defects_increasing");
+        assert_eq!(
+            grown[0].1,
+            "grown defects rose by 2 since 2026-12-01T00:00:00Z; the drive retired more of its media; watch for uncorrected errors"
+        );
+        // An uncorrected read error: media errors (the sum of 0006h) rise.
+        assert_eq!(
+            names(judge_two(&ok_pages(12, 3), &ok_pages(12, 4))),
+            ["media_errors_increasing"]
+        );
+    }
+
+    #[test]
+    fn an_informational_exception_is_critical_and_named() {
+        let mut failing = ok_pages(12, 3);
+        failing.informational_exception = Some(InformationalException {
+            asc: 0x5D,
+            ascq: 0x00,
+            temperature_celsius: None,
+        });
+        let p = judge_two(&failing, &failing);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!(p[0].0, "smart_failed");
+        assert_eq!(
+            p[0].1,
+            "the drive reports an informational exception (asc 5dh, ascq 00h: failure prediction threshold exceeded)"
+        );
+    }
+
     #[test]
     fn sas_from_the_hint_vpd_83_or_page_18() {
         let mut pages = ScsiPages::default();

@@ -54,7 +54,22 @@ pub(super) fn status(r: &Reading, j: &mut Judge) {
         }
     }
     let any_bit = r.critical_warning.iter().any(|&(_, set)| set);
+    let exception = r.scsi.as_ref().and_then(|s| s.informational_exception);
     match r.smart_passed {
+        // SCSI log 2Fh (SPC-5 7.3.14): ASC 5Dh is "failure prediction
+        // threshold exceeded"; any ASC other than 00h is an exception.
+        Some(false) if exception.is_some() => {
+            let (asc, ascq) = exception.unwrap_or_default();
+            let text = format!(
+                "the drive reports an informational exception (asc {asc:02x}h, ascq {ascq:02x}h{})",
+                if asc == 0x5D {
+                    ": failure prediction threshold exceeded"
+                } else {
+                    ""
+                }
+            );
+            j.add("smart_failed", Severity::Critical, text)
+        }
         Some(false) if !any_bit => j.add(
             "smart_failed",
             Severity::Critical,
@@ -179,12 +194,18 @@ pub(super) fn counters(r: &Reading, history: &History, ctx: &Context, j: &mut Ju
             Severity::Warning,
             "check the cable and backplane connector",
         ),
+        (
+            Tracked::GrownDefects,
+            Severity::Warning,
+            "the drive retired more of its media; watch for uncorrected errors",
+        ),
     ];
     for (what, severity, meaning) in rules {
         let (name, counter) = match what {
             Tracked::MediaErrors => ("media_errors_increasing", "media errors"),
             Tracked::UnsafeShutdowns => ("unsafe_shutdowns_increasing", "unsafe shutdowns"),
             Tracked::CrcErrors => ("crc_errors_increasing", "interface CRC errors"),
+            Tracked::GrownDefects => ("grown_defects_increasing", "grown defects"),
             Tracked::ThrottleEvents => continue,
         };
         if let Some((n, since)) = history.increase_since(what).filter(|&(n, _)| n > 0) {

@@ -175,6 +175,14 @@ impl ScsiPoller {
             id::vpd_rotation_rate,
         ));
         apply(&mut self.pages.rotation_rate, u);
+        if let Some(rpm) = self.pages.rotation_rate.filter(|&r| r != 1) {
+            // VPD B1h medium rotation rate (SBC-4 6.6.2): 0001h is
+            // non-rotating; anything else is a spinning disk's rpm.
+            let note =
+                format!("vpd b1h: a rotating medium ({rpm} rpm), not an SSD; served all the same");
+            self.tracker
+                .note_once(Source::ScsiVpd(id::VPD_BLOCK_CHARACTERISTICS), &note);
+        }
         let cap = self.read(
             out,
             sink,

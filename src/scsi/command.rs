@@ -65,9 +65,11 @@ pub const DEFECT_HEADER_LEN: u16 = 4;
 
 /// LOG SENSE PC field 01b: cumulative values.
 const PC_CUMULATIVE: u8 = 0x40;
-/// READ DEFECT DATA REQ_GLIST (byte 2 bit 3) with the physical sector
-/// format (101b), as smartmontools asks for the grown list's length.
-const REQ_GLIST_PHYSICAL: u8 = 0x08 | 0x05;
+/// READ DEFECT DATA REQ_GLIST (byte 2 bit 3) with the bytes-from-index
+/// format (100b), as smartmontools' `scsiPrintGrownDefectListLen` asks for
+/// the grown list's length (a device may answer in its own format; the
+/// header says which).
+const REQ_GLIST_BYTES_FROM_INDEX: u8 = 0x08 | 0x04;
 
 impl ScsiRequest {
     /// The CDB and the allocation length (the data-in buffer size).
@@ -107,7 +109,7 @@ impl ScsiRequest {
             }
             Self::GrownDefects => {
                 let [h, l] = be16(DEFECT_HEADER_LEN);
-                let cdb = vec![0x37, 0, REQ_GLIST_PHYSICAL, 0, 0, 0, 0, h, l, 0];
+                let cdb = vec![0x37, 0, REQ_GLIST_BYTES_FROM_INDEX, 0, 0, 0, 0, h, l, 0];
                 (cdb, usize::from(DEFECT_HEADER_LEN))
             }
         }
@@ -157,8 +159,13 @@ pub enum ScsiError {
 impl ScsiError {
     /// The device refused the command as such: ILLEGAL REQUEST with 20h
     /// (invalid command operation code) or 24h (invalid field in CDB: a
-    /// page it does not have). The page is unsupported, not failed.
+    /// page it does not have); or, to READ DEFECT DATA, ASC 1Ch "defect
+    /// list not found" under any sense key (smartmontools leaves quietly
+    /// then). The page is unsupported, not failed.
     pub fn is_unsupported(&self) -> bool {
+        if matches!(*self, Self::Check { asc: 0x1C, .. }) {
+            return true;
+        }
         matches!(
             *self,
             Self::Check {
@@ -231,10 +238,10 @@ mod tests {
             (cdb.len(), cdb[0], cdb[1], &cdb[10..14], n),
             (16, 0x9E, 0x10, &[0, 0, 0, 32][..], 32)
         );
-        // READ DEFECT DATA(10): REQ_GLIST only, format 101b; 4-byte header.
+        // READ DEFECT DATA(10): REQ_GLIST only, format 100b; 4-byte header.
         assert_eq!(
             ScsiRequest::GrownDefects.cdb(),
-            (vec![0x37, 0, 0x0D, 0, 0, 0, 0, 0, 4, 0], 4)
+            (vec![0x37, 0, 0x0C, 0, 0, 0, 0, 0, 4, 0], 4)
         );
     }
 
@@ -299,6 +306,12 @@ mod tests {
         // UNIT ATTENTION (power on, reset): a failure, asked again next poll.
         assert!(
             !outcome(2, &fixed(0x6, 0x29, 0x00))
+                .unwrap_err()
+                .is_unsupported()
+        );
+        // GROWN DEFECT LIST NOT FOUND (1Ch/02h): the drive keeps none.
+        assert!(
+            outcome(2, &fixed(0x3, 0x1C, 0x02))
                 .unwrap_err()
                 .is_unsupported()
         );

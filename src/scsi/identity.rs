@@ -129,7 +129,7 @@ pub fn vpd_protocol(buf: &[u8]) -> Result<Option<u8>, ParseError> {
 }
 
 /// A VPD page as a device returns it: byte 1 the page code, bytes 2..4 the
-/// page length, then `payload` (the layout [`vpd_payload`] reads back).
+/// page length, then `payload` (the layout `vpd_payload` reads back).
 pub fn vpd_page(code: u8, payload: &[u8]) -> Vec<u8> {
     let len = u16::try_from(payload.len()).unwrap_or(u16::MAX);
     let mut out = vec![0, code];

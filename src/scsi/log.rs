@@ -130,6 +130,25 @@ pub fn supported_pages(buf: &[u8]) -> Result<Vec<u8>, ParseError> {
         .collect())
 }
 
+/// Page 00h subpage FFh (SPC-5 7.3.2.2, "Supported Log Pages and
+/// Subpages"): `(page, subpage)` pairs, two bytes each, for a device that
+/// lists subpages (scsi_debug lists 0Dh/01h, the environmental reporting
+/// subpage, this way). A reply that is not subpage FFh is an error: a
+/// device that ignores the subpage answers with the plain 00h list.
+pub fn supported_subpages(buf: &[u8]) -> Result<Vec<(u8, u8)>, ParseError> {
+    let p = LogPage::parse(buf, SUPPORTED_PAGES)?;
+    if p.subpage != 0xFF {
+        return Err(ParseError::Invalid {
+            page: "log page 00h/ffh",
+            reason: format!("subpage {:02x}h, expected ffh", p.subpage),
+        });
+    }
+    Ok(p.payload
+        .chunks_exact(2)
+        .map(|c| (c[0] & 0x3F, c[1]))
+        .collect())
+}
+
 /// The write (02h), read (03h) or verify (05h) error counter page
 /// (SBC-4 6.4.x): parameter 0003h total errors corrected, 0005h total bytes
 /// processed, 0006h total uncorrected errors.

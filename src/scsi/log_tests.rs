@@ -195,6 +195,48 @@ fn sas_phy_counters() {
     assert!(sas_phys(&page(0x18, &[(0x0001, &fc)])).unwrap().is_empty());
 }
 
+#[test]
+fn supported_pages_and_subpages() {
+    // Page 00h subpage FFh: SPF set, then (page, subpage) pairs; the last
+    // odd byte is not a pair.
+    let buf = [
+        0x40, 0xFF, 0x00, 0x0B, 0x00, 0x00, 0x00, 0xFF, 0x0D, 0x00, 0x0D, 0x01, 0x2F, 0x00, 0x18,
+    ];
+    assert_eq!(
+        supported_subpages(&buf).unwrap(),
+        [
+            (0x00, 0x00),
+            (0x00, 0xFF),
+            (0x0D, 0x00),
+            (0x0D, 0x01),
+            (0x2F, 0x00)
+        ]
+    );
+    // A device ignoring the subpage returns the plain list: not this page.
+    assert!(supported_subpages(&[0x00, 0x00, 0x00, 0x02, 0x0D, 0x2F]).is_err());
+}
+
+/// The page builder the demo uses and the parser are one layout: what is
+/// encoded is what is read back, parameter by parameter.
+mod roundtrip {
+    use crate::scsi::log::LogPage;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn encoded_parameters_parse_back(
+            page in 0u8..0x40,
+            params in proptest::collection::vec((any::<u16>(), proptest::collection::vec(any::<u8>(), 0..40)), 0..12),
+        ) {
+            let refs: Vec<(u16, &[u8])> = params.iter().map(|(c, v)| (*c, v.as_slice())).collect();
+            let bytes = LogPage::encode(page, 0, &refs);
+            let parsed = LogPage::parse(&bytes, page).unwrap();
+            let got: Vec<(u16, Vec<u8>)> = parsed.params().into_iter().map(|p| (p.code, p.value)).collect();
+            prop_assert_eq!(got, params);
+        }
+    }
+}
+
 mod no_panic {
     use crate::scsi::{defects, identity, log};
     use proptest::prelude::*;
@@ -215,12 +257,26 @@ mod no_panic {
                 let _ = identity::vpd_unit_serial(&buf);
                 let _ = identity::vpd_naa(&buf);
                 let _ = identity::vpd_rotation_rate(&buf);
+                let _ = identity::vpd_protocol(&buf);
+            }
+            for req in [
+                crate::scsi::ScsiRequest::Inquiry,
+                crate::scsi::ScsiRequest::Vpd(code),
+                crate::scsi::ScsiRequest::ReadCapacity16,
+                crate::scsi::ScsiRequest::Log { page: code & 0x3F, subpage: 0 },
+                crate::scsi::ScsiRequest::GrownDefects,
+            ] {
+                let (_, alloc) = req.cdb();
+                if let Some(n) = req.answer_len(&buf, alloc) {
+                    prop_assert!(n <= alloc);
+                }
             }
             for page in [0x00, 0x02, 0x03, 0x05, 0x06, 0x0D, 0x0E, 0x10, 0x11, 0x15, 0x18, 0x2F, code & 0x3F] {
                 if let Some(b) = buf.first_mut() {
                     *b = page;
                 }
                 let _ = log::supported_pages(&buf);
+                let _ = log::supported_subpages(&buf);
                 let _ = log::error_counters(&buf, page);
                 let _ = log::non_medium_errors(&buf);
                 let _ = log::temperature(&buf);

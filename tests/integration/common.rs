@@ -15,7 +15,7 @@ pub fn repo() -> PathBuf {
 
 /// Every fixture device folder (NVMe and SATA), sorted.
 pub fn fixtures() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = ["nvme", "sata"]
+    let mut dirs: Vec<PathBuf> = ["nvme", "sata", "sas"]
         .iter()
         .flat_map(|t| {
             std::fs::read_dir(repo().join("tests/fixtures").join(t))

@@ -233,3 +233,59 @@ fn replay_rereads_files_so_counters_follow_a_changed_page() {
         .map(|(_, v)| *v);
     assert_eq!(up, Some(0.0));
 }
+
+/// Issue 15's failing SAS drive with its defects growing: the replayed
+/// `defects.bin` grows from 50 to 52 entries and an uncorrected read error
+/// is added between polls; both are problems only once they rise.
+#[test]
+fn a_sas_drive_whose_defects_and_uncorrected_errors_grow_is_judged_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sdy");
+    std::fs::create_dir(&dir).unwrap();
+    let src = repo().join("tests/fixtures/sas/failing/sdh");
+    for e in std::fs::read_dir(&src).unwrap().flatten() {
+        if e.path().extension().is_some_and(|x| x == "bin") {
+            std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+        }
+    }
+    let exporter = Exporter::start(&[
+        &format!("--replay={}", path_str(&dir)),
+        "--poll.interval=200ms",
+    ]);
+    let devices = ["sdy".to_string()];
+    let problems = |s: &BTreeMap<String, f64>| -> Vec<String> {
+        s.keys()
+            .filter(|k| k.starts_with("ssd_health_problem{"))
+            .map(|k| split_series(k).1["problem"].clone())
+            .collect()
+    };
+    let before = parse(&exporter.scrape_after_polls(&devices, 2.0));
+    let p = problems(&before);
+    assert!(
+        !p.contains(&"grown_defects_increasing".to_string()),
+        "{p:?}"
+    );
+    assert!(!p.contains(&"media_errors_increasing".to_string()), "{p:?}");
+    // READ DEFECT DATA header: 416 bytes of 8-byte entries = 52 defects.
+    std::fs::write(dir.join("defects.bin"), [0x00, 0x0D, 0x01, 0xA0]).unwrap();
+    // Log 03h parameter 0006h (the last, 8 value bytes): 9 -> 10.
+    let mut read = std::fs::read(dir.join("log-03.bin")).unwrap();
+    let last = read.len() - 1;
+    assert_eq!(read[last], 9);
+    read[last] = 10;
+    std::fs::write(dir.join("log-03.bin"), &read).unwrap();
+    let polls = before
+        .iter()
+        .find(|(k, _)| k.starts_with("ssd_polls_total{"))
+        .map(|(_, v)| *v)
+        .unwrap();
+    let after = parse(&exporter.scrape_after_polls(&devices, polls + 2.0));
+    let p = problems(&after);
+    assert!(p.contains(&"grown_defects_increasing".to_string()), "{p:?}");
+    assert!(p.contains(&"media_errors_increasing".to_string()), "{p:?}");
+    let defects = after
+        .iter()
+        .find(|(k, _)| k.starts_with("ssd_scsi_grown_defects{"))
+        .map(|(_, v)| *v);
+    assert_eq!(defects, Some(52.0));
+}

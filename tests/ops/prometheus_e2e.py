@@ -37,10 +37,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import grafana  # noqa: E402  (tests/ops/grafana.py)
 
 # The demo's drives (README "Demo") and the fixtures' healthy drives.
-DEMO_HEALTHY = {"nvme0", "nvme1", "sda"}
+DEMO_HEALTHY = {"nvme0", "nvme1", "sda", "sdb"}
 DEMO_FAILING = "nvme2"
-FIXTURE_HEALTHY = {"nvme0", "nvme1", "sda", "sdb", "sdc", "sde"}
-DRIVE_VIEW_DEVICES = ["nvme0", "nvme1", "nvme2", "sda"]
+FIXTURE_HEALTHY = {"nvme0", "nvme1", "sda", "sdb", "sdc", "sde", "sdf", "sdg"}
+DRIVE_VIEW_DEVICES = ["nvme0", "nvme1", "nvme2", "sda", "sdb"]
 
 # What the failing demo drive must fire: its critical warning bits (which
 # explain its failed SMART status, so SsdSmartFailed stays quiet), spare
@@ -64,6 +64,14 @@ FIXTURE_FAILING_ALERTS = {
     "SsdCriticalWarning",
     "SsdPlpFailed",
     "SsdSpareBelowThreshold",
+    "SsdWearCritical",
+    "SsdHealthCritical",
+}
+
+# The replayed failing SAS fixture (sdh): an informational exception (log
+# 2Fh ASC 5Dh), 98 % used; static counts, so nothing rises.
+FIXTURE_SAS_FAILING_ALERTS = {
+    "SsdSmartFailed",
     "SsdWearCritical",
     "SsdHealthCritical",
 }
@@ -176,7 +184,7 @@ def main():
         demo_port, replay_port, prom_port = free_port(), free_port(), free_port()
         fixtures = sorted(
             str(d)
-            for t in ("nvme", "sata")
+            for t in ("nvme", "sata", "sas")
             for f in (ROOT / "tests/fixtures" / t).iterdir()
             if f.is_dir()
             for d in f.iterdir()
@@ -287,6 +295,10 @@ scrape_configs:
         got = firing.get(("fixtures", "nvme2"), set())
         missing = FIXTURE_FAILING_ALERTS - got
         check(not missing, f"fixture failing-critical nvme2 fires {sorted(got)}"
+              + (f"; missing {sorted(missing)}" if missing else ""))
+        got = firing.get(("fixtures", "sdh"), set())
+        missing = FIXTURE_SAS_FAILING_ALERTS - got
+        check(not missing, f"fixture sas/failing sdh fires {sorted(got)}"
               + (f"; missing {sorted(missing)}" if missing else ""))
         for fleet, healthy in (("demo", DEMO_HEALTHY), ("fixtures", FIXTURE_HEALTHY)):
             for d in sorted(healthy):

@@ -229,3 +229,37 @@ fn every_client_drive_answers_without_an_ocp_log() {
     assert_eq!(r.counters.unsafe_shutdowns, Some(37));
     assert_eq!(r.self_test_last_result, None);
 }
+
+/// The SAS SSD's pages through the real SCSI poller. Expected values from
+/// `sim::sas_ssd` at t ≈ 0 by hand: 34 °C (34 + 2·sin 0), reference 70 °C,
+/// 12 % used, 660 000 min = 39 600 000 s on, 3 grown defects (24 bytes of
+/// 8-byte entries), phy 0 errors 2/2/1/0.
+#[test]
+fn the_sas_drive_polls_through_the_real_poller() {
+    use crate::health::reading::ScsiOp;
+    use crate::poll::scsi::{ScsiPolicy, ScsiPoller};
+    let src = DemoScsi::new(FLEET[4], Instant::now());
+    let mut p = ScsiPoller::new(Box::new(src), FLEET[4].transport(), ScsiPolicy::LIVE);
+    let out = p.poll();
+    assert!(out.up && out.errors.is_empty(), "{:?}", out.errors);
+    let id = out.identity.unwrap();
+    assert_eq!(id.transport, Transport::Sas);
+    assert_eq!(id.model, "SEAGATE XS800ME70084");
+    assert_eq!(id.wwn, "naa.5000c500de000005");
+    // (1 562 824 367 + 1) × 512
+    assert_eq!(id.capacity_bytes, Some(800_166_076_416));
+    let r = out.reading.unwrap();
+    assert_eq!(r.temperatures, [("composite".to_string(), 34.0)]);
+    assert_eq!(r.temperature_critical_celsius, Some(70.0));
+    assert_eq!(r.percentage_used_ratio, Some(0.12));
+    assert_eq!(r.smart_passed, Some(true));
+    let on = r.counters.power_on_seconds.unwrap();
+    assert!((39_600_000..=39_600_060).contains(&on), "{on}");
+    assert_eq!(r.counters.media_errors, Some(0));
+    let s = r.scsi.unwrap();
+    assert_eq!(s.grown_defects, Some(3));
+    assert_eq!(s.start_stop_cycles, Some(41));
+    assert_eq!(s.errors_corrected[0], (ScsiOp::Read, 1_200));
+    assert_eq!(s.sas_phys.len(), 1);
+    assert_eq!(s.sas_phys[0].counts, [2, 2, 1, 0]);
+}
