@@ -63,9 +63,9 @@ SCRAPE_LIMIT = 2.0  # seconds, generous: a scrape only encodes snapshots
 POLL_GAP_LIMIT = 3.5  # --poll.interval 1 s with jitter, seen through 0.5 s scrapes
 THREAD_SLACK = 2
 FD_SLACK = 2
-# during a fault: at most one stuck blocking call per faulty drive, plus the
-# blocking pool's spare threads that have not timed out yet
-THREAD_FAULT_SLACK = 6
+# during a fault: one stuck blocking call of the faulty drive (its poll; its probe
+# read stays on its own thread), plus spares the pool may start for the others
+THREAD_FAULT_SLACK = 3
 
 NVME_SURVIVORS = {"nvme0": "NVME0000", "sda": "SATA0000"}
 SURVIVOR_BLOCKS = {"nvme0": "nvme0n1", "sda": "sda"}
