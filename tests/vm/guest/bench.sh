@@ -68,6 +68,15 @@ run_bench() {
 # with the exporter stopped. Files: $SHARE/bench/scsi-<disk>/.
 SCSI_WINDOW=10
 
+# schedstat <file>: "<tid> <ns on CPU> <ns waiting> <slices>" per exporter thread
+# (/proc/<pid>/task/<tid>/schedstat: the scheduler's exact runtime; utime/stime
+# are sampled at each 10 ms tick)
+schedstat() {
+    for _t in /proc/$EXPORTER_PID/task/*; do
+        echo "${_t##*/} $(cat "$_t/schedstat" 2>/dev/null)"
+    done > "$1"
+}
+
 run_bench_scsi() {
     # the same exporter watching no drive: its idle CPU over the same window
     B=$SHARE/bench/idle
@@ -77,8 +86,10 @@ run_bench_scsi() {
     sleep 2
     cat /proc/uptime > "$B/uptime-0"
     cat "/proc/$EXPORTER_PID/stat" > "$B/exporter-stat-0"
+    schedstat "$B/schedstat-0"
     sleep "$SCSI_WINDOW"
     cat "/proc/$EXPORTER_PID/stat" > "$B/exporter-stat-1"
+    schedstat "$B/schedstat-1"
     cat /proc/uptime > "$B/uptime-1"
     kill "$EXPORTER_PID" 2>/dev/null
     sleep 0.5
@@ -103,11 +114,13 @@ run_bench_scsi() {
         cat /proc/uptime > "$B/uptime-0"
         cat "/proc/$EXPORTER_PID/stat" > "$B/exporter-stat-0"
         cat /proc/$EXPORTER_PID/task/*/stat > "$B/exporter-tasks-0" 2>/dev/null
+        schedstat "$B/schedstat-0"
         scrape "$B/metrics-0.txt"
         sleep "$SCSI_WINDOW"
         scrape "$B/metrics-1.txt"
         cat "/proc/$EXPORTER_PID/stat" > "$B/exporter-stat-1"
         cat /proc/$EXPORTER_PID/task/*/stat > "$B/exporter-tasks-1" 2>/dev/null
+        schedstat "$B/schedstat-1"
         cat /proc/uptime > "$B/uptime-1"
         kill "$EXPORTER_PID" 2>/dev/null
         sleep 0.5
