@@ -206,6 +206,7 @@ class Report:
         scsi.harness(self, share)
         scsi.equality(self, share)
         scsi.transports(self, share)
+        scsi.lacking_pages_absent(self, share)
         if (share / "d/metrics-after.txt").exists():
             scsi.missing_pages(self, share)
         import sata

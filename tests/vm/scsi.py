@@ -202,3 +202,44 @@ def dump_and_replay(r, share: Path, exporter: Path) -> None:
                        f"(see d/dump-{dev}.out)"):
             continue
         _replay_equals_live(r, share, exporter, dev, f"{dev}.", frozenset())
+
+
+# smartctl -x's words for a log page the disk lacks, and the series the exporter
+# derives from that page alone (then it must serve none of them)
+LACKS = (
+    ("Error Counter logging not supported",
+     ("ssd_scsi_errors_corrected_total", "ssd_scsi_errors_uncorrected_total",
+      "ssd_host_read_bytes_total", "ssd_host_written_bytes_total", "ssd_media_errors_total")),
+    ("Device does not support Self Test logging", ("ssd_self_test_last_result",)),
+    ("Device does not support Background scan results logging", ("ssd_power_on_seconds_total",)),
+)
+# lines smartctl -x prints only when the page is there (scsiprint.cpp)
+ONLY_WITH = (
+    ("Percentage used endurance indicator", ("ssd_percentage_used_ratio",)),
+    ("Non-medium error count", ("ssd_scsi_non_medium_errors_total",)),
+    ("Accumulated start-stop cycles", ("ssd_scsi_start_stop_cycles_total",)),
+)
+
+
+def lacking_pages_absent(r, share: Path) -> None:
+    """Where smartctl -x says the disk lacks a log page, the exporter serves none of
+    that page's series, while the rest of the disk is served (up 1)."""
+    m = _load(share / "a/metrics-2.txt") or []
+    for key, dev in sorted(scsi_disks(share).items()):
+        try:
+            text = (share / f"a/{dev}-smartctl-x.txt").read_text(errors="replace")
+        except OSError:
+            r.check(f"scsi.{dev}.lacking_pages_absent", False, f"no a/{dev}-smartctl-x.txt")
+            continue
+        rules = [(phrase, names) for phrase, names in LACKS if phrase in text]
+        rules += [(f"no '{phrase}'", names) for phrase, names in ONLY_WITH if phrase not in text]
+        served = {}
+        for phrase, names in rules:
+            got = [str(s) for n in names for s in select(m, n, device=dev)]
+            if got:
+                served[phrase] = got[:2]
+        up = one(m, "ssd_device_up", device=dev)
+        r.check(f"scsi.{dev}.lacking_pages_absent",
+                len(rules) >= 3 and not served and up is not None and up.value == 1,
+                f"{len(rules)} pages smartctl says are missing; series served anyway: {served}; "
+                f"up {up}")

@@ -90,6 +90,8 @@ echo $? > "$SHARE/a/sda-smartctl.rc"
 for d in $VSCSI $SAS; do
     smartctl -j -x "/dev/$d" > "$SHARE/a/$d-smartctl.json" 2> "$SHARE/a/$d-smartctl.err"
     smartctl -j -A "/dev/$d" > "$SHARE/a/$d-smartctl-A.json" 2>&1
+    # the text names the log pages the disk lacks ("... not supported")
+    smartctl -x "/dev/$d" > "$SHARE/a/$d-smartctl-x.txt" 2>&1
 done
 date +%s > "$SHARE/a/t2"
 sleep 3
