@@ -228,8 +228,8 @@ class Report:
             cw = _load_json(share / "b-set/nvme0-smart-log.json").get("critical_warning")
             self.check("critical_warning_injected_nvme_cli", cw == 4,
                        f"nvme-cli critical_warning after qom-set 0x4: {cw}")
-        import faults
-        faults.all_checks(self, share)
+        import fault_checks
+        fault_checks.all_checks(self, share)
         if (share / "stage-d.ready").exists():
             from replay import dump_and_replay, dump_and_replay_sata
             dump_and_replay(self, share, exporter)
