@@ -60,6 +60,9 @@ echo "== web config: TLS, basic auth, mTLS, rotation, socket activation (curl, p
 tests/ops/web_tls.sh target/debug/ssd_exporter
 tests/ops/prometheus_tls.py target/debug/ssd_exporter
 tests/ops/web_limits.py target/debug/ssd_exporter
+echo "== isolation: 100 drives whose every open hangs (FIFOs in a fake sysfs); hostile replay page files"
+tests/ops/hung_opens.py target/debug/ssd_exporter
+tests/ops/bad_replay.py target/debug/ssd_exporter
 echo "== cargo test"
 log=$(mktemp)
 set +e

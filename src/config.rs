@@ -1,18 +1,25 @@
-//! Configuration in two stages: raw values (flags, YAML file) with
-//! defaults, then one validated [`Config`]. Every flag has a YAML key of the
-//! same dotted name; a flag wins over the file. Errors are one line naming
-//! the key and what it accepts.
+//! Configuration in two stages: raw values (flags, YAML file), then one
+//! validated [`Config`]. Every key is defined once, in the table of
+//! `keys.rs`: its YAML section, its flag of the same dotted name, its
+//! default (owned by the module that uses it) and bound ([`spec`]), and its
+//! README row. A flag wins over the file, the file over the default.
+//! Errors are one line naming the key and what it accepts.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use regex::{Regex, RegexBuilder};
-use serde::Deserialize;
+use regex::Regex;
 use thiserror::Error;
 
-/// The default port, free in the Prometheus default-port allocations.
-pub const DEFAULT_PORT: u16 = 10049;
+mod keys;
+pub mod spec;
+
+pub use keys::{
+    RawDevice, RawDiscovery, RawFile, RawHealth, RawLog, RawPath, RawPoll, RawProbe, RawProbeWrite,
+    RawWeb, readme_table, with_defaults,
+};
+use spec::Key;
 
 /// A configuration error: exit code 2, one line.
 #[derive(Debug, Error)]
@@ -33,9 +40,9 @@ pub mod bounds {
     pub const MAX_PROBE_RATE: f64 = 1000.0;
     /// `probe.write.rate`: writes per second (100/s of 4 KiB is 35 GB a day).
     pub const MAX_WRITE_RATE: f64 = 100.0;
-    /// `probe.write.max_bytes`: the write probe's file, created full size.
+    /// `probe.write.max_bytes`: the write probe's file, created full size
+    /// (at most `probe::writer::MAX_BYTES`).
     pub const MIN_WRITE_BYTES: u64 = 1 << 20;
-    pub const MAX_WRITE_BYTES: u64 = crate::probe::writer::MAX_BYTES;
     /// `poll.interval`, `discovery.interval`, `probe.window`.
     pub const MAX_INTERVAL: Duration = Duration::from_secs(24 * 3600);
     /// `poll.timeout`, `probe.timeout`.
@@ -59,105 +66,6 @@ fn invalid(key: &str, message: impl Into<String>) -> ConfigError {
     }
 }
 
-/// The YAML file, every section optional.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RawFile {
-    pub web: RawWeb,
-    pub poll: RawPoll,
-    pub discovery: RawDiscovery,
-    pub device: RawDevice,
-    pub log: RawLog,
-    pub replay: Vec<PathBuf>,
-    /// Serve the simulated fleet (`--demo`).
-    pub demo: Option<bool>,
-    pub path: RawPath,
-    pub probe: RawProbe,
-    pub health: RawHealth,
-}
-
-/// Health verdict thresholds (config file only).
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RawHealth {
-    pub wear_warning: Option<f64>,
-    pub wear_critical: Option<f64>,
-    pub spare_warning_factor: Option<f64>,
-    pub plp_health_critical: Option<f64>,
-    pub throttle_recent: Option<String>,
-    pub increase_window: Option<String>,
-    pub latency_qos: Option<bool>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RawProbe {
-    pub disable: Option<bool>,
-    pub rate: Option<f64>,
-    pub window: Option<String>,
-    pub timeout: Option<String>,
-    pub busy_threshold: Option<f64>,
-    pub device: Vec<String>,
-    pub write: RawProbeWrite,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RawProbeWrite {
-    pub path: Option<PathBuf>,
-    pub rate: Option<f64>,
-    pub mode: Option<String>,
-    pub max_bytes: Option<u64>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RawWeb {
-    pub listen_address: Vec<String>,
-    pub telemetry_path: Option<String>,
-    /// The exporter-toolkit web config file (TLS, basic auth, headers).
-    pub config_file: Option<PathBuf>,
-    pub max_connections: Option<usize>,
-    /// Take the listening socket from systemd (LISTEN_FDS).
-    pub systemd_socket: Option<bool>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RawPoll {
-    pub interval: Option<String>,
-    pub timeout: Option<String>,
-    pub wake_standby: Option<bool>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RawDiscovery {
-    pub interval: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RawDevice {
-    pub include: Option<String>,
-    pub exclude: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RawLog {
-    pub level: Option<String>,
-    pub format: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RawPath {
-    pub sysfs: Option<PathBuf>,
-    pub dev: Option<PathBuf>,
-    pub drivedb: Option<PathBuf>,
-}
-
 impl RawFile {
     /// Reads and parses a YAML config file.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
@@ -176,56 +84,6 @@ impl RawFile {
             return Ok(Self::default());
         }
         serde_yaml_ng::from_str(text).map_err(|e| e.to_string().replace('\n', " "))
-    }
-
-    /// Overlays `other` (the flags) on `self` (the file): a value set in
-    /// `other` wins.
-    pub fn overlay(mut self, other: RawFile) -> RawFile {
-        fn pick<T>(a: &mut Option<T>, b: Option<T>) {
-            if b.is_some() {
-                *a = b;
-            }
-        }
-        fn pick_vec<T>(a: &mut Vec<T>, b: Vec<T>) {
-            if !b.is_empty() {
-                *a = b;
-            }
-        }
-        pick_vec(&mut self.web.listen_address, other.web.listen_address);
-        pick(&mut self.web.telemetry_path, other.web.telemetry_path);
-        pick(&mut self.web.config_file, other.web.config_file);
-        pick(&mut self.web.max_connections, other.web.max_connections);
-        pick(&mut self.web.systemd_socket, other.web.systemd_socket);
-        pick(&mut self.poll.interval, other.poll.interval);
-        pick(&mut self.poll.timeout, other.poll.timeout);
-        pick(&mut self.poll.wake_standby, other.poll.wake_standby);
-        pick(&mut self.discovery.interval, other.discovery.interval);
-        pick(&mut self.device.include, other.device.include);
-        pick(&mut self.device.exclude, other.device.exclude);
-        pick(&mut self.log.level, other.log.level);
-        pick(&mut self.log.format, other.log.format);
-        pick_vec(&mut self.replay, other.replay);
-        pick(&mut self.demo, other.demo);
-        pick(&mut self.path.sysfs, other.path.sysfs);
-        pick(&mut self.path.dev, other.path.dev);
-        pick(&mut self.path.drivedb, other.path.drivedb);
-        self.health = if other.health.is_set() {
-            other.health
-        } else {
-            self.health
-        };
-        let (p, o) = (&mut self.probe, other.probe);
-        pick(&mut p.disable, o.disable);
-        pick(&mut p.rate, o.rate);
-        pick(&mut p.window, o.window);
-        pick(&mut p.timeout, o.timeout);
-        pick(&mut p.busy_threshold, o.busy_threshold);
-        pick_vec(&mut p.device, o.device);
-        pick(&mut p.write.path, o.write.path);
-        pick(&mut p.write.rate, o.write.rate);
-        pick(&mut p.write.mode, o.write.mode);
-        pick(&mut p.write.max_bytes, o.write.max_bytes);
-        self
     }
 }
 
@@ -276,69 +134,6 @@ pub struct Health {
     pub increase_window: Option<Duration>,
 }
 
-impl RawHealth {
-    fn is_set(&self) -> bool {
-        self.wear_warning.is_some()
-            || self.wear_critical.is_some()
-            || self.spare_warning_factor.is_some()
-            || self.plp_health_critical.is_some()
-            || self.throttle_recent.is_some()
-            || self.increase_window.is_some()
-            || self.latency_qos.is_some()
-    }
-}
-
-fn health(raw: RawHealth) -> Result<Health, ConfigError> {
-    use bounds::{MAX_HISTORY, MAX_PLP_RATIO, MAX_SPARE_FACTOR, MAX_WEAR_RATIO};
-    let d = crate::health::verdict::Rules::default();
-    let rules = crate::health::verdict::Rules {
-        wear_warning: number(
-            "health.wear_warning",
-            raw.wear_warning,
-            d.wear_warning,
-            MAX_WEAR_RATIO,
-        )?,
-        wear_critical: number(
-            "health.wear_critical",
-            raw.wear_critical,
-            d.wear_critical,
-            MAX_WEAR_RATIO,
-        )?,
-        spare_warning_factor: number(
-            "health.spare_warning_factor",
-            raw.spare_warning_factor,
-            d.spare_warning_factor,
-            MAX_SPARE_FACTOR,
-        )?,
-        plp_health_critical: number(
-            "health.plp_health_critical",
-            raw.plp_health_critical,
-            d.plp_health_critical,
-            MAX_PLP_RATIO,
-        )?,
-        throttle_recent: duration_key(
-            "health.throttle_recent",
-            raw.throttle_recent,
-            "1h",
-            MAX_HISTORY,
-        )?,
-        latency_qos: raw.latency_qos.unwrap_or(d.latency_qos),
-    };
-    let increase_window = match raw.increase_window {
-        None => None,
-        Some(w) => Some(duration_key(
-            "health.increase_window",
-            Some(w),
-            "24h",
-            MAX_HISTORY,
-        )?),
-    };
-    Ok(Health {
-        rules,
-        increase_window,
-    })
-}
-
 /// The latency probe's settings.
 #[derive(Debug, Clone)]
 pub struct Probe {
@@ -362,200 +157,129 @@ pub struct ProbeWrite {
     pub max_bytes: u64,
 }
 
-/// The write probe's default rate has one owner, the probe.
-pub use crate::probe::writer::DEFAULT_WRITE_RATE;
-
-/// A number above 0 and at most `max` (`default` when unset).
-fn number(key: &str, value: Option<f64>, default: f64, max: f64) -> Result<f64, ConfigError> {
-    match value.unwrap_or(default) {
-        x if x.is_finite() && x > 0.0 && x <= max => Ok(x),
-        x => Err(invalid(
-            key,
-            format!("{x} must be a number above 0 and at most {max}, e.g. {default}"),
-        )),
-    }
-}
-
-fn probe(raw: RawProbe) -> Result<Probe, ConfigError> {
-    use bounds::{MAX_INTERVAL, MAX_PROBE_RATE, MAX_TIMEOUT, MAX_WRITE_BYTES, MAX_WRITE_RATE};
-    let busy = raw.busy_threshold.unwrap_or(0.9);
-    if !(busy > 0.0 && busy <= 1.0) {
-        return Err(invalid(
-            "probe.busy_threshold",
-            format!("{busy} must be a utilisation above 0 and at most 1, e.g. 0.9"),
-        ));
-    }
-    let write = match raw.write.path {
-        None => None,
-        Some(path) => Some(ProbeWrite {
-            path,
-            rate: number(
-                "probe.write.rate",
-                raw.write.rate,
-                DEFAULT_WRITE_RATE,
-                MAX_WRITE_RATE,
-            )?,
-            flush: match raw.write.mode.as_deref().unwrap_or("direct") {
-                "direct" => false,
-                "flush" => true,
-                other => {
-                    return Err(invalid(
-                        "probe.write.mode",
-                        format!("{other:?} is not accepted; use direct or flush"),
-                    ));
-                }
-            },
-            max_bytes: match raw.write.max_bytes.unwrap_or(64 << 20) {
-                n if (bounds::MIN_WRITE_BYTES..=MAX_WRITE_BYTES).contains(&n) => n,
-                n => {
-                    return Err(invalid(
-                        "probe.write.max_bytes",
-                        format!(
-                            "{n} is not accepted; use 1048576 (1 MiB) to {MAX_WRITE_BYTES} (1 GiB)"
-                        ),
-                    ));
-                }
-            },
-        }),
-    };
-    Ok(Probe {
-        enabled: !raw.disable.unwrap_or(false),
-        rate: number("probe.rate", raw.rate, 5.0, MAX_PROBE_RATE)?,
-        window: duration_key("probe.window", raw.window, "10m", MAX_INTERVAL)?,
-        timeout: duration_key("probe.timeout", raw.timeout, "5s", MAX_TIMEOUT)?,
-        busy_threshold: busy,
-        devices: raw.device,
-        write,
-    })
-}
-
-/// Where smartmontools keeps drivedb.h: the updated copy first.
-pub const DEFAULT_DRIVEDB: [&str; 2] = [
-    "/var/lib/smartmontools/drivedb/drivedb.h",
-    "/usr/share/smartmontools/drivedb.h",
-];
-
 impl TryFrom<RawFile> for Config {
     type Error = ConfigError;
 
     fn try_from(raw: RawFile) -> Result<Self, ConfigError> {
-        let listen_raw = if raw.web.listen_address.is_empty() {
-            vec![format!(":{DEFAULT_PORT}")]
-        } else {
-            raw.web.listen_address
+        let listen_raw = match raw.web.listen_address {
+            given if given.is_empty() => RawWeb::listen_address
+                .spec
+                .default
+                .iter()
+                .map(|a| a.to_string())
+                .collect(),
+            given => given,
         };
         let mut listen = Vec::new();
         for a in &listen_raw {
             listen.extend(listen_address(a)?);
         }
-        let telemetry_path = raw.web.telemetry_path.unwrap_or_else(|| "/metrics".into());
+        let key = &RawWeb::telemetry_path;
+        let telemetry_path = raw
+            .web
+            .telemetry_path
+            .unwrap_or_else(|| key.spec.default[0].into());
         if !telemetry_path.starts_with('/') || telemetry_path == "/" {
             return Err(invalid(
-                "web.telemetry_path",
+                key.name,
                 format!(
-                    "{telemetry_path:?} must be a path starting with / other than / itself, e.g. /metrics"
+                    "{telemetry_path:?} must be a path starting with / other than / itself, e.g. {}",
+                    key.spec.default[0]
                 ),
             ));
         }
         let web = match &raw.web.config_file {
             None => crate::http::web::WebConfig::default(),
-            Some(path) => crate::http::web::WebConfig::load(path)
-                .map_err(|e| invalid("web.config_file", format!("{}: {e}", path.display())))?,
+            Some(path) => crate::http::web::WebConfig::load(path).map_err(|e| {
+                invalid(RawWeb::config_file.name, format!("{}: {e}", path.display()))
+            })?,
         };
-        let max_connections = web_max_connections(raw.web.max_connections)?;
-        let demo = raw.demo.unwrap_or(false);
+        let max_connections =
+            RawWeb::max_connections.get(raw.web.max_connections.map(|n| n as u64))?;
+        let demo = RawFile::demo.get(raw.demo);
         if demo && !raw.replay.is_empty() {
             return Err(invalid(
-                "demo",
+                RawFile::demo.name,
                 "cannot be combined with replay; use one or the other",
             ));
         }
-        // The demo's drives change by the second: poll them often.
-        let poll_default = if demo { "2s" } else { "60s" };
+        let poll_default = match demo {
+            true => crate::device::demo::POLL_INTERVAL,
+            false => RawPoll::interval.spec.default,
+        };
+        let path_or = |key: &Key<spec::Text>, value: Option<PathBuf>| {
+            value.unwrap_or_else(|| key.spec.default[0].into())
+        };
         Ok(Config {
             listen,
             telemetry_path,
             web,
-            max_connections,
-            systemd_socket: raw.web.systemd_socket.unwrap_or(false),
-            poll_interval: duration_key(
-                "poll.interval",
-                raw.poll.interval,
-                poll_default,
-                bounds::MAX_INTERVAL,
-            )?,
-            poll_timeout: duration_key(
-                "poll.timeout",
-                raw.poll.timeout,
-                "10s",
-                bounds::MAX_TIMEOUT,
-            )?,
-            wake_standby: raw.poll.wake_standby.unwrap_or(false),
-            discovery_interval: duration_key(
-                "discovery.interval",
-                raw.discovery.interval,
-                "30s",
-                bounds::MAX_INTERVAL,
-            )?,
-            include: regex_key("device.include", raw.device.include)?,
-            exclude: regex_key("device.exclude", raw.device.exclude)?,
-            log_level: log_level(raw.log.level.as_deref().unwrap_or("info"))?,
-            log_format: match raw.log.format.as_deref().unwrap_or("logfmt") {
-                "logfmt" => LogFormat::Logfmt,
-                "json" => LogFormat::Json,
-                other => {
-                    return Err(invalid(
-                        "log.format",
-                        format!("{other:?} is not accepted; use logfmt or json"),
-                    ));
-                }
-            },
+            // At most MAX_MAX_CONNECTIONS, so it fits.
+            max_connections: max_connections as usize,
+            systemd_socket: RawWeb::systemd_socket.get(raw.web.systemd_socket),
+            poll_interval: RawPoll::interval.get_or(raw.poll.interval, poll_default)?,
+            poll_timeout: RawPoll::timeout.get(raw.poll.timeout)?,
+            wake_standby: RawPoll::wake_standby.get(raw.poll.wake_standby),
+            discovery_interval: RawDiscovery::interval.get(raw.discovery.interval)?,
+            include: RawDevice::include.get(raw.device.include)?,
+            exclude: RawDevice::exclude.get(raw.device.exclude)?,
+            log_level: RawLog::level.get(raw.log.level)?,
+            log_format: RawLog::format.get(raw.log.format)?,
             replay: raw.replay,
             demo,
             probe: probe(raw.probe)?,
             health: health(raw.health)?,
-            sysfs: raw.path.sysfs.unwrap_or_else(|| "/sys".into()),
-            dev: raw.path.dev.unwrap_or_else(|| "/dev".into()),
+            sysfs: path_or(&RawPath::sysfs, raw.path.sysfs),
+            dev: path_or(&RawPath::dev, raw.path.dev),
             drivedb: match raw.path.drivedb {
                 Some(p) if p.as_os_str() == "none" => Vec::new(),
                 Some(p) => vec![p],
-                None => DEFAULT_DRIVEDB.iter().map(PathBuf::from).collect(),
+                None => RawPath::drivedb
+                    .spec
+                    .default
+                    .iter()
+                    .map(PathBuf::from)
+                    .collect(),
             },
         })
     }
 }
 
-fn web_max_connections(value: Option<usize>) -> Result<usize, ConfigError> {
-    use crate::http::server::{DEFAULT_MAX_CONNECTIONS, MAX_MAX_CONNECTIONS};
-    match value.unwrap_or(DEFAULT_MAX_CONNECTIONS) {
-        n @ 1..=MAX_MAX_CONNECTIONS => Ok(n),
-        n => Err(invalid(
-            "web.max_connections",
-            format!("{n} must be 1 to {MAX_MAX_CONNECTIONS}, e.g. {DEFAULT_MAX_CONNECTIONS}"),
-        )),
-    }
+fn health(raw: RawHealth) -> Result<Health, ConfigError> {
+    type H = RawHealth;
+    Ok(Health {
+        rules: crate::health::verdict::Rules {
+            wear_warning: H::wear_warning.get(raw.wear_warning)?,
+            wear_critical: H::wear_critical.get(raw.wear_critical)?,
+            spare_warning_factor: H::spare_warning_factor.get(raw.spare_warning_factor)?,
+            plp_health_critical: H::plp_health_critical.get(raw.plp_health_critical)?,
+            throttle_recent: H::throttle_recent.get(raw.throttle_recent)?,
+            latency_qos: H::latency_qos.get(raw.latency_qos),
+        },
+        increase_window: H::increase_window.get(raw.increase_window)?,
+    })
 }
 
-/// A duration above zero and at most `max` (`default` when unset).
-fn duration_key(
-    key: &str,
-    value: Option<String>,
-    default: &str,
-    max: Duration,
-) -> Result<Duration, ConfigError> {
-    let text = value.as_deref().unwrap_or(default);
-    match parse_duration(text) {
-        Ok(d) if d.is_zero() => Err(invalid(key, format!("{text:?} must be longer than zero"))),
-        Ok(d) if d > max => Err(invalid(
-            key,
-            format!(
-                "{text:?} is too long; use at most {}, e.g. {default}",
-                format_duration(max)
-            ),
-        )),
-        Ok(d) => Ok(d),
-        Err(e) => Err(invalid(key, e)),
-    }
+fn probe(raw: RawProbe) -> Result<Probe, ConfigError> {
+    type W = RawProbeWrite;
+    let write = match raw.write.path {
+        None => None,
+        Some(path) => Some(ProbeWrite {
+            path,
+            rate: W::rate.get(raw.write.rate)?,
+            flush: W::mode.get(raw.write.mode)? == crate::probe::writer::WriteMode::Flush,
+            max_bytes: W::max_bytes.get(raw.write.max_bytes)?,
+        }),
+    };
+    Ok(Probe {
+        enabled: !RawProbe::disable.get(raw.disable),
+        rate: RawProbe::rate.get(raw.rate)?,
+        window: RawProbe::window.get(raw.window)?,
+        timeout: RawProbe::timeout.get(raw.timeout)?,
+        busy_threshold: RawProbe::busy_threshold.get(raw.busy_threshold)?,
+        devices: raw.device,
+        write,
+    })
 }
 
 /// A bound as a Prometheus-style duration in its largest whole unit.
@@ -564,51 +288,10 @@ fn format_duration(d: Duration) -> String {
     match s {
         _ if s > 0 && s % 86_400 == 0 => format!("{}d", s / 86_400),
         _ if s > 0 && s % 3_600 == 0 => format!("{}h", s / 3_600),
-        _ if s > 0 && s % 60 == 0 => format!("{}m", s / 60),
+        // A minute reads as 60s, the way the default is usually written.
+        _ if s > 60 && s % 60 == 0 => format!("{}m", s / 60),
         _ if d.subsec_millis() == 0 => format!("{s}s"),
         _ => format!("{}ms", d.as_millis()),
-    }
-}
-
-fn regex_key(key: &str, value: Option<String>) -> Result<Option<Regex>, ConfigError> {
-    match value.filter(|v| !v.is_empty()) {
-        None => Ok(None),
-        Some(v) => RegexBuilder::new(&v)
-            .size_limit(bounds::MAX_REGEX_BYTES)
-            .build()
-            .map(Some)
-            .map_err(|e| {
-                let why = match e {
-                    regex::Error::CompiledTooBig(limit) => {
-                        format!("compiles to more than {limit} bytes; use a simpler one")
-                    }
-                    e => e
-                        .to_string()
-                        .lines()
-                        .last()
-                        .unwrap_or_default()
-                        .trim()
-                        .to_string(),
-                };
-                invalid(
-                    key,
-                    format!("{v:?} is not a valid regular expression ({why})"),
-                )
-            }),
-    }
-}
-
-fn log_level(text: &str) -> Result<tracing::Level, ConfigError> {
-    match text {
-        "error" => Ok(tracing::Level::ERROR),
-        "warn" => Ok(tracing::Level::WARN),
-        "info" => Ok(tracing::Level::INFO),
-        "debug" => Ok(tracing::Level::DEBUG),
-        "trace" => Ok(tracing::Level::TRACE),
-        other => Err(invalid(
-            "log.level",
-            format!("{other:?} is not accepted; use error, warn, info, debug or trace"),
-        )),
     }
 }
 

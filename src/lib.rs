@@ -44,8 +44,10 @@
 //! - [`report`], [`check`]: one row per drive for people — `ssd_exporter
 //!   check` (text, JSON, Nagios exit codes) and the landing page share it.
 //! - [`config`], [`cli`], [`logging`], [`timefmt`], [`app`]: flags and config
-//!   file, log output and timestamps, and the wiring that runs it all
-//!   (`app::schedule`: each drive's supervised poll loop with its deadline).
+//!   file (every key once, in `config::keys`: YAML section, flag, default
+//!   from the module that uses it, bound, README row), log output and
+//!   timestamps, and the wiring that runs it all (`app::schedule`: each
+//!   drive's supervised poll loop with its deadline).
 //!
 //! ## Who imports whom
 //!
@@ -66,7 +68,7 @@
 //! metrics                       → snapshot, poll, probe, health, device, nvme
 //! http                          → report
 //! dump                          → poll, device, ata, scsi, timefmt
-//! config                        → health, probe (defaults), http (limits)
+//! config                        → health, probe, http, poll, device, ata (defaults)
 //! cli, logging                  → config
 //! check                         → app, poll, snapshot, report, health, config
 //! app                           → everything it wires

@@ -1,5 +1,6 @@
 //! `ssd_exporter`: parse the command line, load the configuration, run.
-//! Exit codes: 0 ok, 1 runtime failure, 2 bad command line or configuration.
+//! Exit codes: 0 ok, 1 runtime failure, 2 bad command line or configuration
+//! (including `--web.systemd-socket` without a socket from systemd).
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -7,6 +8,7 @@ use std::time::Duration;
 use clap::Parser;
 use ssd_exporter::cli::{Cli, Command};
 use ssd_exporter::config::{Config, ConfigError, RawFile};
+use ssd_exporter::sys::process::ActivationError;
 use ssd_exporter::{app, check, dump, logging};
 
 fn main() -> ExitCode {
@@ -52,6 +54,12 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // Started with --web.systemd-socket but not by a socket unit: how
+        // the exporter was started is wrong, as with a bad flag (2).
+        Err(e) if e.downcast_ref::<ActivationError>().is_some() => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(1)

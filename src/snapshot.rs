@@ -1,8 +1,8 @@
 //! The latest state of every drive, shared between pollers (writers) and
 //! the HTTP server (reader). `/metrics` only ever encodes what is here.
 
-use std::collections::BTreeMap;
-use std::sync::{Arc, RwLock};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime};
 
 use crate::health::datasheet::{self, rating_for};
@@ -17,19 +17,22 @@ use crate::poll::{PollOutcome, Source};
 const FORECAST_MIN_SPAN: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// A supervised per-drive task: the `task` label of
-/// `ssd_exporter_task_restarts_total`. Only the poll loop is supervised so
-/// far; the probe's restart is still to be built (issue 14).
+/// `ssd_exporter_task_restarts_total`. The poll loop's restarts are counted
+/// in the drive's snapshot ([`DriveSnapshot::restarts`]); the latency
+/// probe's by the probe fleet, per block device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Task {
     Poll,
+    Probe,
 }
 
 impl Task {
-    pub const ALL: [Task; 1] = [Task::Poll];
+    pub const ALL: [Task; 2] = [Task::Poll, Task::Probe];
 
     pub fn as_label(self) -> &'static str {
         match self {
             Task::Poll => "poll",
+            Task::Probe => "probe",
         }
     }
 }
@@ -206,20 +209,60 @@ impl DriveSnapshot {
 #[derive(Debug, Default)]
 pub struct Store {
     drives: RwLock<BTreeMap<String, Arc<DriveSnapshot>>>,
+    /// Drives with a blocking poll in flight, which may outlive the drive's
+    /// poll loop (a drive removed while its open hangs): see [`Store::claim`].
+    in_flight: Arc<Mutex<BTreeSet<String>>>,
+}
+
+/// The right to run one blocking poll of a drive; released when dropped
+/// (by the blocking thread, when the call returns).
+#[derive(Debug)]
+pub struct Claim {
+    device: String,
+    in_flight: Arc<Mutex<BTreeSet<String>>>,
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        self.in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.device);
+    }
 }
 
 impl Store {
+    /// Claims `device` for one blocking poll; `None` while an earlier one
+    /// still runs, even one whose loop has ended: at most one blocking call
+    /// per drive, so a drive removed and re-added while its open hangs does
+    /// not take another thread each time.
+    pub fn claim(&self, device: &str) -> Option<Claim> {
+        let mut set = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+        set.insert(device.to_string()).then(|| Claim {
+            device: device.to_string(),
+            in_flight: Arc::clone(&self.in_flight),
+        })
+    }
+
     pub fn insert(&self, snap: DriveSnapshot) {
         let mut drives = self.drives.write().unwrap_or_else(|e| e.into_inner());
         drives.insert(snap.device.clone(), Arc::new(snap));
     }
 
-    /// Applies `f` to a copy of `device`'s snapshot and publishes it; a
-    /// drive removed meanwhile stays removed.
+    /// Applies `f` to a copy of `device`'s snapshot and publishes it. `f`
+    /// (the poll's outcome and the judge) runs outside the store's lock, so
+    /// it never holds up a scrape or another drive's update. Only a drive's
+    /// own poll loop updates it, one update at a time, so none is lost; a
+    /// drive removed or inserted anew meanwhile keeps that newer state.
     pub fn update(&self, device: &str, f: impl FnOnce(&mut DriveSnapshot)) {
+        let Some(current) = self.get(device) else {
+            return;
+        };
+        let mut next = Arc::clone(&current);
+        f(Arc::make_mut(&mut next));
         let mut drives = self.drives.write().unwrap_or_else(|e| e.into_inner());
-        if let Some(snap) = drives.get_mut(device) {
-            f(Arc::make_mut(snap));
+        if let Some(slot) = drives.get_mut(device).filter(|s| Arc::ptr_eq(s, &current)) {
+            *slot = next;
         }
     }
 
@@ -228,9 +271,86 @@ impl Store {
         drives.remove(device);
     }
 
+    /// One drive's current snapshot.
+    pub fn get(&self, device: &str) -> Option<Arc<DriveSnapshot>> {
+        let drives = self.drives.read().unwrap_or_else(|e| e.into_inner());
+        drives.get(device).cloned()
+    }
+
     /// The current snapshots, cheaply cloned, sorted by device name.
     pub fn list(&self) -> Vec<Arc<DriveSnapshot>> {
         let drives = self.drives.read().unwrap_or_else(|e| e.into_inner());
         drives.values().cloned().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::discovery::Transport;
+    use std::time::Duration;
+
+    fn snap(device: &str) -> DriveSnapshot {
+        let identity = Identity {
+            transport: Transport::Nvme,
+            model: "M".into(),
+            serial: "S".into(),
+            firmware: "F".into(),
+            wwn: String::new(),
+            capacity_bytes: None,
+        };
+        DriveSnapshot::new(device, "test", identity)
+    }
+
+    #[test]
+    fn an_update_runs_outside_the_lock_so_a_scrape_during_it_is_served() {
+        let store = Arc::new(Store::default());
+        store.insert(snap("nvme0"));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let s = store.clone();
+        std::thread::spawn(move || {
+            s.update("nvme0", |d| {
+                // A scrape (and another drive's update) while the judge runs.
+                let listed = s.list().len();
+                s.update("nvme1", |_| {});
+                d.polls = 7;
+                tx.send(listed).unwrap();
+            });
+        });
+        let listed = rx
+            .recv_timeout(Duration::from_secs(5))
+            .expect("the store was locked while the update ran");
+        assert_eq!(listed, 1);
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while store.get("nvme0").unwrap().polls != 7 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "update never published"
+            );
+            std::thread::yield_now();
+        }
+    }
+
+    #[test]
+    fn a_drive_removed_or_inserted_anew_during_an_update_keeps_that_state() {
+        let store = Store::default();
+        store.insert(snap("sda"));
+        store.update("sda", |d| {
+            d.polls = 1;
+            store.remove("sda");
+        });
+        assert!(store.get("sda").is_none(), "a removed drive came back");
+
+        store.insert(snap("sda"));
+        store.update("sda", |d| {
+            d.polls = 1;
+            let mut fresh = snap("sda");
+            fresh.polls = 42;
+            store.insert(fresh);
+        });
+        assert_eq!(store.get("sda").unwrap().polls, 42);
+
+        store.update("sda", |d| d.polls += 1);
+        assert_eq!(store.get("sda").unwrap().polls, 43);
     }
 }

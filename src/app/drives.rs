@@ -155,6 +155,9 @@ pub(crate) async fn discover(ctx: Arc<Ctx>) {
     // next pass instead of being abandoned for a new one, so a hung scan
     // holds one blocking thread, not one per pass.
     let mut stuck: Option<JoinHandle<Vec<Discovered>>> = None;
+    // Probe starts read sysfs (the block device's size and sector size), so
+    // they run on a blocking thread too, one batch at a time.
+    let mut starting: Option<JoinHandle<()>> = None;
     loop {
         let mut scanned = stuck.take().unwrap_or_else(|| {
             let config = c.clone();
@@ -172,8 +175,18 @@ pub(crate) async fn discover(ctx: Arc<Ctx>) {
                     warn!(sysfs = %c.sysfs.display(), "no NVMe or SATA drives found; serving exporter metrics and rescanning every {:?}", c.discovery_interval);
                     warned_empty = true;
                 }
-                reconcile(&mut running, found, &ctx);
-                ctx.start_extra_probes();
+                let starts = reconcile(&mut running, found, &ctx);
+                if starting.as_ref().is_some_and(|h| !h.is_finished()) {
+                    warn!(
+                        "probe starts of the last pass have not finished; trying again next pass"
+                    );
+                } else {
+                    let ctx = ctx.clone();
+                    starting = Some(tokio::task::spawn_blocking(move || {
+                        start_probes(&ctx, starts);
+                        ctx.start_extra_probes();
+                    }));
+                }
             }
             Ok(Err(e)) => warn!("sysfs scan failed: {e}; keeping the current drives"),
         }
@@ -193,7 +206,15 @@ impl Drop for Drives {
     }
 }
 
-fn reconcile(running: &mut Drives, found: Vec<Discovered>, ctx: &Ctx) {
+/// A probe to start (or leave running): drive, block device, standby hook.
+type ProbeStart = (String, String, Option<crate::probe::runner::SkipIf>);
+
+/// Starts loops for new drives and stops vanished ones (in memory only:
+/// nothing here reads a file or a device, as it runs on the async
+/// runtime). Returns the probes to start, for [`start_probes`] on a
+/// blocking thread.
+fn reconcile(running: &mut Drives, found: Vec<Discovered>, ctx: &Ctx) -> Vec<ProbeStart> {
+    let mut starts = Vec::new();
     let started = Instant::now();
     running.0.retain(|name, (path, handle)| {
         let keep = found.iter().any(|d| &d.name == name && &d.dev_path == path);
@@ -229,14 +250,25 @@ fn reconcile(running: &mut Drives, found: Vec<Discovered>, ctx: &Ctx) {
         // controller's namespaces appear a moment after the controller, and
         // namespaces can be created and attached later. Already running
         // probes are left as they are.
-        if let Some(p) = &ctx.probes {
+        if ctx.probes.is_some() {
             let skip = (d.transport == Transport::Sata).then(|| ctx.standby_check(&d.name));
             for block in blocks_of(&d.namespaces) {
-                p.start(&d.name, &block, skip.clone());
+                starts.push((d.name.clone(), block, skip.clone()));
             }
         }
     }
     tracing::debug!(took = ?started.elapsed(), drives = running.0.len(), "discovery reconciled");
+    starts
+}
+
+/// Starts the probes [`reconcile`] listed (each reads the block device's
+/// sysfs attributes; a running probe is left alone). Blocking.
+fn start_probes(ctx: &Ctx, starts: Vec<ProbeStart>) {
+    if let Some(p) = &ctx.probes {
+        for (drive, block, skip) in starts {
+            p.start(&drive, &block, skip);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -284,12 +316,14 @@ mod tests {
             namespaces: namespaces.iter().map(|n| n.to_string()).collect(),
         };
         let mut running = Drives(HashMap::new());
-        reconcile(&mut running, vec![found(&[])], &ctx);
+        let starts = reconcile(&mut running, vec![found(&[])], &ctx);
+        start_probes(&ctx, starts);
         assert!(running.0.contains_key("nvme9"));
         assert!(fleet.views().is_empty());
 
         crate::probe::fake_block_device(&sys, &dev, "nvme9n1");
-        reconcile(&mut running, vec![found(&["nvme9n1"])], &ctx);
+        let starts = reconcile(&mut running, vec![found(&["nvme9n1"])], &ctx);
+        start_probes(&ctx, starts);
         let views = fleet.views();
         assert_eq!(views.len(), 1, "the namespace that appeared is not probed");
         assert_eq!(views[0].block, "nvme9n1");

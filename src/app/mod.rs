@@ -103,10 +103,10 @@ impl Ctx {
     fn standby_check(&self, device: &str) -> SkipIf {
         let (store, device) = (self.store.clone(), device.to_string());
         Arc::new(move || {
+            // One drive's snapshot, not the whole store, on every probe.
             let standby = store
-                .list()
-                .iter()
-                .any(|d| d.device == device && d.power_mode == Some("standby"));
+                .get(&device)
+                .is_some_and(|d| d.power_mode == Some("standby"));
             standby.then_some(SkipReason::Standby)
         })
     }
@@ -219,7 +219,9 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     } else if config.replay.is_empty() {
         tokio::spawn(drives::discover(ctx.clone()))
     } else {
-        ctx.start_extra_probes();
+        let c = ctx.clone();
+        // Off the runtime: a probe start reads the device's sysfs files.
+        tokio::task::spawn_blocking(move || c.start_extra_probes());
         drives::start_replays(&ctx)?
     };
     let watchdog = tokio::spawn(async move {

@@ -44,6 +44,47 @@ pub fn jittered(interval: Duration, jitter: f64, unit: f64) -> Duration {
     interval.mul_f64(factor.max(0.0))
 }
 
+/// Waits until `device` has no blocking poll in flight and claims it. An
+/// earlier poll can still hang there after its loop ended (the drive was
+/// removed and has come back): the drive then shows the overrun, and one
+/// more `poll` error per interval, as if this loop's own poll hung.
+async fn claim(
+    device: &str,
+    schedule: Schedule,
+    judge: &Judge,
+    store: &Store,
+) -> crate::snapshot::Claim {
+    if let Some(c) = store.claim(device) {
+        return c;
+    }
+    warn!(
+        device,
+        "an earlier poll of this drive is still stuck; waiting for it before polling"
+    );
+    let waiting = Instant::now();
+    let mut first = true;
+    loop {
+        let wait = if first {
+            schedule.deadline
+        } else {
+            schedule.interval
+        };
+        tokio::time::sleep(wait).await;
+        if let Some(c) = store.claim(device) {
+            return c;
+        }
+        store.update(device, |s| {
+            if first {
+                s.apply_deadline(schedule.deadline);
+            } else {
+                s.apply_still_stuck(waiting.elapsed());
+            }
+            judge(s, SystemTime::now());
+        });
+        first = false;
+    }
+}
+
 /// Polls `device` forever (until the task is aborted). `gone` is notified
 /// when the device reports it no longer exists, so discovery can rescan
 /// at once instead of waiting for its next round.
@@ -58,7 +99,9 @@ pub async fn run(
     let mut panics = 0u32;
     loop {
         let started = Instant::now();
+        let claim = claim(&device, schedule, &judge, &store).await;
         let mut task = tokio::task::spawn_blocking(move || {
+            let _claim = claim;
             let cpu = thread_cpu();
             // A panic in a poller is a bug, but it must not stop the drive
             // being watched: it is caught here, and the poll restarts.
@@ -114,18 +157,20 @@ pub async fn run(
             Ok((p, Ok(outcome), cpu)) => {
                 panics = 0;
                 poller = p;
-                store.update(&device, |s| s.poll_cpu += cpu);
                 if outcome.gone {
                     gone.notify_one();
                 }
                 let elapsed = started.elapsed();
-                if elapsed <= schedule.deadline {
-                    store.update(&device, |s| {
+                // One published copy per poll: its CPU time, and the outcome
+                // unless it came too late (the overrun is already recorded).
+                store.update(&device, |s| {
+                    s.poll_cpu += cpu;
+                    if elapsed <= schedule.deadline {
                         let now = SystemTime::now();
                         s.apply(outcome, elapsed, now);
                         judge(s, now);
-                    });
-                }
+                    }
+                });
             }
             Err(e) => {
                 // The blocking task was cancelled (the runtime is shutting
@@ -223,6 +268,115 @@ mod tests {
             "{device} never reached the expected state: {:?}",
             store.list()
         );
+    }
+
+    /// Counts its polls; the first one blocks until `gate` is released.
+    struct Counting {
+        gate: Option<mpsc::Receiver<()>>,
+        polls: Arc<std::sync::atomic::AtomicU32>,
+    }
+
+    impl Poller for Counting {
+        fn origin(&self) -> String {
+            "counting".into()
+        }
+        fn reset(&mut self) {}
+        fn poll(&mut self) -> PollOutcome {
+            self.polls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if let Some(gate) = self.gate.take() {
+                let _ = gate.recv();
+            }
+            PollOutcome {
+                reading: Some(Reading::default()),
+                up: true,
+                ..PollOutcome::default()
+            }
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_drive_re_added_while_its_old_poll_hangs_gets_no_second_blocking_call() {
+        let store = store_with(&["sdz"]);
+        let judge: Judge = Arc::new(|_, _| {});
+        let gone = Arc::new(Notify::new());
+        let fast = Schedule {
+            interval: Duration::from_millis(20),
+            deadline: Duration::from_millis(100),
+            jitter: 0.0,
+        };
+        let polls = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let (release, gate) = mpsc::channel();
+        let first = tokio::spawn(run(
+            "sdz".into(),
+            Box::new(Counting {
+                gate: Some(gate),
+                polls: polls.clone(),
+            }),
+            fast,
+            judge.clone(),
+            store.clone(),
+            gone.clone(),
+        ));
+        wait_for(&store, "sdz", |s| s.errors.get(&Source::Poll) == Some(&1)).await;
+        // The drive is removed (its loop aborted; the blocked call goes on)
+        // and comes back, three times.
+        first.abort();
+        let mut loops = Vec::new();
+        for _ in 0..3 {
+            store.remove("sdz");
+            store.insert(DriveSnapshot::new("sdz", "fake", identity()));
+            let polls2 = Arc::new(std::sync::atomic::AtomicU32::new(0));
+            loops.push((
+                polls2.clone(),
+                tokio::spawn(run(
+                    "sdz".into(),
+                    Box::new(Counting {
+                        gate: None,
+                        polls: polls2,
+                    }),
+                    fast,
+                    judge.clone(),
+                    store.clone(),
+                    gone.clone(),
+                )),
+            ));
+            // The new loop waits for the old call: it shows the overrun
+            // and counts one poll error per interval, and never polls.
+            wait_for(&store, "sdz", |s| {
+                !s.up && s.errors.get(&Source::Poll).is_some_and(|&n| n >= 2)
+            })
+            .await;
+            let (_, h) = loops.last().unwrap();
+            assert_eq!(
+                loops
+                    .last()
+                    .unwrap()
+                    .0
+                    .load(std::sync::atomic::Ordering::SeqCst),
+                0
+            );
+            h.abort();
+        }
+        assert_eq!(polls.load(std::sync::atomic::Ordering::SeqCst), 1);
+        // The hung call returns: the next loop claims the drive and polls.
+        release.send(()).unwrap();
+        store.remove("sdz");
+        store.insert(DriveSnapshot::new("sdz", "fake", identity()));
+        let polls3 = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let last = tokio::spawn(run(
+            "sdz".into(),
+            Box::new(Counting {
+                gate: None,
+                polls: polls3.clone(),
+            }),
+            fast,
+            judge,
+            store.clone(),
+            gone,
+        ));
+        wait_for(&store, "sdz", |s| s.up && s.polls >= 2).await;
+        assert!(polls3.load(std::sync::atomic::Ordering::SeqCst) >= 2);
+        last.abort();
     }
 
     #[test]

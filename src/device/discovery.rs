@@ -12,6 +12,13 @@ use std::path::{Path, PathBuf};
 
 use regex::Regex;
 
+/// Default of `discovery.interval`: how often sysfs is rescanned.
+pub const DEFAULT_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
+/// Default of `path.sysfs`.
+pub const DEFAULT_SYSFS: &str = "/sys";
+/// Default of `path.dev`.
+pub const DEFAULT_DEV: &str = "/dev";
+
 /// Transport of a discovered drive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Transport {

@@ -83,16 +83,21 @@ pub struct Rules {
     pub latency_qos: bool,
 }
 
+impl Rules {
+    /// The defaults, as a constant so configuration can name each one.
+    pub const DEFAULT: Rules = Rules {
+        wear_warning: 0.8,
+        wear_critical: 1.0,
+        spare_warning_factor: 2.0,
+        plp_health_critical: 0.5,
+        throttle_recent: Duration::from_secs(3600),
+        latency_qos: true,
+    };
+}
+
 impl Default for Rules {
     fn default() -> Self {
-        Self {
-            wear_warning: 0.8,
-            wear_critical: 1.0,
-            spare_warning_factor: 2.0,
-            plp_health_critical: 0.5,
-            throttle_recent: Duration::from_secs(3600),
-            latency_qos: true,
-        }
+        Self::DEFAULT
     }
 }
 

@@ -46,6 +46,8 @@ pub struct Counters {
     pub end_to_end_detected_errors: Option<u128>,
     pub end_to_end_corrected_errors: Option<u128>,
     pub pcie_link_retrainings: Option<u128>,
+    /// NVMe 2.1 Operational Lifetime Energy Consumed (watt-hours × 3600).
+    pub lifetime_energy_joules: Option<u128>,
 }
 
 /// Light (TMT1) and heavy (TMT2) thermal management, in that order.

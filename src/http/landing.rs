@@ -45,14 +45,15 @@ pub fn render(config: &ServerConfig, drives: &[DriveRow]) -> String {
 /// Whether TLS and authentication are on, for whoever looks at the page.
 fn security(config: &ServerConfig) -> String {
     use super::web::ClientAuth;
-    let tls = match &config.tls {
+    let web = config.web.current();
+    let tls = match &web.config.tls {
         None => "TLS off".to_string(),
-        Some(t) => match t.settings().client_auth {
+        Some(t) => match t.client_auth {
             ClientAuth::NoClientCert => "TLS on".to_string(),
             auth => format!("TLS on (client certificates: {})", auth.as_str()),
         },
     };
-    let auth = if config.auth.is_some() {
+    let auth = if web.auth.is_some() {
         "basic authentication on"
     } else {
         "authentication off"
@@ -234,9 +235,13 @@ mod tests {
     fn page_says_whether_tls_and_authentication_are_on() {
         let page = render(&config(), &[]);
         assert!(page.contains("TLS off, authentication off"), "{page}");
-        let auth = crate::http::auth::BasicAuth::new(Default::default(), Vec::new());
+        let hash = bcrypt::hash("x", 4).unwrap();
+        let web = crate::http::web::WebConfig {
+            users: [("u".to_string(), hash)].into(),
+            ..Default::default()
+        };
         let with_auth = ServerConfig {
-            auth: Some(auth),
+            web: crate::http::web::live::Live::fixed(web).unwrap(),
             ..config()
         };
         assert!(render(&with_auth, &[]).contains("TLS off, basic authentication on"));

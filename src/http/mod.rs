@@ -19,7 +19,8 @@ pub mod web;
 
 use std::sync::Arc;
 
-use hyper::header::{HeaderName, HeaderValue};
+/// Default of `web.telemetry_path`.
+pub const DEFAULT_TELEMETRY_PATH: &str = "/metrics";
 
 pub use negotiate::{accepts_gzip, negotiate};
 pub use server::serve;
@@ -73,32 +74,18 @@ pub struct ServerConfig {
     /// An optional line shown prominently on the landing page (e.g.
     /// "SIMULATED DATA" in demo mode).
     pub banner: Option<String>,
-    /// TLS for every connection, kept current with the certificate files.
-    pub tls: Option<Arc<web::tls::Reloading>>,
-    /// Basic authentication for every request.
-    pub auth: Option<Arc<auth::BasicAuth>>,
-    /// Added to every response (`http_server_config.headers`).
-    pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// TLS for each connection, basic authentication and headers for each
+    /// request, kept current with the web config files.
+    pub web: Arc<web::live::Live>,
     /// Open connections at most; at the cap the oldest connection not in a
     /// request is closed (`limits`).
     pub max_connections: usize,
 }
 
 impl ServerConfig {
-    /// Applies a validated web config: starts TLS (and its certificate
-    /// watcher), basic auth and the headers.
+    /// Puts a validated web config in force and starts watching its files.
     pub fn with_web(mut self, web: &web::WebConfig) -> Result<Self, web::WebConfigError> {
-        self.tls = match &web.tls {
-            Some(t) => Some(web::tls::Reloading::start(
-                t.clone(),
-                web::tls::WATCH_INTERVAL,
-            )?),
-            None => None,
-        };
-        self.auth = web
-            .auth_enabled()
-            .then(|| auth::BasicAuth::new(web.users.clone(), web.auth_excluded_paths.clone()));
-        self.headers = web.headers.clone();
+        self.web = web::live::Live::start(web.clone(), web::live::WATCH_INTERVAL)?;
         Ok(self)
     }
 }
@@ -106,12 +93,10 @@ impl ServerConfig {
 impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
-            telemetry_path: "/metrics".to_owned(),
+            telemetry_path: DEFAULT_TELEMETRY_PATH.to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             banner: None,
-            tls: None,
-            auth: None,
-            headers: Vec::new(),
+            web: web::live::Live::plain(),
             max_connections: server::DEFAULT_MAX_CONNECTIONS,
         }
     }

@@ -96,7 +96,9 @@ pub(crate) async fn handle<B>(
     shared: Arc<Shared>,
     req: Request<B>,
 ) -> Result<Response<Body>, Infallible> {
-    let allowed = match &shared.config.auth {
+    // One config for the whole request, even if the file changes meanwhile.
+    let web = shared.config.web.current();
+    let allowed = match &web.auth {
         None => true,
         Some(auth) => auth.allows(req.uri().path(), req.headers()).await,
     };
@@ -107,7 +109,7 @@ pub(crate) async fn handle<B>(
         set(&mut resp, header::WWW_AUTHENTICATE, "Basic");
         resp
     };
-    for (name, value) in &shared.config.headers {
+    for (name, value) in web.headers() {
         resp.headers_mut().insert(name.clone(), value.clone());
     }
     Ok(resp)

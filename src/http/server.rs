@@ -31,6 +31,10 @@ use super::{Exposition, ServerConfig};
 /// How long in-flight connections may take to finish after shutdown.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 
+/// Default of `web.listen_address`: every interface, port 10049 (free in
+/// the Prometheus default-port allocations).
+pub const DEFAULT_LISTEN_ADDRESS: &str = ":10049";
+
 /// Default and upper bound of `web.max_connections`.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
 pub const MAX_MAX_CONNECTIONS: usize = 16384;
@@ -63,7 +67,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
     let max = config.max_connections.clamp(1, MAX_MAX_CONNECTIONS);
-    let tls = config.tls.clone();
+    let web = Arc::clone(&config.web);
     let shared = Arc::new(Shared::new(app, config));
     let tracker = Arc::new(Tracker::default());
     let (stop_tx, stop_rx) = watch::channel(false);
@@ -95,7 +99,7 @@ pub async fn serve(
                         stream,
                         peer,
                         Arc::clone(&shared),
-                        tls.as_ref().map(|t| t.current()),
+                        web.current().tls.clone(),
                         tracker.register(),
                         stop_rx.clone(),
                     );

@@ -62,12 +62,19 @@ pub fn encode(
     format: TextFormat,
 ) -> String {
     let monitored = drives.len();
+    let (drives, pending): (Vec<_>, Vec<_>) = drives
+        .into_iter()
+        .partition(|d| d.polls > 0 || !d.skipped.is_empty());
+    // A drive's probe series wait for the drive's own (a probe can start
+    // before the first poll, e.g. of a hot-plugged drive): they carry its
+    // serial, which is only known then.
+    let probes = probes
+        .into_iter()
+        .filter(|p| !pending.iter().any(|d| d.device == p.drive))
+        .collect();
     let mut registry = Registry::default();
     registry.register_collector(Box::new(Exposition {
-        drives: drives
-            .into_iter()
-            .filter(|d| d.polls > 0 || !d.skipped.is_empty())
-            .collect(),
+        drives,
         probes,
         monitored,
         build: build.clone(),
@@ -283,11 +290,21 @@ impl Exposition {
             "Failed reads of a drive, per page or command.",
             errors,
         )?;
-        // Every supervised task is served from 0, so that the first restart
-        // is an increase a rule can see.
+        // Every supervised task a drive has is served from 0, so that the
+        // first restart is an increase a rule can see: the poll loop always,
+        // the probe while the drive has one.
         let restarts = self.drives.iter().flat_map(|d| {
-            let counts = Task::ALL.map(|t| (t, d.restarts.get(&t).copied().unwrap_or(0)));
-            counts.into_iter().map(move |(t, n)| {
+            let probes: Vec<u64> = self
+                .probes
+                .iter()
+                .filter(|v| v.drive == d.device)
+                .map(|v| v.restarts)
+                .collect();
+            let counts = Task::ALL.into_iter().filter_map(move |t| match t {
+                Task::Poll => Some((t, d.restarts.get(&t).copied().unwrap_or(0))),
+                Task::Probe => (!probes.is_empty()).then(|| (t, probes.iter().sum())),
+            });
+            counts.map(move |(t, n)| {
                 (
                     Self::with(d, &[("task", t.as_label())]),
                     Wide(u128::from(n)),
@@ -297,7 +314,7 @@ impl Exposition {
         counter(
             enc,
             "ssd_exporter_task_restarts",
-            "Restarts of this drive's supervised tasks after a panic.",
+            "Restarts of this drive's supervised tasks after a panic or an unexpected end.",
             restarts,
         )?;
         let pages = self.drives.iter().flat_map(|d| {

@@ -65,6 +65,11 @@ pub(super) const COUNTERS: &[CounterDef] = &[
         |c| c.temperature_above_critical_seconds,
     ),
     (
+        "ssd_lifetime_energy_joules",
+        "Energy the drive consumed over its life (NVMe 2.1, reported in watt-hours).",
+        |c| c.lifetime_energy_joules,
+    ),
+    (
         "ssd_thermal_throttle_events",
         "Thermal throttling events (OCP extended SMART).",
         |c| c.thermal_throttle_events,

@@ -39,9 +39,11 @@
 //! validators print them), so they are decoded as text, never as a number.
 
 use serde::Serialize;
+use zerocopy::little_endian::{U16, U32, U64, U128};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use super::OCP_SMART_LOG_LEN;
-use crate::decode::{Bytes, ParseError};
+use crate::decode::{Bytes, ParseError, printable};
 
 const PAGE: &str = "ocp smart log";
 
@@ -50,6 +52,117 @@ const PAGE: &str = "ocp smart log";
 pub const OCP_SMART_LOG_GUID: [u8; 16] = [
     0xC5, 0xAF, 0x10, 0x28, 0xEA, 0xBF, 0xF2, 0xA4, 0x9C, 0x4F, 0x6F, 0x7C, 0xC9, 0x14, 0xD5, 0xAF,
 ];
+
+/// The page as OCP Datacenter NVMe SSD 2.5 section 4.8.2 lays it out
+/// (byte ranges as in the table above, names as in the decoded struct
+/// below). The one definition of these offsets: the decoder reads through
+/// it and the demo builds its page with it. Little-endian, unaligned
+/// (zerocopy's byte-order types); 48- and 56-bit counters are byte arrays.
+#[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct OcpSmartLogPage {
+    pub physical_media_units_written: U128,
+    pub physical_media_units_read: U128,
+    pub bad_user_nand_blocks_raw: [u8; 6],
+    pub bad_user_nand_blocks_normalized: U16,
+    pub bad_system_nand_blocks_raw: [u8; 6],
+    pub bad_system_nand_blocks_normalized: U16,
+    pub xor_recovery_count: U64,
+    pub uncorrectable_read_errors: U64,
+    pub soft_ecc_errors: U64,
+    pub end_to_end_detected_errors: U32,
+    pub end_to_end_corrected_errors: U32,
+    pub system_data_percent_used: u8,
+    pub refresh_count: [u8; 7],
+    pub max_user_data_erase_count: U32,
+    pub min_user_data_erase_count: U32,
+    pub thermal_throttling_events: u8,
+    pub current_throttling_status: u8,
+    pub dssd_errata_version: u8,
+    pub dssd_point_version: U16,
+    pub dssd_minor_version: U16,
+    pub dssd_major_version: u8,
+    pub pcie_correctable_errors: U64,
+    pub incomplete_shutdowns: U32,
+    pub rsvd116: [u8; 4],
+    pub percent_free_blocks: u8,
+    pub rsvd121: [u8; 7],
+    pub capacitor_health: U16,
+    pub nvme_base_errata_version: u8,
+    pub nvme_cmdset_errata_version: u8,
+    pub nvme_over_pcie_errata_version: u8,
+    pub nvme_mi_errata_version: u8,
+    pub rsvd134: [u8; 2],
+    pub unaligned_io: U64,
+    pub security_version_number: U64,
+    pub nuse: U64,
+    pub plp_start_count: U128,
+    pub endurance_estimate: U128,
+    pub pcie_link_retraining_count: U64,
+    pub power_state_change_count: U64,
+    pub lowest_permitted_fw_rev: [u8; 8],
+    pub total_media_dies: U16,
+    pub total_die_failure_tolerance: U16,
+    pub media_dies_offline: U16,
+    pub max_temperature_recorded: u8,
+    pub form_factor: u8,
+    pub nand_avg_erase_count: U64,
+    pub command_timeouts: U32,
+    pub sys_area_program_fail_count_raw: U32,
+    pub sys_area_program_fail_count_normalized: u8,
+    pub rsvd241: [u8; 3],
+    pub sys_area_uncorr_read_count_raw: U32,
+    pub sys_area_uncorr_read_count_normalized: u8,
+    pub rsvd249: [u8; 3],
+    pub sys_area_erase_fail_count_raw: U32,
+    pub sys_area_erase_fail_count_normalized: u8,
+    pub rsvd257: [u8; 3],
+    pub max_peak_power_capability: U16,
+    pub current_max_avg_power: U16,
+    pub lifetime_power_consumed: [u8; 6],
+    pub dssd_firmware_revision: [u8; 8],
+    pub dssd_firmware_build_uuid: [u8; 16],
+    pub dssd_firmware_build_label: [u8; 64],
+    pub die_in_use_bad_nand_block_raw: [u8; 6],
+    pub die_in_use_bad_nand_block_normalized: U16,
+    pub rsvd366: [u8; 128],
+    pub log_page_version: U16,
+    pub log_page_guid: [u8; 16],
+}
+
+const _: () = assert!(size_of::<OcpSmartLogPage>() == OCP_SMART_LOG_LEN);
+
+impl OcpSmartLogPage {
+    /// A page of zeros with the OCP GUID, to fill in.
+    pub fn new() -> Self {
+        let mut p = <Self as zerocopy::FromZeros>::new_zeroed();
+        p.log_page_guid = OCP_SMART_LOG_GUID;
+        p
+    }
+}
+
+impl Default for OcpSmartLogPage {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A little-endian counter narrower than 64 bits.
+fn le(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .rev()
+        .fold(0, |acc, &b| (acc << 8) | u64::from(b))
+}
+
+/// `n` as the low `N` bytes, little-endian (the demo's 48-bit fields).
+pub fn le_bytes<const N: usize>(n: u64) -> [u8; N] {
+    let mut out = [0; N];
+    for (o, b) in out.iter_mut().zip(n.to_le_bytes()) {
+        *o = b;
+    }
+    out
+}
 
 /// The OCP SMART / Health Information Extended log.
 ///
@@ -185,7 +298,12 @@ impl OcpSmartLog {
     /// Decodes a 512-byte C0h page; rejects it if the GUID is not the OCP one.
     pub fn parse(buf: &[u8]) -> Result<Self, ParseError> {
         let b = Bytes::new(PAGE, buf, OCP_SMART_LOG_LEN)?;
-        let log_page_guid = b.u128(496).to_le_bytes();
+        let (p, _) = OcpSmartLogPage::ref_from_prefix(b.raw()).map_err(|_| ParseError::Length {
+            page: PAGE,
+            expected: OCP_SMART_LOG_LEN,
+            got: buf.len(),
+        })?;
+        let log_page_guid = p.log_page_guid;
         if log_page_guid != OCP_SMART_LOG_GUID {
             return Err(ParseError::Invalid {
                 page: PAGE,
@@ -196,70 +314,74 @@ impl OcpSmartLog {
                 ),
             });
         }
-        let version = b.u16(494);
+        let version = p.log_page_version.get();
         let v3 = version >= 3;
         let v4 = version >= 4;
         let v5 = version >= 5;
         let v6 = version >= 6;
         Ok(Self {
-            physical_media_units_written: b.u128(0),
-            physical_media_units_read: b.u128(16),
-            bad_user_nand_blocks_raw: b.u64_n(32, 6),
-            bad_user_nand_blocks_normalized: b.u16(38),
-            bad_system_nand_blocks_raw: b.u64_n(40, 6),
-            bad_system_nand_blocks_normalized: b.u16(46),
-            xor_recovery_count: b.u64(48),
-            uncorrectable_read_errors: b.u64(56),
-            soft_ecc_errors: b.u64(64),
-            end_to_end_detected_errors: b.u32(72),
-            end_to_end_corrected_errors: b.u32(76),
-            system_data_percent_used: b.u8(80),
-            refresh_count: b.u64_n(81, 7),
-            max_user_data_erase_count: b.u32(88),
-            min_user_data_erase_count: b.u32(92),
-            thermal_throttling_events: b.u8(96),
-            current_throttling_status: b.u8(97),
-            dssd_errata_version: v3.then(|| b.u8(98)),
-            dssd_point_version: v3.then(|| b.u16(99)),
-            dssd_minor_version: v3.then(|| b.u16(101)),
-            dssd_major_version: v3.then(|| b.u8(103)),
-            pcie_correctable_errors: b.u64(104),
-            incomplete_shutdowns: b.u32(112),
-            percent_free_blocks: b.u8(120),
-            capacitor_health: b.u16(128),
-            nvme_base_errata_version: v3.then(|| b.u8(130)),
-            nvme_cmdset_errata_version: v4.then(|| b.u8(131)),
-            nvme_over_pcie_errata_version: v5.then(|| b.u8(132)),
-            nvme_mi_errata_version: v5.then(|| b.u8(133)),
-            unaligned_io: b.u64(136),
-            security_version_number: b.u64(144),
-            nuse: b.u64(152),
-            plp_start_count: b.u128(160),
-            endurance_estimate: b.u128(176),
-            pcie_link_retraining_count: v3.then(|| b.u64(192)),
-            power_state_change_count: v3.then(|| b.u64(200)),
-            lowest_permitted_fw_rev: v4.then(|| b.ascii(208, 8)),
-            total_media_dies: v5.then(|| b.u16(216)),
-            total_die_failure_tolerance: v5.then(|| b.u16(218)),
-            media_dies_offline: v5.then(|| b.u16(220)),
-            max_temperature_recorded: v5.then(|| b.u8(222)),
-            form_factor: v6.then(|| b.u8(223)),
-            nand_avg_erase_count: v5.then(|| b.u64(224)),
-            command_timeouts: v5.then(|| b.u32(232)),
-            sys_area_program_fail_count_raw: v5.then(|| b.u32(236)),
-            sys_area_program_fail_count_normalized: v5.then(|| b.u8(240)),
-            sys_area_uncorr_read_count_raw: v5.then(|| b.u32(244)),
-            sys_area_uncorr_read_count_normalized: v5.then(|| b.u8(248)),
-            sys_area_erase_fail_count_raw: v5.then(|| b.u32(252)),
-            sys_area_erase_fail_count_normalized: v5.then(|| b.u8(256)),
-            max_peak_power_capability: v5.then(|| b.u16(260)),
-            current_max_avg_power: v5.then(|| b.u16(262)),
-            lifetime_power_consumed: v5.then(|| b.u64_n(264, 6)),
-            dssd_firmware_revision: v5.then(|| b.ascii(270, 8)),
-            dssd_firmware_build_uuid: v5.then(|| b.u128(278).to_le_bytes()),
-            dssd_firmware_build_label: v5.then(|| b.ascii(294, 64)),
-            die_in_use_bad_nand_block_raw: v6.then(|| b.u64_n(358, 6)),
-            die_in_use_bad_nand_block_normalized: v6.then(|| b.u16(364)),
+            physical_media_units_written: p.physical_media_units_written.get(),
+            physical_media_units_read: p.physical_media_units_read.get(),
+            bad_user_nand_blocks_raw: le(&p.bad_user_nand_blocks_raw),
+            bad_user_nand_blocks_normalized: p.bad_user_nand_blocks_normalized.get(),
+            bad_system_nand_blocks_raw: le(&p.bad_system_nand_blocks_raw),
+            bad_system_nand_blocks_normalized: p.bad_system_nand_blocks_normalized.get(),
+            xor_recovery_count: p.xor_recovery_count.get(),
+            uncorrectable_read_errors: p.uncorrectable_read_errors.get(),
+            soft_ecc_errors: p.soft_ecc_errors.get(),
+            end_to_end_detected_errors: p.end_to_end_detected_errors.get(),
+            end_to_end_corrected_errors: p.end_to_end_corrected_errors.get(),
+            system_data_percent_used: p.system_data_percent_used,
+            refresh_count: le(&p.refresh_count),
+            max_user_data_erase_count: p.max_user_data_erase_count.get(),
+            min_user_data_erase_count: p.min_user_data_erase_count.get(),
+            thermal_throttling_events: p.thermal_throttling_events,
+            current_throttling_status: p.current_throttling_status,
+            dssd_errata_version: v3.then_some(p.dssd_errata_version),
+            dssd_point_version: v3.then(|| p.dssd_point_version.get()),
+            dssd_minor_version: v3.then(|| p.dssd_minor_version.get()),
+            dssd_major_version: v3.then_some(p.dssd_major_version),
+            pcie_correctable_errors: p.pcie_correctable_errors.get(),
+            incomplete_shutdowns: p.incomplete_shutdowns.get(),
+            percent_free_blocks: p.percent_free_blocks,
+            capacitor_health: p.capacitor_health.get(),
+            nvme_base_errata_version: v3.then_some(p.nvme_base_errata_version),
+            nvme_cmdset_errata_version: v4.then_some(p.nvme_cmdset_errata_version),
+            nvme_over_pcie_errata_version: v5.then_some(p.nvme_over_pcie_errata_version),
+            nvme_mi_errata_version: v5.then_some(p.nvme_mi_errata_version),
+            unaligned_io: p.unaligned_io.get(),
+            security_version_number: p.security_version_number.get(),
+            nuse: p.nuse.get(),
+            plp_start_count: p.plp_start_count.get(),
+            endurance_estimate: p.endurance_estimate.get(),
+            pcie_link_retraining_count: v3.then(|| p.pcie_link_retraining_count.get()),
+            power_state_change_count: v3.then(|| p.power_state_change_count.get()),
+            lowest_permitted_fw_rev: v4.then(|| printable(&p.lowest_permitted_fw_rev)),
+            total_media_dies: v5.then(|| p.total_media_dies.get()),
+            total_die_failure_tolerance: v5.then(|| p.total_die_failure_tolerance.get()),
+            media_dies_offline: v5.then(|| p.media_dies_offline.get()),
+            max_temperature_recorded: v5.then_some(p.max_temperature_recorded),
+            form_factor: v6.then_some(p.form_factor),
+            nand_avg_erase_count: v5.then(|| p.nand_avg_erase_count.get()),
+            command_timeouts: v5.then(|| p.command_timeouts.get()),
+            sys_area_program_fail_count_raw: v5.then(|| p.sys_area_program_fail_count_raw.get()),
+            sys_area_program_fail_count_normalized: v5
+                .then_some(p.sys_area_program_fail_count_normalized),
+            sys_area_uncorr_read_count_raw: v5.then(|| p.sys_area_uncorr_read_count_raw.get()),
+            sys_area_uncorr_read_count_normalized: v5
+                .then_some(p.sys_area_uncorr_read_count_normalized),
+            sys_area_erase_fail_count_raw: v5.then(|| p.sys_area_erase_fail_count_raw.get()),
+            sys_area_erase_fail_count_normalized: v5
+                .then_some(p.sys_area_erase_fail_count_normalized),
+            max_peak_power_capability: v5.then(|| p.max_peak_power_capability.get()),
+            current_max_avg_power: v5.then(|| p.current_max_avg_power.get()),
+            lifetime_power_consumed: v5.then(|| le(&p.lifetime_power_consumed)),
+            dssd_firmware_revision: v5.then(|| printable(&p.dssd_firmware_revision)),
+            dssd_firmware_build_uuid: v5.then_some(p.dssd_firmware_build_uuid),
+            dssd_firmware_build_label: v5.then(|| printable(&p.dssd_firmware_build_label)),
+            die_in_use_bad_nand_block_raw: v6.then(|| le(&p.die_in_use_bad_nand_block_raw)),
+            die_in_use_bad_nand_block_normalized: v6
+                .then(|| p.die_in_use_bad_nand_block_normalized.get()),
             log_page_version: version,
             log_page_guid,
         })

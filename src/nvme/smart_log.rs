@@ -4,6 +4,8 @@
 //! values can be compared one to one.
 
 use serde::Serialize;
+use zerocopy::little_endian::{U16, U32, U64, U128};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use super::{SMART_LOG_LEN, kelvin_to_celsius};
 use crate::decode::{Bytes, ParseError};
@@ -81,6 +83,78 @@ impl CriticalWarning {
     }
 }
 
+/// The page as the NVMe Base Specification 2.1 lays it out (Figure 207,
+/// SMART / Health Information Log Page; field names as libnvme's
+/// `struct nvme_smart_log`). The one definition of these offsets: the
+/// decoder reads through it and the demo builds its pages with it. Every
+/// multi-byte field is little-endian and unaligned (zerocopy's byte-order
+/// types), so the struct is exactly the 512 bytes on the wire.
+#[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct SmartLogPage {
+    /// Byte 0.
+    pub critical_warning: u8,
+    /// Bytes 2:1, Kelvin.
+    pub temperature: U16,
+    /// Byte 3, percent.
+    pub avail_spare: u8,
+    /// Byte 4, percent.
+    pub spare_thresh: u8,
+    /// Byte 5, percent (255 = over 254).
+    pub percent_used: u8,
+    /// Byte 6.
+    pub endu_grp_crit_warn_sumry: u8,
+    pub rsvd7: [u8; 25],
+    /// Bytes 47:32, thousands of 512-byte units.
+    pub data_units_read: U128,
+    /// Bytes 63:48.
+    pub data_units_written: U128,
+    /// Bytes 79:64.
+    pub host_reads: U128,
+    /// Bytes 95:80.
+    pub host_writes: U128,
+    /// Bytes 111:96, minutes.
+    pub ctrl_busy_time: U128,
+    /// Bytes 127:112.
+    pub power_cycles: U128,
+    /// Bytes 143:128, hours.
+    pub power_on_hours: U128,
+    /// Bytes 159:144.
+    pub unsafe_shutdowns: U128,
+    /// Bytes 175:160.
+    pub media_errors: U128,
+    /// Bytes 191:176.
+    pub num_err_log_entries: U128,
+    /// Bytes 195:192, minutes.
+    pub warning_temp_time: U32,
+    /// Bytes 199:196, minutes.
+    pub critical_comp_time: U32,
+    /// Bytes 215:200, Kelvin, 0 = not implemented.
+    pub temp_sensor: [U16; 8],
+    /// Bytes 219:216.
+    pub thm_temp1_trans_count: U32,
+    /// Bytes 223:220.
+    pub thm_temp2_trans_count: U32,
+    /// Bytes 227:224, seconds.
+    pub thm_temp1_total_time: U32,
+    /// Bytes 231:228, seconds.
+    pub thm_temp2_total_time: U32,
+    /// Bytes 239:232, watt-hours (NVMe 2.1; 0 = not reported).
+    pub operational_lifetime_energy_consumed: U64,
+    /// Bytes 243:240.
+    pub interval_power_measurement: U32,
+    pub rsvd244: [u8; 268],
+}
+
+const _: () = assert!(size_of::<SmartLogPage>() == SMART_LOG_LEN);
+
+impl SmartLogPage {
+    /// A page of zeros, to fill in.
+    pub fn zeroed() -> Self {
+        <Self as zerocopy::FromZeros>::new_zeroed()
+    }
+}
+
 /// The SMART / Health Information log.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SmartLog {
@@ -148,41 +222,43 @@ impl SmartLog {
     /// Decodes a 512-byte SMART / Health Information log page.
     pub fn parse(buf: &[u8]) -> Result<Self, ParseError> {
         let b = Bytes::new(PAGE, buf, SMART_LOG_LEN)?;
-        let data_units_read = b.u128(32);
-        let data_units_written = b.u128(48);
-        let power_on_hours = b.u128(128);
-        let mut sensors_celsius = [None; 8];
-        for (i, s) in sensors_celsius.iter_mut().enumerate() {
-            *s = kelvin_to_celsius(b.u16(200 + 2 * i));
-        }
-        let energy = b.u64(232);
+        let (p, _) = SmartLogPage::ref_from_prefix(b.raw()).map_err(|_| ParseError::Length {
+            page: PAGE,
+            expected: SMART_LOG_LEN,
+            got: buf.len(),
+        })?;
+        let data_units_read = p.data_units_read.get();
+        let data_units_written = p.data_units_written.get();
+        let power_on_hours = p.power_on_hours.get();
+        let sensors_celsius = p.temp_sensor.map(|k| kelvin_to_celsius(k.get()));
+        let energy = p.operational_lifetime_energy_consumed.get();
         Ok(Self {
-            critical_warning: CriticalWarning(b.u8(0)),
-            temperature_celsius: kelvin_to_celsius(b.u16(1)),
-            available_spare_ratio: percent(b.u8(3)),
-            available_spare_threshold_ratio: percent(b.u8(4)),
-            percentage_used_ratio: percent(b.u8(5)),
-            endurance_group_warning: b.u8(6),
+            critical_warning: CriticalWarning(p.critical_warning),
+            temperature_celsius: kelvin_to_celsius(p.temperature.get()),
+            available_spare_ratio: percent(p.avail_spare),
+            available_spare_threshold_ratio: percent(p.spare_thresh),
+            percentage_used_ratio: percent(p.percent_used),
+            endurance_group_warning: p.endu_grp_crit_warn_sumry,
             data_read_bytes: units_to_bytes(data_units_read),
             data_written_bytes: units_to_bytes(data_units_written),
             data_units_read,
             data_units_written,
-            host_read_commands: b.u128(64),
-            host_write_commands: b.u128(80),
-            controller_busy_seconds: b.u128(96).saturating_mul(60),
-            power_cycles: b.u128(112),
+            host_read_commands: p.host_reads.get(),
+            host_write_commands: p.host_writes.get(),
+            controller_busy_seconds: p.ctrl_busy_time.get().saturating_mul(60),
+            power_cycles: p.power_cycles.get(),
             power_on_seconds: power_on_hours.saturating_mul(3600),
             power_on_hours,
-            unsafe_shutdowns: b.u128(144),
-            media_errors: b.u128(160),
-            error_log_entries: b.u128(176),
-            warning_temp_seconds: u64::from(b.u32(192)) * 60,
-            critical_temp_seconds: u64::from(b.u32(196)) * 60,
+            unsafe_shutdowns: p.unsafe_shutdowns.get(),
+            media_errors: p.media_errors.get(),
+            error_log_entries: p.num_err_log_entries.get(),
+            warning_temp_seconds: u64::from(p.warning_temp_time.get()) * 60,
+            critical_temp_seconds: u64::from(p.critical_comp_time.get()) * 60,
             sensors_celsius,
-            thermal_transitions: [b.u32(216), b.u32(220)],
-            thermal_seconds: [b.u32(224), b.u32(228)],
+            thermal_transitions: [p.thm_temp1_trans_count.get(), p.thm_temp2_trans_count.get()],
+            thermal_seconds: [p.thm_temp1_total_time.get(), p.thm_temp2_total_time.get()],
             lifetime_energy_wh: (energy != 0).then_some(energy),
-            interval_power_raw: b.u32(240),
+            interval_power_raw: p.interval_power_measurement.get(),
         })
     }
 }

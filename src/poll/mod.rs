@@ -12,6 +12,14 @@ pub mod tracker;
 
 pub use source::Source;
 
+use std::time::Duration;
+
+/// Default of `poll.interval`: how often each drive is polled.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(60);
+/// Default of `poll.timeout`: one poll's deadline, and each command's
+/// kernel timeout.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
 use crate::health::{Identity, Reading};
 
 /// A counted failure: the `source` label of `ssd_poll_errors_total` and a

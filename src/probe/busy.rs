@@ -76,6 +76,9 @@ pub struct BusyPolicy {
     pub max_in_flight: u64,
 }
 
+/// Default [`BusyPolicy::max_utilisation`] (`probe.busy_threshold`).
+pub const DEFAULT_MAX_UTILISATION: f64 = 0.9;
+
 impl Default for BusyPolicy {
     /// `max_utilisation = 0.9`, `min_queue_depth = 2`, `max_in_flight = 32`.
     ///
@@ -98,7 +101,7 @@ impl Default for BusyPolicy {
     /// layer, whatever the averages say.
     fn default() -> Self {
         Self {
-            max_utilisation: 0.9,
+            max_utilisation: DEFAULT_MAX_UTILISATION,
             min_queue_depth: 2.0,
             max_in_flight: 32,
         }

@@ -6,9 +6,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use tracing::{debug, info, warn};
+use tracing::{debug, error, info, warn};
 
 use super::reader::ProbeTarget;
 use super::runner::{self, OpStats, ProbeConfig, ProbeHandle, SkipIf, SkipReason, WriteConfig};
@@ -27,6 +27,9 @@ pub struct ProbeView {
     pub busy_ratio: Option<f64>,
     /// The window label, e.g. `10m`.
     pub window: String,
+    /// Times this block device's probe ended (a panic, or its device gone
+    /// while the drive stayed discovered) and was started again.
+    pub restarts: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -48,6 +51,45 @@ struct Entry {
     handle: ProbeHandle,
 }
 
+/// The first restart of a probe is at once (the next discovery pass); each
+/// further one in a row waits twice as long as the one before, from this
+/// up to 32 times it.
+pub const RESTART_BACKOFF: Duration = Duration::from_secs(10);
+
+/// A probe that ran this long since its last restart starts its back-off
+/// from the beginning again.
+const RESTART_CALM: Duration = Duration::from_secs(600);
+
+/// One block device's restarts.
+#[derive(Debug, Default)]
+struct Restarts {
+    total: u64,
+    in_a_row: u32,
+    last: Option<Instant>,
+}
+
+impl Restarts {
+    /// Whether a probe that ended may start again at `now`.
+    fn due(&mut self, now: Instant) -> bool {
+        let Some(last) = self.last else { return true };
+        let since = now.saturating_duration_since(last);
+        if since >= RESTART_CALM {
+            self.in_a_row = 0;
+        }
+        let wait = match self.in_a_row {
+            0 => Duration::ZERO,
+            n => RESTART_BACKOFF.saturating_mul(1 << (n - 1).min(5)),
+        };
+        since >= wait
+    }
+
+    fn count(&mut self, now: Instant) {
+        self.total += 1;
+        self.in_a_row = self.in_a_row.saturating_add(1);
+        self.last = Some(now);
+    }
+}
+
 /// The running probes.
 pub struct Fleet {
     config: ProbeConfig,
@@ -59,6 +101,13 @@ pub struct Fleet {
     /// Block devices that could not be probed, so each is warned about once
     /// while discovery keeps offering it.
     refused: Mutex<BTreeSet<String>>,
+    /// Supervision: restarts by block device, kept while its drive is.
+    restarts: Mutex<BTreeMap<String, Restarts>>,
+    /// Probes stopped while their thread was stuck (in an open or a read
+    /// of a device that hangs): a block device here gets no new probe
+    /// until that thread ends, so a drive removed and re-added while its
+    /// device hangs does not take another thread each time.
+    stopping: Mutex<BTreeMap<String, ProbeHandle>>,
 }
 
 impl Fleet {
@@ -69,11 +118,17 @@ impl Fleet {
             write,
             running: Mutex::new(BTreeMap::new()),
             refused: Mutex::new(BTreeSet::new()),
+            restarts: Mutex::new(BTreeMap::new()),
+            stopping: Mutex::new(BTreeMap::new()),
         }
     }
 
     fn running(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Entry>> {
         self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn restarts(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Restarts>> {
+        self.restarts.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Starts probing `block` for `drive` unless it already runs. Called on
@@ -83,18 +138,49 @@ impl Fleet {
     /// tried again on each pass.
     pub fn start(&self, drive: &str, block: &str, skip_if: Option<SkipIf>) {
         {
+            let mut stopping = self.stopping.lock().unwrap_or_else(|e| e.into_inner());
+            stopping.retain(|_, h| !h.is_finished());
+            if stopping.contains_key(block) {
+                debug!(
+                    device = drive,
+                    block, "the stopped probe's thread is still stuck; not starting another"
+                );
+                return;
+            }
+        }
+        {
             let mut running = self.running();
             match running.get(block) {
                 Some(e) if !e.handle.is_finished() => return,
-                // A probe that ended (its device vanished and came back, a
-                // namespace detached and re-attached) starts again while its
-                // drive is discovered.
+                // Supervision: a probe that ended (a panic; its device
+                // vanished and came back; a namespace detached and
+                // re-attached) starts again while its drive is discovered,
+                // after a back-off when it keeps ending.
                 Some(_) => {
-                    info!(
-                        device = drive,
-                        block, "latency probe had ended; starting it again"
-                    );
-                    running.remove(block);
+                    let now = Instant::now();
+                    let mut restarts = self.restarts();
+                    let r = restarts.entry(block.to_string()).or_default();
+                    if !r.due(now) {
+                        return;
+                    }
+                    r.count(now);
+                    let n = r.total;
+                    drop(restarts);
+                    let ended = running.remove(block).map(|e| e.handle.panic_message());
+                    match ended.flatten() {
+                        Some(panic) => error!(
+                            device = drive,
+                            block,
+                            restarts = n,
+                            "latency probe panicked, restarting it: {panic}"
+                        ),
+                        None => info!(
+                            device = drive,
+                            block,
+                            restarts = n,
+                            "latency probe had ended; starting it again"
+                        ),
+                    }
                 }
                 None => {}
             }
@@ -158,14 +244,24 @@ impl Fleet {
 
     /// Stops every probe of `drive` (without waiting for a stuck thread).
     pub fn stop_drive(&self, drive: &str) {
-        self.running().retain(|block, e| {
-            let keep = e.drive != drive;
-            if !keep {
-                info!(device = drive, block, "latency probe stopped");
-                e.handle.stop();
+        // Lock order everywhere: `running`, then `restarts`.
+        let mut running = self.running();
+        let mut restarts = self.restarts();
+        let (gone, kept): (BTreeMap<_, _>, BTreeMap<_, _>) = std::mem::take(&mut *running)
+            .into_iter()
+            .partition(|(_, e)| e.drive == drive);
+        *running = kept;
+        drop(running);
+        let mut stopping = self.stopping.lock().unwrap_or_else(|e| e.into_inner());
+        for (block, e) in gone {
+            info!(device = drive, block, "latency probe stopped");
+            e.handle.stop();
+            // The drive's series go with it; its counts start again.
+            restarts.remove(&block);
+            if !e.handle.is_finished() {
+                stopping.insert(block, e.handle);
             }
-            keep
-        });
+        }
     }
 
     /// Counts I/O stuck past its deadline; call periodically.
@@ -200,7 +296,9 @@ impl Fleet {
     pub fn views(&self) -> Vec<ProbeView> {
         let now = Instant::now();
         let window = label_duration(self.config.window);
-        self.running()
+        let running = self.running();
+        let restarts = self.restarts();
+        running
             .iter()
             .map(|(block, e)| {
                 let mut s = e.handle.stats.lock().unwrap_or_else(|e| e.into_inner());
@@ -214,6 +312,7 @@ impl Fleet {
                     skipped: s.skipped.iter().map(|(&k, &v)| (k, v)).collect(),
                     busy_ratio: s.busy_ratio,
                     window: window.clone(),
+                    restarts: restarts.get(block).map_or(0, |r| r.total),
                 }
             })
             .collect()
@@ -282,7 +381,7 @@ pub fn blocks_of(namespaces: &[String]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
+    use std::sync::Arc;
 
     #[test]
     fn a_namespace_that_appears_later_is_probed_on_a_later_pass() {
@@ -360,6 +459,152 @@ mod tests {
         fleet.stop_drive("nvme8");
     }
 
+    /// Waits (bounded) until `block`'s probe thread has ended.
+    fn wait_ended(fleet: &Fleet, block: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !fleet
+            .running()
+            .get(block)
+            .is_some_and(|e| e.handle.is_finished())
+        {
+            assert!(Instant::now() < deadline, "the probe never ended");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    #[test]
+    fn a_probe_that_panics_is_restarted_counted_and_backs_off_when_it_keeps_panicking() {
+        let dir = tempfile::tempdir().unwrap();
+        let (sys, dev) = (dir.path().join("sys"), dir.path().join("dev"));
+        super::super::fake_block_device(&sys, &dev, "nvme7n1");
+        let config = ProbeConfig {
+            sysfs: sys.clone(),
+            rate: 500.0,
+            ..ProbeConfig::default()
+        };
+        let fleet = Fleet::new(config, dev.clone(), None);
+        // The hook runs on the probe's thread before each read: a test-only
+        // way into that thread.
+        let panics: SkipIf = Arc::new(|| panic!("injected probe panic"));
+        let restarts = |f: &Fleet| f.views().first().map(|v| v.restarts);
+
+        fleet.start("nvme7", "nvme7n1", Some(panics.clone()));
+        wait_ended(&fleet, "nvme7n1");
+        assert_eq!(restarts(&fleet), Some(0));
+        // The first end in a row: started again on the next pass.
+        fleet.start("nvme7", "nvme7n1", Some(panics.clone()));
+        assert_eq!(restarts(&fleet), Some(1));
+        wait_ended(&fleet, "nvme7n1");
+        // The second in a row waits for the back-off: not on this pass.
+        fleet.start("nvme7", "nvme7n1", Some(panics.clone()));
+        assert_eq!(restarts(&fleet), Some(1));
+        assert!(fleet.running()["nvme7n1"].handle.is_finished());
+        // Once the back-off has passed (moved back in time here), it is.
+        {
+            let mut r = fleet.restarts();
+            let last = r.get_mut("nvme7n1").unwrap();
+            last.last = last.last.unwrap().checked_sub(RESTART_BACKOFF);
+            assert!(last.last.is_some(), "machine up for less than 10 s");
+        }
+        fleet.start("nvme7", "nvme7n1", None);
+        assert_eq!(restarts(&fleet), Some(2));
+        assert!(!fleet.running()["nvme7n1"].handle.is_finished());
+
+        // Served per drive, beside the poll loop's count.
+        use crate::metrics::{BuildInfo, TextFormat, encode};
+        use crate::snapshot::DriveSnapshot;
+        let identity = crate::poll::factory::placeholder(
+            crate::device::discovery::Transport::Nvme,
+            "model",
+            "serial",
+            "fw",
+        );
+        let mut drive = DriveSnapshot::new("nvme7", "/dev/nvme7", identity);
+        drive.polls = 1;
+        let text = encode(
+            vec![Arc::new(drive)],
+            fleet.views(),
+            &BuildInfo::default(),
+            TextFormat::Prometheus,
+        );
+        let line = |task: &str| {
+            text.lines()
+                .find(|l| {
+                    l.starts_with("ssd_exporter_task_restarts_total{")
+                        && l.contains(&format!("task=\"{task}\""))
+                })
+                .map(|l| l.rsplit(' ').next().unwrap().to_string())
+        };
+        assert_eq!(line("probe").as_deref(), Some("2"), "{text}");
+        assert_eq!(line("poll").as_deref(), Some("0"), "{text}");
+
+        // A drive that goes away takes its count with it.
+        fleet.stop_drive("nvme7");
+        assert!(fleet.restarts().is_empty());
+    }
+
+    /// Threads of this process whose name is `name`.
+    fn threads_named(name: &str) -> usize {
+        std::fs::read_dir("/proc/self/task")
+            .unwrap()
+            .flatten()
+            .filter(|t| {
+                std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim_end() == name)
+            })
+            .count()
+    }
+
+    fn wait_threads(name: &str, n: usize) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while threads_named(name) != n {
+            assert!(
+                Instant::now() < deadline,
+                "{} threads named {name:?}, waited for {n}",
+                threads_named(name)
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    #[test]
+    fn a_drive_re_added_while_its_probe_hangs_in_open_gets_no_second_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let (sys, dev) = (dir.path().join("sys"), dir.path().join("dev"));
+        super::super::fake_block_device(&sys, &dev, "nvme6n1");
+        // A FIFO with no writer: opening it for reading blocks, as an open
+        // of a sick disk can.
+        let fifo = dev.join("nvme6n1");
+        std::fs::remove_file(&fifo).unwrap();
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let config = ProbeConfig {
+            sysfs: sys.clone(),
+            rate: 100.0,
+            ..ProbeConfig::default()
+        };
+        let fleet = Fleet::new(config, dev.clone(), None);
+        fleet.start("nvme6", "nvme6n1", None);
+        wait_threads("probe nvme6n1", 1);
+        for _ in 0..3 {
+            fleet.stop_drive("nvme6");
+            fleet.start("nvme6", "nvme6n1", None);
+        }
+        assert_eq!(threads_named("probe nvme6n1"), 1);
+        assert!(fleet.views().is_empty(), "a second probe was started");
+        // The open returns (a writer appears); the stopped thread ends, and
+        // the next pass starts the probe again.
+        let _writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+        wait_threads("probe nvme6n1", 0);
+        fleet.start("nvme6", "nvme6n1", None);
+        assert_eq!(fleet.views().len(), 1);
+        fleet.stop_drive("nvme6");
+    }
+
     #[test]
     fn histogram_ends_with_one_inf_bucket_and_skips_start_at_zero() {
         use crate::metrics::{BuildInfo, TextFormat, encode};
@@ -373,6 +618,7 @@ mod tests {
             skipped: vec![],
             busy_ratio: None,
             window: "10m".into(),
+            restarts: 0,
         };
         for format in [TextFormat::OpenMetrics, TextFormat::Prometheus] {
             let text = encode(vec![], vec![view.clone()], &BuildInfo::default(), format);
@@ -396,6 +642,67 @@ mod tests {
                 .count();
             assert_eq!(skips, 4, "{format:?}: {text}");
         }
+    }
+
+    #[test]
+    fn a_probe_is_served_only_once_its_drive_is_with_the_drive_serial() {
+        use crate::metrics::{BuildInfo, TextFormat, encode};
+        use crate::snapshot::DriveSnapshot;
+        let view = ProbeView {
+            drive: "nvme1".into(),
+            block: "nvme1n1".into(),
+            ops: vec![op_view(&OpStats::new("read", Duration::from_secs(600)))],
+            skipped: vec![],
+            busy_ratio: None,
+            window: "10m".into(),
+            restarts: 0,
+        };
+        let identity = crate::poll::factory::placeholder(
+            crate::device::discovery::Transport::Nvme,
+            "model",
+            "SERIAL1",
+            "fw",
+        );
+        // Hot-plugged: found and probing, not polled yet.
+        let mut drive = DriveSnapshot::new("nvme1", "/dev/nvme1", identity);
+        let probe_lines = |d: &DriveSnapshot| -> Vec<String> {
+            encode(
+                vec![Arc::new(d.clone())],
+                vec![view.clone()],
+                &BuildInfo::default(),
+                TextFormat::Prometheus,
+            )
+            .lines()
+            .filter(|l| l.starts_with("ssd_probe_") && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect()
+        };
+        assert_eq!(probe_lines(&drive), Vec::<String>::new());
+        drive.polls = 1;
+        let lines = probe_lines(&drive);
+        assert!(!lines.is_empty());
+        assert!(
+            lines.iter().all(|l| l.contains("serial=\"SERIAL1\"")),
+            "{lines:#?}"
+        );
+        // A --probe.device that is no drive is served as itself.
+        let extra = ProbeView {
+            drive: "sdz".into(),
+            block: "sdz".into(),
+            ..view.clone()
+        };
+        let text = encode(
+            vec![],
+            vec![extra],
+            &BuildInfo::default(),
+            TextFormat::Prometheus,
+        );
+        assert!(
+            text.contains(
+                "ssd_probe_latency_seconds_bucket{device=\"sdz\",serial=\"\",block=\"sdz\""
+            ),
+            "{text}"
+        );
     }
 
     #[test]

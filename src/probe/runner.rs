@@ -35,6 +35,13 @@ use super::schedule::{Arrivals, Poisson};
 use super::window::SlidingWindow;
 use super::writer::{DEFAULT_MAX_BYTES, DEFAULT_WRITE_RATE, WriteMode, WriteProbe};
 
+/// Default reads per second per drive.
+pub const DEFAULT_RATE: f64 = 5.0;
+/// Default time after which a probe I/O counts as a timeout.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Default length of the sliding quantile window.
+pub const DEFAULT_WINDOW: Duration = Duration::from_secs(600);
+
 /// Slices of the sliding window (its time resolution is window / slices).
 pub const WINDOW_SLICES: u32 = 10;
 
@@ -93,9 +100,9 @@ pub struct ProbeConfig {
 impl Default for ProbeConfig {
     fn default() -> Self {
         Self {
-            rate: 5.0,
-            timeout: Duration::from_secs(5),
-            window: Duration::from_secs(600),
+            rate: DEFAULT_RATE,
+            timeout: DEFAULT_TIMEOUT,
+            window: DEFAULT_WINDOW,
             busy: BusyPolicy::default(),
             range: None,
             write: None,
@@ -243,6 +250,20 @@ impl ProbeHandle {
     /// Whether the thread has ended (stopped, or its device vanished).
     pub fn is_finished(&self) -> bool {
         self.thread.is_finished()
+    }
+
+    /// How the thread of a finished probe ended: `Some(message)` if it
+    /// panicked. Call only once [`ProbeHandle::is_finished`] is true (it
+    /// then does not wait).
+    pub fn panic_message(self) -> Option<String> {
+        let payload = self.thread.join().err()?;
+        Some(
+            payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic without a message".to_string()),
+        )
     }
 
     /// Stops the thread and waits up to `wait` for it; false if it is stuck.

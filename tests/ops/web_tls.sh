@@ -10,10 +10,13 @@
 #      the handshake, with a certificate of the CA gets 200;
 #   4. a certificate replaced on disk is what the next connection sees,
 #      without a restart;
-#   5. --check-config says TLS and authentication are on; a web config with
+#   5. a password and a header changed in the web config file are in force
+#      without a restart, and a broken file then keeps the working config;
+#   6. --check-config says TLS and authentication are on; a web config with
 #      min_version TLS10 exits 2 with one line naming the key;
-#   6. --web.systemd-socket serves on a socket passed by
-#      systemd-socket-activate (LISTEN_FDS), and fails clearly without one.
+#   7. --web.systemd-socket serves on a socket passed by
+#      systemd-socket-activate (LISTEN_FDS), and exits 2 with a reason
+#      without one.
 # Certificates come from openssl. Every wait is bounded.
 # Usage: tests/ops/web_tls.sh [path/to/ssd_exporter] (default target/debug).
 # Prints PASS/FAIL lines and "N passed, N failed"; exits non-zero on a failure.
@@ -144,6 +147,35 @@ if wait_tls "$port" -u prometheus:change-me; then
   done
   check "a certificate replaced on disk is served without restart" test "$rotated" = yes
   check "still 200 after the rotation" test "$(status "$url" -u prometheus:change-me)" = 200
+
+  # ---- 5. the web config file itself changes: new password and header,
+  # no restart; a broken file afterwards keeps the working config.
+  # The hash is bcrypt (cost 10) of "rotated-pw", made with the bcrypt crate.
+  sed -e 's|^  prometheus: .*|  prometheus: $2b$10$rfNhMuFUQ5SvYDW/6P/XGeT/AhyAd/pcy8K7OQ09FMIkg9SGlz/Wu|' \
+    -e 's|X-Frame-Options: deny|X-Frame-Options: sameorigin|' "$tmp/web.yml" >"$tmp/web.yml.new"
+  mv "$tmp/web.yml.new" "$tmp/web.yml"
+  changed=no
+  for _ in $(seq 100); do
+    if [ "$(status "$url" -u prometheus:rotated-pw)" = 200 ]; then changed=yes; break; fi
+    sleep 0.1
+  done
+  check "a password changed in the web config file is accepted without restart" test "$changed" = yes
+  check "the old password is refused after the change" \
+    test "$(status "$url" -u prometheus:change-me)" = 401
+  headers=$(curl -s -D - -o /dev/null --max-time 5 --cacert "$tmp/ca.crt" -u prometheus:rotated-pw "$url")
+  check "a header changed in the web config file is sent" \
+    grep -qi '^x-frame-options: sameorigin' <<<"$headers"
+  cp "$tmp/web.yml" "$tmp/web.yml.good"
+  echo "basic_auth_users: [" >"$tmp/web.yml.new" && mv "$tmp/web.yml.new" "$tmp/web.yml"
+  logged=no
+  for _ in $(seq 100); do
+    if grep -q "keeping the previous one" "$tmp/exporter.log"; then logged=yes; break; fi
+    sleep 0.1
+  done
+  check "a broken web config file is logged and refused" test "$logged" = yes
+  check "the working config stays after a broken file" \
+    test "$(status "$url" -u prometheus:rotated-pw)" = 200
+  mv "$tmp/web.yml.good" "$tmp/web.yml"
 else
   fail "TLS exporter did not come up: $(tail -3 "$tmp/exporter.log")"
 fi
@@ -196,8 +228,8 @@ set +e
 err=$(timeout 10 "$bin" --demo --probe.disable --web.systemd-socket 2>&1)
 code=$?
 set -e
-check "--web.systemd-socket without a socket fails with a reason (exit $code)" \
-  sh -c 'test "$1" = 1 && printf "%s" "$2" | grep -q "LISTEN_PID"' sh "$code" "$err"
+check "--web.systemd-socket without a socket exits 2 with a reason (exit $code)" \
+  sh -c 'test "$1" = 2 && printf "%s" "$2" | grep -q "LISTEN_PID"' sh "$code" "$err"
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

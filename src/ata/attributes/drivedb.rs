@@ -5,17 +5,100 @@
 //! and firmware patterns are POSIX EREs that must match the whole string, so
 //! they are compiled anchored as `^(?:…)$`.
 
+use std::sync::OnceLock;
+
 use regex::Regex;
+use regex_syntax::hir::literal::Extractor;
 
 use super::presets::{Preset, parse_presets};
+
+/// Where smartmontools keeps drivedb.h, the updated copy first: the
+/// default of `path.drivedb` (first existing wins).
+pub const DEFAULT_PATHS: [&str; 2] = [
+    "/var/lib/smartmontools/drivedb/drivedb.h",
+    "/usr/share/smartmontools/drivedb.h",
+];
+
+/// A model or firmware pattern, checked when the file is read and compiled
+/// the first time a drive could match it. A host has a handful of drives
+/// and drivedb.h about a thousand entries: compiling them all at start
+/// took about 10 MiB on hosts that often have no SATA drive at all.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    source: String,
+    /// Every match starts with one of these (from the pattern's literal
+    /// prefixes); `None` when no finite set says so. A string that starts
+    /// with none of them cannot match, and nothing is compiled for it.
+    prefixes: Option<Vec<Vec<u8>>>,
+    /// `None` inside: the pattern parsed but did not compile (over the size
+    /// limit); it then matches nothing.
+    compiled: OnceLock<Option<Regex>>,
+}
+
+impl Pattern {
+    /// Parses `pattern` (a POSIX ERE for a full-string match) without
+    /// compiling it: a syntax error is reported now.
+    pub fn new(pattern: &str) -> Result<Pattern, String> {
+        if pattern.is_empty() {
+            return Err("empty model regex".to_owned());
+        }
+        let hir = regex_syntax::Parser::new()
+            .parse(&anchored(pattern))
+            .map_err(|e| rejected(pattern, &e.to_string()))?;
+        let prefixes = Extractor::new()
+            .extract(&hir)
+            .literals()
+            .map(|ls| ls.iter().map(|l| l.as_bytes().to_vec()).collect());
+        Ok(Pattern {
+            source: pattern.to_owned(),
+            prefixes,
+            compiled: OnceLock::new(),
+        })
+    }
+
+    /// Whether the whole of `s` matches.
+    pub fn is_match(&self, s: &str) -> bool {
+        if let Some(p) = &self.prefixes
+            && !p.iter().any(|p| s.as_bytes().starts_with(p))
+        {
+            return false;
+        }
+        self.compiled
+            .get_or_init(|| compile_full(&self.source).ok())
+            .as_ref()
+            .is_some_and(|r| r.is_match(s))
+    }
+
+    /// The pattern as drivedb.h gives it.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Whether it has been compiled (for tests).
+    #[cfg(test)]
+    pub(crate) fn is_compiled(&self) -> bool {
+        self.compiled.get().is_some()
+    }
+}
+
+fn anchored(pattern: &str) -> String {
+    format!("^(?:{pattern})$")
+}
+
+fn rejected(pattern: &str, error: &str) -> String {
+    format!(
+        "regex {pattern:?} rejected: {}",
+        error.lines().last().unwrap_or("")
+    )
+}
 
 /// One usable drive entry.
 #[derive(Debug, Clone)]
 pub struct DbEntry {
     pub family: String,
-    pub model: Regex,
+    pub model: Pattern,
     /// `None` when the entry matches any firmware.
-    pub firmware: Option<Regex>,
+    pub firmware: Option<Pattern>,
     pub presets: Vec<Preset>,
 }
 
@@ -101,11 +184,11 @@ impl DriveDb {
             return;
         }
         let parsed = (|| {
-            let model = compile_full(&model)?;
+            let model = Pattern::new(&model)?;
             let firmware = if firmware.is_empty() {
                 None
             } else {
-                Some(compile_full(&firmware)?)
+                Some(Pattern::new(&firmware)?)
             };
             let presets = parse_presets(&presets, false)?;
             Ok::<_, String>(DbEntry {
@@ -127,15 +210,10 @@ pub fn compile_full(pattern: &str) -> Result<Regex, String> {
     if pattern.is_empty() {
         return Err("empty model regex".to_owned());
     }
-    regex::RegexBuilder::new(&format!("^(?:{pattern})$"))
+    regex::RegexBuilder::new(&anchored(pattern))
         .size_limit(1 << 22)
         .build()
-        .map_err(|e| {
-            format!(
-                "regex {pattern:?} rejected: {}",
-                e.to_string().lines().last().unwrap_or("")
-            )
-        })
+        .map_err(|e| rejected(pattern, &e.to_string()))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::builtin::DEFAULTS;
-use super::drivedb::{DbEntry, DriveDb, compile_full};
+use super::drivedb::{DbEntry, DriveDb, Pattern};
 use super::families::{FAMILIES, FamilyDef};
 use super::presets::{Media, Preset};
 use super::{AttrDef, ByteOrder, Meaning, MeaningDef, RawFormat, ValueSource};
@@ -156,7 +156,7 @@ fn builtin_entry(f: &FamilyDef) -> Option<DbEntry> {
             only: None,
         })
         .collect();
-    let model = compile_full(f.model).ok()?;
+    let model = Pattern::new(f.model).ok()?;
     Some(DbEntry {
         family: f.family.to_owned(),
         model,

@@ -82,6 +82,10 @@ pub const FLEET: [DemoDrive; 5] = [
     },
 ];
 
+/// The poll interval of `--demo` unless `poll.interval` is set: the
+/// simulated drives change by the second.
+pub const POLL_INTERVAL: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The banner on the landing page and the log line at start.
 pub const NOTICE: &str = "DEMO MODE: every drive here is SIMULATED (--demo); no real drive is read";
 

@@ -5,7 +5,8 @@
 //! Only the fields the exporter reads (and a few a tool would expect to be
 //! plausible) are filled; everything else stays zero, as on many drives.
 
-use crate::nvme::ocp::OCP_SMART_LOG_GUID;
+use crate::nvme::ocp::{OcpSmartLogPage, le_bytes};
+use crate::nvme::smart_log::SmartLogPage;
 
 /// A zero-filled buffer with little-endian field writers.
 pub struct Page(Vec<u8>);
@@ -152,34 +153,36 @@ pub struct NvmeHealth {
     pub tmt2_seconds: u32,
 }
 
-/// SMART / Health Information (log 02h), 512 bytes.
+/// SMART / Health Information (log 02h), 512 bytes, built on the decoder's
+/// own layout ([`SmartLogPage`]).
 pub fn nvme_smart_log(h: &NvmeHealth) -> Vec<u8> {
-    let mut p = Page::new(512);
-    p.u8(0, h.critical_warning)
-        .u16(1, kelvin(h.composite_c))
-        .u8(3, h.available_spare)
-        .u8(4, h.spare_threshold)
-        .u8(5, h.percent_used)
-        .u128(32, h.data_units_read)
-        .u128(48, h.data_units_written)
-        .u128(64, h.host_reads)
-        .u128(80, h.host_writes)
-        .u128(96, h.busy_minutes)
-        .u128(112, h.power_cycles)
-        .u128(128, h.power_on_hours)
-        .u128(144, h.unsafe_shutdowns)
-        .u128(160, h.media_errors)
-        .u128(176, h.error_entries)
-        .u32(192, h.warning_temp_minutes)
-        .u32(196, h.critical_temp_minutes)
-        .u32(216, h.tmt1_count)
-        .u32(220, h.tmt2_count)
-        .u32(224, h.tmt1_seconds)
-        .u32(228, h.tmt2_seconds);
-    for (i, &c) in h.sensors_c.iter().take(8).enumerate() {
-        p.u16(200 + 2 * i, kelvin(c));
+    use zerocopy::IntoBytes;
+    let mut p = SmartLogPage::zeroed();
+    p.critical_warning = h.critical_warning;
+    p.temperature = kelvin(h.composite_c).into();
+    p.avail_spare = h.available_spare;
+    p.spare_thresh = h.spare_threshold;
+    p.percent_used = h.percent_used;
+    p.data_units_read = h.data_units_read.into();
+    p.data_units_written = h.data_units_written.into();
+    p.host_reads = h.host_reads.into();
+    p.host_writes = h.host_writes.into();
+    p.ctrl_busy_time = h.busy_minutes.into();
+    p.power_cycles = h.power_cycles.into();
+    p.power_on_hours = h.power_on_hours.into();
+    p.unsafe_shutdowns = h.unsafe_shutdowns.into();
+    p.media_errors = h.media_errors.into();
+    p.num_err_log_entries = h.error_entries.into();
+    p.warning_temp_time = h.warning_temp_minutes.into();
+    p.critical_comp_time = h.critical_temp_minutes.into();
+    p.thm_temp1_trans_count = h.tmt1_count.into();
+    p.thm_temp2_trans_count = h.tmt2_count.into();
+    p.thm_temp1_total_time = h.tmt1_seconds.into();
+    p.thm_temp2_total_time = h.tmt2_seconds.into();
+    for (sensor, &c) in p.temp_sensor.iter_mut().zip(&h.sensors_c) {
+        *sensor = kelvin(c).into();
     }
-    p.bytes()
+    p.as_bytes().to_vec()
 }
 
 /// The OCP extended SMART log's fields the demo varies.
@@ -200,25 +203,26 @@ pub struct OcpHealth {
     pub plp_starts: u128,
 }
 
-/// OCP Datacenter NVMe SSD SMART / Health extended log (C0h), 512 bytes.
+/// OCP Datacenter NVMe SSD SMART / Health extended log (C0h), 512 bytes,
+/// built on the decoder's own layout ([`OcpSmartLogPage`]).
 pub fn ocp_smart_log(o: &OcpHealth) -> Vec<u8> {
-    let mut p = Page::new(512);
-    p.u128(0, o.media_written_bytes)
-        .u128(16, o.media_read_bytes)
-        .uint(32, 6, o.bad_user_blocks.into())
-        .uint(40, 6, o.bad_system_blocks.into())
-        .u64(56, o.uncorrectable_reads)
-        .u64(64, o.soft_ecc)
-        .u8(96, o.throttle_events)
-        .u8(97, u8::from(o.throttling))
-        .u8(103, 2) // DSSD spec version 2.x
-        .u64(104, o.pcie_correctable)
-        .u32(112, o.incomplete_shutdowns)
-        .u16(128, o.capacitor_health)
-        .u128(160, o.plp_starts)
-        .u16(494, 3); // log page version
-    p.raw(496, &OCP_SMART_LOG_GUID);
-    p.bytes()
+    use zerocopy::IntoBytes;
+    let mut p = OcpSmartLogPage::new();
+    p.physical_media_units_written = o.media_written_bytes.into();
+    p.physical_media_units_read = o.media_read_bytes.into();
+    p.bad_user_nand_blocks_raw = le_bytes(o.bad_user_blocks);
+    p.bad_system_nand_blocks_raw = le_bytes(o.bad_system_blocks);
+    p.uncorrectable_read_errors = o.uncorrectable_reads.into();
+    p.soft_ecc_errors = o.soft_ecc.into();
+    p.thermal_throttling_events = o.throttle_events;
+    p.current_throttling_status = u8::from(o.throttling);
+    p.dssd_major_version = 2; // DSSD spec version 2.x
+    p.pcie_correctable_errors = o.pcie_correctable.into();
+    p.incomplete_shutdowns = o.incomplete_shutdowns.into();
+    p.capacitor_health = o.capacitor_health.into();
+    p.plp_start_count = o.plp_starts.into();
+    p.log_page_version = 3.into();
+    p.as_bytes().to_vec()
 }
 
 /// Error Information (log 01h): `entries` 64-byte entries, the newest

@@ -16,8 +16,7 @@ use tokio::net::TcpStream;
 use super::pki::{Leaf, Pki, write};
 use super::{Fake, Reply, TestServer, parse_head, request_bytes};
 use crate::http::ServerConfig;
-use crate::http::auth::BasicAuth;
-use crate::http::web::tls::Reloading;
+use crate::http::web::live::Live;
 use crate::http::web::{ClientAuth, WebConfig};
 
 /// Watcher interval in these tests: short, so rotation shows quickly.
@@ -90,14 +89,10 @@ async fn start(extra: &str, rest: &str) -> Setup {
         "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n{extra}{rest}"
     );
     let web = WebConfig::parse(&yaml, dir.path()).unwrap();
-    let mut config = ServerConfig {
-        headers: web.headers.clone(),
+    let config = ServerConfig {
+        web: Live::start(web, WATCH).unwrap(),
         ..ServerConfig::default()
     };
-    config.tls = Some(Reloading::start(web.tls.clone().unwrap(), WATCH).unwrap());
-    if web.auth_enabled() {
-        config.auth = Some(BasicAuth::new(web.users.clone(), Vec::new()));
-    }
     let server = TestServer::with_config(Arc::new(Fake::new()), config).await;
     Setup { dir, pki, server }
 }

@@ -6,14 +6,16 @@
 //! never silently dropped.
 //!
 //! Relative file names are resolved against the web config file's folder,
-//! as the toolkit does. The file itself is read once at start; the
-//! certificate, key and client CA files it names are re-read when they
-//! change (see [`tls::Reloading`]).
+//! as the toolkit does. The file and the certificate, key and client CA
+//! files it names are re-read when they change ([`live`]).
 
+pub mod live;
 mod sans;
 pub mod tls;
 mod tls_names;
 
+#[cfg(test)]
+mod live_tests;
 #[cfg(test)]
 mod tests;
 
@@ -25,6 +27,10 @@ use serde::Deserialize;
 use thiserror::Error;
 
 pub use tls_names::ClientAuth;
+
+/// The largest web config file read (inline certificates and a few
+/// thousand users fit in far less).
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
 
 /// A web config error: which key (as a dotted path inside the file; empty
 /// when the YAML parser's message names it) and what it accepts. One line.
@@ -135,6 +141,9 @@ pub struct WebConfig {
     pub auth_excluded_paths: Vec<String>,
     /// Security headers added to every response.
     pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// The file this was read from (`None`: built in, or parsed from text),
+    /// watched for changes while serving.
+    pub file: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for WebConfig {
@@ -144,6 +153,7 @@ impl std::fmt::Debug for WebConfig {
             .field("users", &self.users.keys().collect::<Vec<_>>())
             .field("auth_excluded_paths", &self.auth_excluded_paths)
             .field("headers", &self.headers)
+            .field("file", &self.file)
             .finish()
     }
 }
@@ -154,13 +164,43 @@ impl WebConfig {
     /// The error says which key inside the file is wrong; the caller adds
     /// the file's name.
     pub fn load(path: &Path) -> Result<Self, WebConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| invalid("", e.to_string()))?;
-        let base = path.parent().unwrap_or(Path::new("."));
-        let config = Self::parse(&text, base)?;
+        let config = Self::read(path)?;
         if let Some(tls) = &config.tls {
             tls::build(tls)?;
         }
         Ok(config)
+    }
+
+    /// Reads, parses and validates a web config file without loading the
+    /// files it names (at most [`MAX_FILE_BYTES`]).
+    pub fn read(path: &Path) -> Result<Self, WebConfigError> {
+        use std::io::Read as _;
+        use std::os::unix::fs::OpenOptionsExt as _;
+        // O_NONBLOCK: a FIFO put in its place is refused below, not waited on.
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(path)
+            .map_err(|e| invalid("", e.to_string()))?;
+        if !file
+            .metadata()
+            .map_err(|e| invalid("", e.to_string()))?
+            .is_file()
+        {
+            return Err(invalid("", "is not a regular file"));
+        }
+        let mut text = String::new();
+        file.take(MAX_FILE_BYTES + 1)
+            .read_to_string(&mut text)
+            .map_err(|e| invalid("", e.to_string()))?;
+        if text.len() as u64 > MAX_FILE_BYTES {
+            return Err(invalid("", format!("larger than {MAX_FILE_BYTES} bytes")));
+        }
+        let base = path.parent().unwrap_or(Path::new("."));
+        Ok(WebConfig {
+            file: Some(path.to_path_buf()),
+            ..Self::parse(&text, base)?
+        })
     }
 
     /// Parses and validates YAML text; relative file names are taken
@@ -213,6 +253,7 @@ impl WebConfig {
             users,
             auth_excluded_paths,
             headers: headers(http.headers.unwrap_or_default())?,
+            file: None,
         })
     }
 

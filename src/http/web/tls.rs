@@ -1,15 +1,9 @@
-//! `tls_server_config` → a rustls [`ServerConfig`] (ring provider), and
-//! [`Reloading`]: the config every new connection uses, rebuilt when the
-//! certificate, key or client CA file changes on disk.
-//!
-//! Files are stat'ed by a watcher thread of its own (never an async worker
-//! thread) every [`WATCH_INTERVAL`]. A change whose files do not make a
-//! working config (half-written, key not matching) keeps the previous
-//! config and is logged once; the next change is tried again.
+//! `tls_server_config` → a rustls [`ServerConfig`] (ring provider). The
+//! files it names are read on every build; [`super::live`] rebuilds when
+//! they change on disk.
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock, Weak};
-use std::time::{Duration, SystemTime};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use rustls::client::danger::HandshakeSignatureValid;
 use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
@@ -20,9 +14,6 @@ use rustls::server::{ServerConfig, WebPkiClientVerifier};
 use rustls::{DigitallySignedStruct, DistinguishedName, RootCertStore, SignatureScheme};
 
 use super::{ClientAuth, Source, TlsSettings, WebConfigError, invalid};
-
-/// How often the watcher looks at the certificate files.
-pub const WATCH_INTERVAL: Duration = Duration::from_secs(1);
 
 /// The most PEM text one file may hold (a chain of a few certificates is
 /// a few KiB; a CA bundle a few hundred).
@@ -187,11 +178,9 @@ impl ClientCertVerifier for AnyClientCert {
     }
 }
 
-/// Size and modification time of each file the config names: what the
-/// watcher compares.
-type Stamps = Vec<Option<(u64, SystemTime)>>;
-
-fn files(s: &TlsSettings) -> Vec<PathBuf> {
+/// The files `s` names (inline PEM has none): what the web config's
+/// watcher stats besides the web config file itself.
+pub fn files(s: &TlsSettings) -> Vec<PathBuf> {
     [Some(&s.cert), Some(&s.key), s.client_ca.as_ref()]
         .into_iter()
         .flatten()
@@ -200,83 +189,4 @@ fn files(s: &TlsSettings) -> Vec<PathBuf> {
             Source::Inline(_) => None,
         })
         .collect()
-}
-
-fn stamps(paths: &[PathBuf]) -> Stamps {
-    paths
-        .iter()
-        .map(|p: &PathBuf| {
-            let m = std::fs::metadata(Path::new(p)).ok()?;
-            Some((m.len(), m.modified().ok()?))
-        })
-        .collect()
-}
-
-/// The TLS config new connections get, kept current with the files.
-pub struct Reloading {
-    current: RwLock<Arc<ServerConfig>>,
-    settings: TlsSettings,
-}
-
-impl std::fmt::Debug for Reloading {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Reloading")
-            .field("settings", &self.settings)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Reloading {
-    /// Loads the files once and starts the watcher thread (it ends when the
-    /// returned value is dropped). `interval` is [`WATCH_INTERVAL`] outside
-    /// tests.
-    pub fn start(settings: TlsSettings, interval: Duration) -> Result<Arc<Self>, WebConfigError> {
-        let paths = files(&settings);
-        let mut seen = stamps(&paths);
-        let this = Arc::new(Reloading {
-            current: RwLock::new(build(&settings)?),
-            settings,
-        });
-        if paths.is_empty() {
-            return Ok(this);
-        }
-        let weak: Weak<Self> = Arc::downgrade(&this);
-        std::thread::Builder::new()
-            .name("tls-reload".into())
-            .spawn(move || {
-                loop {
-                    std::thread::sleep(interval);
-                    let Some(this) = weak.upgrade() else { return };
-                    let now = stamps(&paths);
-                    if now != seen {
-                        seen = now;
-                        this.reload();
-                    }
-                }
-            })
-            .map_err(|e| invalid("tls_server_config", format!("start the reload thread: {e}")))?;
-        Ok(this)
-    }
-
-    fn reload(&self) {
-        match build(&self.settings) {
-            Ok(config) => {
-                *self.current.write().unwrap_or_else(|e| e.into_inner()) = config;
-                tracing::info!("TLS certificate files changed; new connections use them");
-            }
-            Err(e) => tracing::warn!(
-                error = %e,
-                "TLS certificate files changed but do not load; keeping the previous ones"
-            ),
-        }
-    }
-
-    /// The config for a connection accepted now.
-    pub fn current(&self) -> Arc<ServerConfig> {
-        Arc::clone(&self.current.read().unwrap_or_else(|e| e.into_inner()))
-    }
-
-    pub fn settings(&self) -> &TlsSettings {
-        &self.settings
-    }
 }

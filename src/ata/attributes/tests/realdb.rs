@@ -203,3 +203,65 @@ fn builtin_names_against_a_given_drivedb() {
     }
     println!("built-in names equal to {path}'s: {same}/{all}");
 }
+
+/// Real model strings (the project's fixtures, the reference drives and
+/// common families), plus strings that match nothing.
+const MODELS: [&str; 16] = [
+    "KINGSTON SEDC500M1920G",
+    "KINGSTON SEDC600M960G",
+    "INTEL SSDSC2KB480G8",
+    "INTEL SSDSC2BB480G4",
+    "Micron_5300_MTFDDAK960TDS",
+    "Micron_5200_MTFDDAK1T9TDC",
+    "SAMSUNG MZ7LH960HAJR-00005",
+    "Samsung SSD 870 EVO 1TB",
+    "Samsung SSD 860 PRO 512GB",
+    "ST4000NM0035-1V4107",
+    "WDC WD40EFRX-68N32N0",
+    "CT1000MX500SSD1",
+    "SanDisk SDSSDH3 1T00",
+    "TOSHIBA MG07ACA14TE",
+    "",
+    "no such drive 123",
+];
+
+#[test]
+fn lazy_patterns_match_exactly_as_compiled_ones() {
+    use crate::ata::attributes::drivedb::compile_full;
+    let Some(text) = installed() else { return };
+    let (db, _) = DriveDb::parse(&text);
+    let mut compared = 0;
+    for e in &db.entries {
+        let model = compile_full(e.model.source()).unwrap();
+        for m in MODELS {
+            assert_eq!(
+                e.model.is_match(m),
+                model.is_match(m),
+                "{} against {m:?}",
+                e.model.source()
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 300 * MODELS.len());
+}
+
+#[test]
+fn a_lookup_compiles_only_the_entries_its_model_could_match() {
+    let Some(text) = installed() else { return };
+    let (db, _) = DriveDb::parse(&text);
+    assert!(db.entries.iter().all(|e| !e.model.is_compiled()));
+    let found = db
+        .entries
+        .iter()
+        .find(|e| e.matches("KINGSTON SEDC500M1920G", "SCEKJ2.3"));
+    assert!(found.is_some());
+    let compiled = db.entries.iter().filter(|e| e.model.is_compiled()).count();
+    // Only entries whose literal prefix the model starts with, or that have
+    // none (a pattern that starts with a wildcard), are compiled.
+    assert!(
+        compiled * 20 < db.entries.len(),
+        "{compiled} of {} entries compiled for one lookup",
+        db.entries.len()
+    );
+}

@@ -107,8 +107,7 @@ fn flags_win_over_the_file() {
     let flags = RawFile {
         poll: RawPoll {
             interval: Some("1s".into()),
-            timeout: None,
-            wake_standby: None,
+            ..Default::default()
         },
         ..Default::default()
     };
@@ -315,3 +314,5 @@ fn the_shipped_web_config_example_parses() {
     let hash = &web.users["prometheus"];
     assert_eq!(bcrypt::verify("change-me", hash).ok(), Some(true));
 }
+
+mod table;

@@ -1,0 +1,408 @@
+//! Every configuration key, once. Each row names the key's field (the
+//! YAML name), its raw type, what it accepts ([`super::spec`]: default and
+//! bound, the default taken from the module that uses it), its flag and
+//! what it means. From the table come the YAML sections (serde,
+//! `deny_unknown_fields`), the flags (the same structs derive
+//! `clap::Args`), the overlay (flag beats file beats default), the key
+//! descriptors validation reads (`RawPoll::interval` is the `Key` of
+//! `poll.interval`) and the README table ([`readme_table`]).
+//!
+//! A row ends `=> ["flag.name" "VALUE"]` (a flag taking a value; `global`
+//! after it to accept it after a subcommand too), `=> ["flag.name"]` (a
+//! switch) or `=> []` (config file only).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::spec::{
+    Bool, Choice, Count, Dur, FlagShape, Key, KeyDoc, OptDur, Pattern, Ratio, Switch, Text,
+};
+use super::{LogFormat, bounds};
+use crate::probe::writer::WriteMode;
+
+/// A value given in the later layer wins; an empty list is not given.
+trait Pick {
+    fn pick(self, later: Self) -> Self;
+}
+
+impl<T> Pick for Option<T> {
+    fn pick(self, later: Self) -> Self {
+        later.or(self)
+    }
+}
+
+impl<T> Pick for Vec<T> {
+    fn pick(self, later: Self) -> Self {
+        if later.is_empty() { self } else { later }
+    }
+}
+
+/// Builds one section's struct: a flag row becomes a clap argument, a file
+/// row is skipped by clap.
+macro_rules! section_struct {
+    (@munch [$($m:tt)*] $Section:ident [$($done:tt)*]) => {
+        $($m)*
+        #[derive(Debug, Default, Clone, serde::Deserialize, clap::Args)]
+        #[serde(deny_unknown_fields, default)]
+        pub struct $Section { $($done)* }
+    };
+    (@munch $m:tt $Section:ident [$($done:tt)*]
+        $(#[doc = $d:literal])+ $field:ident : $ty:ty = $Spec:ident $(<$G:ty>)? { $($spec:tt)* }
+        => [$flag:literal $($vn:literal)? $($global:ident)?]; $($rest:tt)*) => {
+        section_struct!(@munch $m $Section [$($done)*
+            $(#[doc = $d])+
+            #[arg(
+                id = $flag, long = $flag, $(value_name = $vn,)?
+                global = section_struct!(@global $($global)?),
+                num_args = <$Spec $(<$G>)? as FlagShape>::num_args(),
+                default_missing_value = <$Spec $(<$G>)? as FlagShape>::missing(),
+            )]
+            pub $field: $ty,
+        ] $($rest)*);
+    };
+    (@munch $m:tt $Section:ident [$($done:tt)*]
+        $(#[doc = $d:literal])+ $field:ident : $ty:ty = $Spec:ident $(<$G:ty>)? { $($spec:tt)* }
+        => []; $($rest:tt)*) => {
+        section_struct!(@munch $m $Section [$($done)*
+            $(#[doc = $d])+
+            #[arg(skip)]
+            pub $field: $ty,
+        ] $($rest)*);
+    };
+    (@munch $m:tt $Section:ident [$($done:tt)*] + $sub:ident : $Sub:ident; $($rest:tt)*) => {
+        section_struct!(@munch $m $Section [$($done)*
+            #[command(flatten)]
+            pub $sub: $Sub,
+        ] $($rest)*);
+    };
+    (@global) => { false };
+    (@global global) => { true };
+}
+
+macro_rules! sections {
+    (@flag) => { None };
+    (@flag $flag:literal $($vn:literal)? $($global:ident)?) => { Some($flag) };
+    ($(
+        $(#[$sm:meta])*
+        $Section:ident $prefix:literal {
+            $(
+                $(#[doc = $d:literal])+
+                $field:ident : $ty:ty = $Spec:ident $(<$G:ty>)? { $($spec:tt)* } => [$($how:tt)*];
+            )*
+            $( + $sub:ident : $Sub:ident; )*
+        }
+    )*) => {$(
+        section_struct!(@munch [$(#[$sm])*] $Section []
+            $( $(#[doc = $d])+ $field : $ty = $Spec $(<$G>)? { $($spec)* } => [$($how)*]; )*
+            $( + $sub : $Sub; )*
+        );
+
+        #[allow(non_upper_case_globals)]
+        impl $Section {
+            $(
+                pub const $field: Key<$Spec $(<$G>)?> = Key {
+                    name: concat!($prefix, stringify!($field)),
+                    flag: sections!(@flag $($how)*),
+                    meaning: concat!($($d),+),
+                    spec: $Spec { $($spec)* },
+                };
+            )*
+
+            /// Overlays `later` (the flags) on `self` (the file): a value
+            /// set in `later` wins.
+            pub fn overlay(self, later: Self) -> Self {
+                Self {
+                    $( $field: Pick::pick(self.$field, later.$field), )*
+                    $( $sub: self.$sub.overlay(later.$sub), )*
+                }
+            }
+
+            /// This section's keys, then its subsections', in table order.
+            pub fn docs(out: &mut Vec<KeyDoc>) {
+                $( out.push(Self::$field.doc()); )*
+                $( $Sub::docs(out); )*
+            }
+        }
+    )*};
+}
+
+sections! {
+    /// The YAML file, every section optional; also every flag that sets a key.
+    RawFile "" {
+        /// serve dump folders instead of live drives (see `ssd_exporter dump`)
+        replay: Vec<PathBuf> = Text { default: &[], list: true } => ["replay" "FOLDER" global];
+        /// serve the simulated fleet instead of real drives (see "Demo");
+        /// polls every `2s` unless `poll.interval` is set; not with `replay`
+        demo: Option<bool> = Switch {} => ["demo"];
+        + web: RawWeb;
+        + poll: RawPoll;
+        + discovery: RawDiscovery;
+        + device: RawDevice;
+        + log: RawLog;
+        + probe: RawProbe;
+        + health: RawHealth;
+        + path: RawPath;
+    }
+
+    RawWeb "web." {
+        /// address to listen on: `:port` (all interfaces), `host:port`, `[::1]:port`
+        listen_address: Vec<String> = Text {
+            default: &[crate::http::server::DEFAULT_LISTEN_ADDRESS],
+            list: true,
+        } => ["web.listen-address" "ADDR"];
+        /// where metrics are served: a path starting with `/`, not `/` itself
+        telemetry_path: Option<String> = Text {
+            default: &[crate::http::DEFAULT_TELEMETRY_PATH],
+            list: false,
+        } => ["web.telemetry-path" "PATH"];
+        /// exporter-toolkit web config file: TLS, client certificates, basic
+        /// auth, security headers (see "Security"); plain HTTP without
+        config_file: Option<PathBuf> = Text { default: &[], list: false }
+            => ["web.config.file" "PATH" global];
+        /// open HTTP connections at most; at the cap the oldest connection
+        /// not in a request is closed
+        max_connections: Option<usize> = Count {
+            default: crate::http::server::DEFAULT_MAX_CONNECTIONS as u64,
+            min: 1,
+            max: crate::http::server::MAX_MAX_CONNECTIONS as u64,
+            bytes: false,
+        } => ["web.max-connections" "N"];
+        /// serve on the socket systemd passes (socket activation,
+        /// systemd/socket-activation/) instead of `web.listen_address`
+        systemd_socket: Option<bool> = Switch {} => ["web.systemd-socket"];
+    }
+
+    RawPoll "poll." {
+        /// how often each drive is polled (±10 % jitter)
+        interval: Option<String> = Dur {
+            default: crate::poll::DEFAULT_INTERVAL,
+            max: bounds::MAX_INTERVAL,
+        } => ["poll.interval" "DURATION"];
+        /// deadline of one poll, after which the drive is reported down;
+        /// also each command's kernel timeout
+        timeout: Option<String> = Dur {
+            default: crate::poll::DEFAULT_TIMEOUT,
+            max: bounds::MAX_TIMEOUT,
+        } => ["poll.timeout" "DURATION" global];
+        /// poll SATA drives in standby too (spins them up); by default a
+        /// drive in standby is skipped that round
+        wake_standby: Option<bool> = Switch {} => ["poll.wake-standby"];
+    }
+
+    RawDiscovery "discovery." {
+        /// how often sysfs is rescanned for drives that came or went (a
+        /// drive reporting itself gone triggers a rescan at once)
+        interval: Option<String> = Dur {
+            default: crate::device::discovery::DEFAULT_INTERVAL,
+            max: bounds::MAX_INTERVAL,
+        } => ["discovery.interval" "DURATION"];
+    }
+
+    RawDevice "device." {
+        /// only watch drives whose kernel name (`nvme0`, `sda`) matches
+        include: Option<String> = Pattern { max_bytes: bounds::MAX_REGEX_BYTES }
+            => ["device.include" "REGEX"];
+        /// do not watch drives whose kernel name matches
+        exclude: Option<String> = Pattern { max_bytes: bounds::MAX_REGEX_BYTES }
+            => ["device.exclude" "REGEX"];
+    }
+
+    RawLog "log." {
+        /// least severe log level written
+        level: Option<String> = Choice<tracing::Level> {
+            default: "info",
+            accepted: &[
+                ("error", tracing::Level::ERROR),
+                ("warn", tracing::Level::WARN),
+                ("info", tracing::Level::INFO),
+                ("debug", tracing::Level::DEBUG),
+                ("trace", tracing::Level::TRACE),
+            ],
+        } => ["log.level" "LEVEL" global];
+        /// log line format
+        format: Option<String> = Choice<LogFormat> {
+            default: "logfmt",
+            accepted: &[("logfmt", LogFormat::Logfmt), ("json", LogFormat::Json)],
+        } => ["log.format" "FORMAT" global];
+    }
+
+    RawProbe "probe." {
+        /// turn the latency probe off
+        disable: Option<bool> = Switch {} => ["probe.disable"];
+        /// probe reads per second per drive, Poisson-distributed
+        rate: Option<f64> = Ratio {
+            default: crate::probe::runner::DEFAULT_RATE,
+            max: bounds::MAX_PROBE_RATE,
+            noun: "number",
+        } => ["probe.rate" "PER_SECOND"];
+        /// sliding window of the exported quantiles
+        window: Option<String> = Dur {
+            default: crate::probe::runner::DEFAULT_WINDOW,
+            max: bounds::MAX_INTERVAL,
+        } => ["probe.window" "DURATION"];
+        /// a probe I/O slower than this counts as a timeout
+        timeout: Option<String> = Dur {
+            default: crate::probe::runner::DEFAULT_TIMEOUT,
+            max: bounds::MAX_TIMEOUT,
+        } => ["probe.timeout" "DURATION"];
+        /// skip a probe while the drive's utilisation is at or above this
+        /// with 2+ other I/Os queued on average
+        busy_threshold: Option<f64> = Ratio {
+            default: crate::probe::busy::DEFAULT_MAX_UTILISATION,
+            max: 1.0,
+            noun: "utilisation",
+        } => ["probe.busy-threshold" "RATIO"];
+        /// also probe this block device: `nvme0n1`, `sdb`, `loop0`
+        device: Vec<String> = Text { default: &[], list: true } => ["probe.device" "NAME"];
+        + write: RawProbeWrite;
+    }
+
+    RawProbeWrite "probe.write." {
+        /// opt-in write probe: a directory on a filesystem of a monitored
+        /// drive; the exporter writes only its own file there
+        path: Option<PathBuf> = Text { default: &[], list: false } => ["probe.write.path" "DIR"];
+        /// write probe operations per second
+        rate: Option<f64> = Ratio {
+            default: crate::probe::writer::DEFAULT_WRITE_RATE,
+            max: bounds::MAX_WRITE_RATE,
+            noun: "number",
+        } => ["probe.write.rate" "PER_SECOND"];
+        /// which write the probe issues: `direct` = O_DIRECT|O_DSYNC writes,
+        /// `flush` = buffered write + fdatasync
+        mode: Option<String> = Choice<WriteMode> {
+            default: "direct",
+            accepted: &[("direct", WriteMode::Direct), ("flush", WriteMode::Flush)],
+        } => ["probe.write.mode" "MODE"];
+        /// size of the write probe's file, in bytes
+        max_bytes: Option<u64> = Count {
+            default: crate::probe::writer::DEFAULT_MAX_BYTES,
+            min: bounds::MIN_WRITE_BYTES,
+            max: crate::probe::writer::MAX_BYTES,
+            bytes: true,
+        } => ["probe.write.max-bytes" "BYTES"];
+    }
+
+    /// Health verdict thresholds (config file only).
+    RawHealth "health." {
+        /// percentage used (ratio) from which `wear_high` warns
+        wear_warning: Option<f64> = Ratio {
+            default: crate::health::verdict::Rules::DEFAULT.wear_warning,
+            max: bounds::MAX_WEAR_RATIO,
+            noun: "number",
+        } => [];
+        /// percentage used (ratio) from which `wear_out` is critical
+        wear_critical: Option<f64> = Ratio {
+            default: crate::health::verdict::Rules::DEFAULT.wear_critical,
+            max: bounds::MAX_WEAR_RATIO,
+            noun: "number",
+        } => [];
+        /// `spare_low` warns when available spare is at most this times the
+        /// drive's own threshold
+        spare_warning_factor: Option<f64> = Ratio {
+            default: crate::health::verdict::Rules::DEFAULT.spare_warning_factor,
+            max: bounds::MAX_SPARE_FACTOR,
+            noun: "number",
+        } => [];
+        /// power-loss-protection health (ratio) below this is critical
+        plp_health_critical: Option<f64> = Ratio {
+            default: crate::health::verdict::Rules::DEFAULT.plp_health_critical,
+            max: bounds::MAX_PLP_RATIO,
+            noun: "number",
+        } => [];
+        /// throttling seen this recently is a warning
+        throttle_recent: Option<String> = Dur {
+            default: crate::health::verdict::Rules::DEFAULT.throttle_recent,
+            max: bounds::MAX_HISTORY,
+        } => [];
+        /// "increasing" error counts compare with what was seen within this
+        /// window; unset = since the exporter started
+        increase_window: Option<String> = OptDur {
+            example: Duration::from_secs(24 * 3600),
+            max: bounds::MAX_HISTORY,
+        } => [];
+        /// warn when the probe's tail latency exceeds the datasheet QoS
+        latency_qos: Option<bool> = Bool {
+            default: crate::health::verdict::Rules::DEFAULT.latency_qos,
+        } => [];
+    }
+
+    RawPath "path." {
+        /// sysfs mount point
+        sysfs: Option<PathBuf> = Text {
+            default: &[crate::device::discovery::DEFAULT_SYSFS],
+            list: false,
+        } => ["path.sysfs" "PATH"];
+        /// device node folder
+        dev: Option<PathBuf> = Text {
+            default: &[crate::device::discovery::DEFAULT_DEV],
+            list: false,
+        } => ["path.dev" "PATH"];
+        /// smartmontools' drive database for SATA attribute names (read as
+        /// data; a malformed file is reported and the built-in table used),
+        /// first existing wins; `none` = the built-in table only
+        drivedb: Option<PathBuf> = Text {
+            default: &crate::ata::attributes::drivedb::DEFAULT_PATHS,
+            list: false,
+        } => ["path.drivedb" "PATH" global];
+    }
+}
+
+/// Every key, in table order.
+pub fn all() -> Vec<KeyDoc> {
+    let mut out = Vec::new();
+    RawFile::docs(&mut out);
+    out
+}
+
+/// Adds each key flag's default and bound to its `--help` line.
+pub fn with_defaults(arg: clap::Arg) -> clap::Arg {
+    let Some(key) = all()
+        .into_iter()
+        .find(|k| k.flag.is_some() && k.flag == arg.get_long())
+    else {
+        return arg;
+    };
+    let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+    let extra = match key.accepts {
+        Some(a) => format!("{}; {a}", key.default),
+        None => key.default,
+    };
+    arg.help(format!("{help} [default: {}]", extra.replace('`', "")))
+}
+
+/// The "## Configuration" table of README.md: `extra` rows (flags that
+/// are not keys: `[flag, default, meaning]`) first, then one row per key.
+pub fn readme_table(extra: &[[&str; 3]]) -> String {
+    let mut out = String::from("| flag | key | default | meaning |\n|---|---|---|---|\n");
+    for [flag, default, meaning] in extra {
+        let row = format!("| `--{flag}` | – | {default} | {meaning} |\n");
+        out += &row.replace("|  |", "| |");
+    }
+    for k in all() {
+        let list = |s: &str| {
+            if k.list {
+                format!("{s} (list)")
+            } else {
+                s.to_string()
+            }
+        };
+        let flag = match k.flag {
+            Some(f) if k.list => format!("`--{f}` (repeatable)"),
+            Some(f) => format!("`--{f}`"),
+            None => "–".into(),
+        };
+        let meaning = k.meaning.split_whitespace().collect::<Vec<_>>().join(" ");
+        let meaning = match &k.accepts {
+            Some(a) => format!("{meaning}; {a}"),
+            None => meaning,
+        };
+        // A `|` in a cell would end it.
+        let meaning = meaning.replace('|', "\\|");
+        out += &format!(
+            "| {flag} | {} | {} | {meaning} |\n",
+            list(&format!("`{}`", k.name)),
+            k.default
+        );
+    }
+    out
+}
