@@ -91,11 +91,13 @@ pub fn dump(
     let scsi = is_sata
         .then(|| sd_transport(device, timeout))
         .filter(|t| t.is_scsi());
-    let (source, outcome) = if let Some(transport) = scsi {
+    let scsi_dump = |transport: Transport, write: &mut dyn FnMut(&str, Vec<u8>)| {
         let src = Box::new(ScsiLive::new(device, timeout));
         let mut poller = ScsiPoller::new(src, transport, ScsiPolicy::EVERY_PAGE);
-        let outcome: PollOutcome =
-            poller.poll_with(&mut |name, bytes| write(name, redacted_scsi(name, bytes, redact)));
+        poller.poll_with(&mut |name, bytes| write(name, redacted_scsi(name, bytes, redact)))
+    };
+    let (source, outcome) = if let Some(transport) = scsi {
+        let outcome: PollOutcome = scsi_dump(transport, &mut write);
         (device.to_path_buf(), outcome)
     } else if is_sata {
         let src = Box::new(SataLive::new(device, timeout));
@@ -107,8 +109,12 @@ pub fn dump(
                 ..SataPolicy::EVERY_PAGE
             },
         );
-        let outcome =
+        let mut outcome =
             poller.poll_with(&mut |name, bytes| write(name, redacted_ata(name, bytes, redact)));
+        // as in serve (poll::fallback): a SAT layer with no ATA behind it
+        if outcome.mandatory_unsupported && outcome.identity.is_none() && !outcome.gone {
+            outcome = scsi_dump(Transport::Scsi, &mut write);
+        }
         (device.to_path_buf(), outcome)
     } else {
         let ctrl = controller_path(device, Path::new("/dev"))

@@ -9,6 +9,7 @@ use std::time::Duration;
 use tracing::warn;
 
 use super::Poller;
+use super::fallback::AtaOrScsi;
 use super::nvme::{NvmePoller, PollPolicy};
 use super::sata::{SataPolicy, SataPoller};
 use super::scsi::{ScsiPolicy, ScsiPoller};
@@ -40,7 +41,19 @@ pub fn live(
                 wake_standby,
                 ..SataPolicy::LIVE
             };
-            Box::new(SataPoller::new(src, namer.clone(), policy))
+            let ata = Box::new(SataPoller::new(src, namer.clone(), policy));
+            // a SAT layer (VPD 89h) with no ATA behind it is driven as SCSI
+            let path = dev_path.to_path_buf();
+            Box::new(AtaOrScsi::new(
+                ata,
+                Box::new(move || {
+                    Box::new(ScsiPoller::new(
+                        Box::new(ScsiLive::new(&path, timeout)),
+                        Transport::Scsi,
+                        ScsiPolicy::LIVE,
+                    ))
+                }),
+            ))
         }
         Transport::Sas | Transport::Scsi => Box::new(ScsiPoller::new(
             Box::new(ScsiLive::new(dev_path, timeout)),

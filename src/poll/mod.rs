@@ -3,6 +3,7 @@
 //! on a blocking thread under a deadline, see `app::schedule`).
 
 pub mod factory;
+pub mod fallback;
 pub mod nvme;
 pub mod sata;
 pub mod scsi;
@@ -46,6 +47,10 @@ pub struct PollOutcome {
     /// Why the drive was deliberately not polled (`standby`): nothing else
     /// in the outcome is meaningful then.
     pub skipped: Option<&'static str>,
+    /// The drive rejected a mandatory command as one it does not have (an
+    /// ATA pass-through to a disk with no ATA behind its SAT layer): it is
+    /// not the kind of drive this poller drives (see [`fallback`]).
+    pub mandatory_unsupported: bool,
     /// The power mode the drive reported (SATA CHECK POWER MODE).
     pub power_mode: Option<&'static str>,
     /// What the poller believes about each page it has asked for

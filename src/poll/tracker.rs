@@ -83,6 +83,7 @@ impl Tracker {
     /// cannot be unsupported, so that is a counted failure instead.
     pub fn unsupported(&mut self, out: &mut PollOutcome, source: Source, why: &str) {
         if source.mandatory() {
+            out.mandatory_unsupported = true;
             let msg = format!("{}: mandatory page not available: {why}", self.origin);
             self.fail(out, source, msg);
             return;

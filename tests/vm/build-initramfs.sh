@@ -39,6 +39,10 @@ KVER=$SSD_VM_KERNEL_VERSION
 # provides the algorithm crc64-rocksoft asks the crypto API for; nothing depends on it
 # by symbol, so modprobe would not list it.
 MODULES="crc64_rocksoft_generic nvme ahci sd_mod sg virtio_pci 9pnet_virtio 9p"
+# Loaded by the scenario (guest/main.sh), not by /init, once the AHCI disk is sda:
+# the virtio-scsi HBA (QEMU's scsi-hd) and scsi_debug (a SAS SSD and fault injection).
+# Their dependencies already in MODULES are left out of this list.
+LATE_MODULES="virtio_scsi scsi_debug"
 
 NVME=$(command -v nvme || echo /usr/sbin/nvme)
 SMARTCTL=$(command -v smartctl || echo /usr/sbin/smartctl)
@@ -62,7 +66,7 @@ copy_with_libs() {
     done
 }
 
-key=$( { echo "$KVER $MODULES"; sha256sum "$NVME" "$SMARTCTL" "$BUSYBOX" "$0"; } \
+key=$( { echo "$KVER $MODULES / $LATE_MODULES"; sha256sum "$NVME" "$SMARTCTL" "$BUSYBOX" "$0"; } \
        | sha256sum | cut -c1-16)
 BASE="$CACHE/initramfs-base-$key.cpio.gz"
 
@@ -91,6 +95,15 @@ if [ ! -s "$BASE" ]; then
         cp "$ko" "$root/lib/modules/$KVER/$name"
         echo "/lib/modules/$KVER/$name" >> "$root/etc/modules.order"
     done < "$work/order"
+    for m in $LATE_MODULES; do
+        modprobe -d "$KDIR" -S "$KVER" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+    done | awk '!seen[$0]++' | grep -vxF -f "$work/order" > "$work/late" || true
+    : > "$root/etc/modules-late.order"
+    while read -r ko; do
+        name=${ko##*/}
+        cp "$ko" "$root/lib/modules/$KVER/$name"
+        echo "/lib/modules/$KVER/$name" >> "$root/etc/modules-late.order"
+    done < "$work/late"
 
     copy_with_libs "$root" "$NVME" /usr/sbin/nvme
     copy_with_libs "$root" "$SMARTCTL" /usr/sbin/smartctl

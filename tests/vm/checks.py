@@ -25,7 +25,8 @@ KELVIN = 273
 CRITICAL_LIMIT = 4.0
 UNPLUG_LIMIT = 5.0
 PLUG_LIMIT = 8.0
-DEVICES_AFTER_UNPLUG = len(CONTROLLERS) - 1 + len(SATA_DISKS)
+SCSI_DISKS = 2  # QEMU's scsi-hd and scsi_debug's disk (scsi.py)
+DEVICES_AFTER_UNPLUG = len(CONTROLLERS) - 1 + len(SATA_DISKS) + SCSI_DISKS
 
 CRITICAL_BITS = ["available_spare", "temperature", "reliability", "read_only",
                  "volatile_memory_backup", "pmr_read_only"]
@@ -174,7 +175,7 @@ class Report:
         self.check("hot_unplug_no_nvme1_series", not left, f"still served: {left[:3]}")
         d = one(last, "ssd_exporter_devices")
         self.check("hot_unplug_devices_gauge", d is not None and d.value == DEVICES_AFTER_UNPLUG,
-                   f"ssd_exporter_devices: {d}, want {DEVICES_AFTER_UNPLUG} (nvme0 and sda)")
+                   f"ssd_exporter_devices: {d}, want {DEVICES_AFTER_UNPLUG} (nvme0, sda and the SCSI disks)")
         ups = [one(h, "ssd_device_up", device="nvme0") for h in history]
         down = [str(u) for u in ups if u is None or u.value != 1]
         self.check("hot_unplug_nvme0_still_served", bool(history) and not down,
@@ -201,6 +202,13 @@ class Report:
             self.check("equality", False, "the guest never finished stage a")
             return
         equality(self, share)
+        import scsi
+        scsi.harness(self, share)
+        scsi.equality(self, share)
+        scsi.transports(self, share)
+        scsi.lacking_pages_absent(self, share)
+        if (share / "d/metrics-after.txt").exists():
+            scsi.missing_pages(self, share)
         import sata
         sata.equality(self, share)
         sata.labels(self, share)
@@ -220,10 +228,13 @@ class Report:
             cw = _load_json(share / "b-set/nvme0-smart-log.json").get("critical_warning")
             self.check("critical_warning_injected_nvme_cli", cw == 4,
                        f"nvme-cli critical_warning after qom-set 0x4: {cw}")
+        import fault_checks
+        fault_checks.all_checks(self, share)
         if (share / "stage-d.ready").exists():
             from replay import dump_and_replay, dump_and_replay_sata
             dump_and_replay(self, share, exporter)
             dump_and_replay_sata(self, share, exporter)
+            scsi.dump_and_replay(self, share, exporter)
         else:
             self.check("dump_replay", False, "the guest never finished stage d")
 

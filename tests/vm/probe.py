@@ -85,7 +85,7 @@ def _bad_results(m: list[Sample], block: str) -> list[str]:
 
 # ---- 1. probes run on the real devices (stage p) -------------------------------------
 
-def running(r, share: Path) -> None:
+def running(r, share: Path, blocks: dict[str, tuple[str, str]] = BLOCKS) -> None:
     p = share / "p"
     m1, m2 = _load(p / "metrics-1.txt"), _load(p / "metrics-2.txt")
     t1, t2 = _uptime(p / "uptime-1"), _uptime(p / "uptime-2")
@@ -93,7 +93,7 @@ def running(r, share: Path) -> None:
                    "p/metrics-1.txt, p/metrics-2.txt or their uptimes missing"):
         return
     dt = t2 - t1
-    for block, (device, serial) in BLOCKS.items():
+    for block, (device, serial) in blocks.items():
         ok1, ok2 = _ios(m1, block, "ok"), _ios(m2, block, "ok")
         labels_ok = all(s is not None and s.label("device") == device and s.label("serial") == serial
                         for s in (ok1, ok2))
@@ -169,12 +169,21 @@ def never_writes(r, share: Path) -> None:
     t0, t1 = _uptime(p / "md5-uptime-0"), _uptime(p / "md5-uptime-1")
     if t0 is not None and t1 is not None:
         print(f"  (guest md5sum of {len(before)} devices: {t1 - t0:.1f} s)", flush=True)
-    r.check("probe.never_writes.guest_checksums_before", set(before) == set(GUEST_IMAGES),
-            f"p/md5-before.txt covers {sorted(before)}, want {sorted(GUEST_IMAGES)}")
+    # the SCSI disks' names depend on the guest's probe order (env/scsi-disks)
+    scsi = scsi_disks(share)
+    images = dict(GUEST_IMAGES)
+    if scsi.get("VSCSI"):
+        images[f"/dev/{scsi['VSCSI']}"] = "vscsi0"
+    # scsi_debug's disk is the guest's RAM: no host image, the guest's sums only
+    guest_only = [f"/dev/{scsi['SAS']}"] if scsi.get("SAS") else []
+    want = set(images) | set(guest_only)
+    r.check("probe.never_writes.guest_checksums_before", set(before) == want and len(want) == 5,
+            f"p/md5-before.txt covers {sorted(before)}, want {sorted(want)} "
+            f"(env/scsi-disks: {scsi})")
     r.check("probe.never_writes.exporter_stopped_before_checksum",
             not (p / "exporter-still-running").exists() and bool(after),
             "the exporter was still running 3 s after SIGTERM, or no p/md5-after.txt")
-    for dev in ("/dev/nvme0n1", "/dev/sda"):
+    for dev in ["/dev/nvme0n1", "/dev/sda"] + sorted(set(images) - set(GUEST_IMAGES)) + guest_only:
         b, a = before.get(dev), after.get(dev)
         r.check(f"probe.never_writes.guest{dev.replace('/dev/', '.')}", b is not None and a == b,
                 f"md5sum {dev} before the exporter {b}, after {a}")
@@ -189,10 +198,35 @@ def never_writes(r, share: Path) -> None:
     for name in sorted(hb):
         r.check(f"probe.never_writes.host_image.{name}", hb[name] == ha.get(name),
                 f"{name}.img md5 before boot {hb[name]}, after QEMU exited {ha.get(name)}")
-    mismatch = {dev: (before.get(dev), hb.get(img)) for dev, img in GUEST_IMAGES.items()
+    mismatch = {dev: (before.get(dev), hb.get(img)) for dev, img in images.items()
                 if before.get(dev) != hb.get(img)}
     r.check("probe.never_writes.guest_checksum_is_the_image", not mismatch,
             f"guest md5sum vs host image md5 (the guest must read the whole image): {mismatch}")
+
+
+def scsi_blocks(share: Path) -> dict[str, tuple[str, str]]:
+    """The SCSI disks as probe blocks: block -> (device label, serial by smartctl)."""
+    out = {}
+    for dev in scsi_disks(share).values():
+        try:
+            serial = json.loads((share / f"env/smartctl-{dev}.json").read_text())["serial_number"]
+        except (OSError, ValueError, KeyError):
+            serial = "?"
+        out[dev] = (dev, serial)
+    return out
+
+
+def scsi_disks(share: Path) -> dict[str, str]:
+    """env/scsi-disks, written by the guest: VSCSI=<QEMU scsi-hd>, SAS=<scsi_debug>."""
+    out = {}
+    try:
+        for line in (share / "env/scsi-disks").read_text().splitlines():
+            k, _, v = line.partition("=")
+            if v.strip():
+                out[k.strip()] = v.strip()
+    except OSError:
+        pass
+    return out
 
 
 # ---- 3. hot-unplug while probing ------------------------------------------------------
@@ -345,7 +379,7 @@ def hot_plugged(r, share: Path) -> None:
 
 def all_checks(r, share: Path) -> None:
     if (share / "p/metrics-1.txt").exists():
-        running(r, share)
+        running(r, share, {**BLOCKS, **scsi_blocks(share)})
     else:
         r.check("probe.scrapes", False, "the guest never reached stage p")
     never_writes(r, share)

@@ -29,13 +29,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import checks  # noqa: E402
+import faults  # noqa: E402
 from prom import parse_exposition  # noqa: E402
 
 IMAGE_SIZE = 64 * 1024 * 1024
 # Zeros at the start of each image (no partition table for the kernel to find),
 # random bytes after it, so that a write of any content changes the checksum.
 IMAGE_ZERO_HEAD = 1024 * 1024
-IMAGES = ("nvme0", "nvme1", "nvme2", "sata0")
+IMAGES = ("nvme0", "nvme1", "nvme2", "sata0", "vscsi0")
+# QEMU's plain SCSI disk (scsi-hd on virtio-scsi-pci): identity smartctl must report.
+VSCSI = {"serial": "VSCSI0000", "vendor": "QEMU", "product": "QEMU SCSI TEST",
+         "wwn": "0x5000c50015ea71ad"}
 
 
 class Failure(Exception):
@@ -114,12 +118,23 @@ class Vm:
             self.cmd += ["-device", f"pcie-root-port,id=rp{i},bus=pcie.0,chassis={i + 1},slot={i + 1}"]
             self.cmd += ["-blockdev", f"driver=raw,node-name=n{i},file.driver=file,"
                          f"file.filename={work / f'nvme{i}.img'}"]
-        # nvme2's drive and port stay unused until the hot-plug stage
+        # nvme2's drive and port stay unused until the hot-plug stage. Its drive sits
+        # behind a throttle filter whose group (tg2) has no limits until stage f-nvme
+        # sets one at run time (QMP qom-set /objects/tg2 limits), making its reads slow.
+        self.cmd += ["-object", "throttle-group,id=tg2",
+                     "-blockdev", "driver=throttle,node-name=t2,throttle-group=tg2,file=n2"]
         for i in range(2):
             self.cmd += ["-device", f"nvme,id=nvme{i},serial=NVME000{i},drive=n{i},bus=rp{i}"]
         self.cmd += [
             "-blockdev", f"driver=raw,node-name=s0,file.driver=file,file.filename={work / 'sata0.img'}",
             "-device", "ide-hd,bus=ide.0,drive=s0,serial=SATA0000,model=QEMU SATA TEST",
+            # a plain SCSI disk on another HBA driver (virtio_scsi, loaded late by the guest);
+            # rotation_rate=1: non-rotating, as an SSD reports it (VPD B1h)
+            "-device", "virtio-scsi-pci,id=vscsi0,bus=pcie.0",
+            "-blockdev", f"driver=raw,node-name=v0,file.driver=file,file.filename={work / 'vscsi0.img'}",
+            "-device", f"scsi-hd,bus=vscsi0.0,drive=v0,serial={VSCSI['serial']},"
+                       f"vendor={VSCSI['vendor']},product={VSCSI['product']},wwn={VSCSI['wwn']},"
+                       "rotation_rate=1",
         ]
         self.proc: subprocess.Popen | None = None
         self.qmp: Qmp | None = None
@@ -173,6 +188,7 @@ class Driver:
         self.vm = vm
         self.share = vm.share
         self.deadline = deadline
+        self._seen: dict[str, set[str]] = {}
 
     def _until(self, timeout: float) -> float:
         return min(self.deadline, time.monotonic() + timeout)
@@ -192,14 +208,15 @@ class Driver:
     def go(self, name: str) -> None:
         (self.share / f"stage-{name}.go").write_text("go\n")
 
-    def watch(self, name: str, condition, timeout: float):
+    def watch(self, name: str, condition, timeout: float, stop: bool = True):
         """Read the guest's scrapes of stage `name` as they arrive until `condition`
-        (samples -> bool) holds. Returns (seconds after go or None, last samples,
-        every scrape seen)."""
+        (samples -> bool) holds. Returns (seconds after the call or None, last samples,
+        every scrape seen). With stop=False the guest goes on scraping, and the next
+        watch of the same stage starts after the scrapes this one saw."""
         start = time.monotonic()
         end = self._until(timeout)
         folder = self.share / name
-        seen: set[str] = set()
+        seen = self._seen.setdefault(name, set())
         last: list = []
         history: list[list] = []
         try:
@@ -222,7 +239,8 @@ class Driver:
                 time.sleep(0.05)
             return None, last, history
         finally:
-            (self.share / f"stage-{name}.stop").write_text("stop\n")
+            if stop:
+                (self.share / f"stage-{name}.stop").write_text("stop\n")
 
 
 def run_vm(vm: Vm, drv: Driver, bench: bool, report: checks.Report) -> None:
@@ -234,8 +252,9 @@ def run_vm(vm: Vm, drv: Driver, bench: bool, report: checks.Report) -> None:
 
     drv.wait_ready("a", 60)
     serving = (vm.share / "exporter-ready").read_text().strip() == "ok"
-    report.check("exporter_serves_both_controllers_and_sda", serving,
-                 "no ssd_device_up 1 for nvme0, nvme1 and sda within 30 s (see exporter.log)")
+    report.check("exporter_serves_every_drive", serving,
+                 "no ssd_device_up 1 for nvme0, nvme1, sda and the two SCSI disks within 30 s "
+                 "(see exporter.log)")
     drv.go("a")
     wt = 6.0 if serving else 1.0  # a few poll intervals; don't wait for a dead exporter
 
@@ -256,14 +275,16 @@ def run_vm(vm: Vm, drv: Driver, bench: bool, report: checks.Report) -> None:
     report.unplugged(*drv.watch("c-unplug", checks.unplugged, wt))
     drv.wait_ready("c-plug", 30)
     vm.qmp.execute("device_add", driver="nvme", id="nvme2", serial="NVME0002",
-                   drive="n2", bus="rp2")
+                   drive="t2", bus="rp2")
     drv.go("c-plug")
     report.plugged(*drv.watch("c-plug", checks.plugged, wt + 4))
 
     drv.wait_ready("d", 30)
     drv.go("d")
+    faults.nvme_stages(vm, drv, report)
+    faults.scsi_stages(vm, drv, report, faults.sas_disk(vm.share))
     if bench:
-        drv.wait_ready("bench", 120)
+        drv.wait_ready("bench", 200)
         drv.go("bench")
     drv.wait_ready("done", 30)
     drv.go("done")
@@ -278,9 +299,9 @@ def main() -> int:
     ap.add_argument("--exporter", required=True, type=Path,
                     help="host build of ssd_exporter, for the replay check")
     ap.add_argument("--bench", action="store_true", help="also run the benchmark stage")
-    ap.add_argument("--timeout", type=float, default=180,
-                    help="deadline for the whole VM run in seconds (default 180; "
-                         "--bench adds 120)")
+    ap.add_argument("--timeout", type=float, default=240,
+                    help="deadline for the whole VM run in seconds (default 240; "
+                         "--bench adds 200)")
     ap.add_argument("--keep", type=Path, help="keep the work folder here (default: temp)")
     ap.add_argument("--recheck", type=Path, metavar="WORK",
                     help="no VM: only re-run the checks on the files of a kept run")
@@ -308,7 +329,7 @@ def main() -> int:
     report = checks.Report()
     vm = Vm(work, args.kernel, args.initrd)
     md5_before = vm.image_md5s()
-    timeout = args.timeout + (120 if args.bench else 0)
+    timeout = args.timeout + (200 if args.bench else 0)
     drv = Driver(vm, time.monotonic() + timeout)
     started = time.monotonic()
     try:
@@ -344,6 +365,16 @@ def main() -> int:
             print(f"  (bench_sata: one sda poll is {ratio:.1f}x cheaper than smartctl -j -x "
                   f"/dev/sda; target >= {sata['target_ratio']}x "
                   f"{'met' if sata['meets_target'] else 'NOT met'})", flush=True)
+        scsi = result.get("scsi", {})
+        report.check("bench_scsi_measured", len(scsi) == 2 and all(
+            v.get("ratio_smartctl_per_poll_whole_process") for v in scsi.values()),
+            f"incomplete: {json.dumps(scsi)}")
+        for dev, v in sorted(scsi.items()):
+            ratio = v.get("ratio_smartctl_per_poll_whole_process")
+            if ratio:
+                print(f"  (bench_scsi {dev}: one poll, whole process, is {ratio:.1f}x cheaper "
+                      f"than smartctl -j -x /dev/{dev}; target >= {v['target_ratio']}x "
+                      f"{'met' if v['meets_target'] else 'NOT met'})", flush=True)
     keep = args.keep or report.failed
     if not keep:
         shutil.rmtree(work, ignore_errors=True)

@@ -41,20 +41,50 @@ scrape() {
     mv "$1.tmp" "$1"
 }
 
-# watch_metrics <name> [timeout]: scrape every 0.5 s into $SHARE/<name>/ until the host says stop
+# uptime: the guest's /proc/uptime in seconds (10 ms resolution), for scrape timing
+uptime() { cut -d' ' -f1 /proc/uptime; }
+
+# proc_stats: "<threads> <open fds>" of the exporter (EXPORTER_PID), "- -" when gone
+proc_stats() {
+    _t=$(awk '/^Threads:/ { print $2 }' "/proc/$EXPORTER_PID/status" 2>/dev/null)
+    if [ -n "$_t" ]; then
+        echo "$_t $(ls "/proc/$EXPORTER_PID/fd" 2>/dev/null | wc -l)"
+    else
+        echo "- -"
+    fi
+}
+
+# settled_stats <file>: proc_stats three times 0.3 s apart (between scrapes, so the
+# scrape's own socket is not counted), one line each
+settled_stats() {
+    : > "$1"
+    for _k in 1 2 3; do
+        proc_stats >> "$1"
+        usleep 300000
+    done
+}
+
+# timed_scrape <path without .txt>: one scrape into <path>.txt whose first line is the
+# guest's clock, the scrape's start and end (uptime) and the exporter's threads and
+# fds; renamed into place so the host never reads a half-written scrape
+timed_scrape() {
+    _u0=$(uptime)
+    scrape "$1.tmp"
+    _u1=$(uptime)
+    { echo "$(date +%s) $_u0 $_u1 $(proc_stats)"; cat "$1.tmp"; } > "$1.part"
+    rm -f "$1.tmp"
+    mv "$1.part" "$1.txt"
+}
+
+# watch_metrics <name> [timeout]: scrape every 0.5 s into $SHARE/<name>/ until the host says stop.
+# First line of each scrape file: "<epoch> <uptime before> <uptime after> <threads> <fds>".
 watch_metrics() {
     mkdir -p "$SHARE/$1"
     _i=0
     _n=$(( ${2:-20} * 2 ))
     while [ "$_i" -lt "$_n" ]; do
         [ -e "$SHARE/stage-$1.stop" ] && return 0
-        _f=$(printf '%s/%s/scrape-%03d' "$SHARE" "$1" "$_i")
-        scrape "$_f.tmp"
-        # first line: the guest's clock; renamed into place so the host never
-        # reads a half-written scrape
-        { date +%s; cat "$_f.tmp"; } > "$_f.part"
-        rm -f "$_f.tmp"
-        mv "$_f.part" "$_f.txt"
+        timed_scrape "$(printf '%s/%s/scrape-%03d' "$SHARE" "$1" "$_i")"
         _i=$((_i + 1))
         usleep 500000
     done
@@ -73,4 +103,58 @@ snapshot_nvme() {
 # matters: before its first poll the exporter serves a placeholder with up 0.
 up() {
     grep -Eq '^ssd_device_up\{([^}]*,)?device="'"$1"'"[,}].* 1(\.0)?$' /tmp/m
+}
+
+# disk_by_vendor <vendor>: the sd* disk whose SCSI vendor (trimmed) is <vendor>
+disk_by_vendor() {
+    for _d in /sys/block/sd*; do
+        [ -e "$_d/device/vendor" ] || continue
+        if [ "$(sed 's/ *$//' "$_d/device/vendor")" = "$1" ]; then
+            echo "${_d##*/}"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# wait_disk <vendor> <timeout-seconds>: the disk's name once it appeared, within the time
+wait_disk() {
+    _n=$(( $2 * 10 ))
+    while [ "$_n" -gt 0 ]; do
+        if _d=$(disk_by_vendor "$1") && [ -b "/dev/$_d" ]; then
+            echo "$_d"
+            return 0
+        fi
+        usleep 100000
+        _n=$((_n - 1))
+    done
+    return 1
+}
+
+# load_scsi_disks: the virtio-scsi HBA (QEMU's scsi-hd) and scsi_debug, after the AHCI
+# disk is sda, so the existing names hold; writes $SHARE/env/scsi-disks (VSCSI=sdX,
+# SAS=sdY) and sets VSCSI and SAS. The scsi_debug disk is RAM, zeros when loaded:
+# filled with random bytes so that a write of any content changes its checksum.
+# medium_error_*: with opts=2 (stage f-medium) every sector reads as a medium error
+SCSI_DEBUG_ARGS="dev_size_mb=64 inq_vendor=SEAGATE inq_product=XS800LE10003
+    medium_error_start=0 medium_error_count=131072"
+load_scsi_disks() {
+    wait_disk ATA 20 > /dev/null || log "no ATA disk before loading the SCSI HBAs"
+    while read -r _ko; do
+        case $_ko in
+            */scsi_debug.ko)
+                VSCSI=$(wait_disk QEMU 20) || log "virtio-scsi disk did not appear"
+                # shellcheck disable=SC2086
+                insmod "$_ko" $SCSI_DEBUG_ARGS || log "insmod $_ko failed" ;;
+            *) insmod "$_ko" || log "insmod $_ko failed" ;;
+        esac
+    done < /etc/modules-late.order
+    SAS=$(wait_disk SEAGATE 20) || log "scsi_debug disk did not appear"
+    [ -n "${VSCSI:-}" ] || VSCSI=$(wait_disk QEMU 1)
+    echo "VSCSI=${VSCSI:-}" > "$SHARE/env/scsi-disks"
+    echo "SAS=${SAS:-}" >> "$SHARE/env/scsi-disks"
+    if [ -n "${SAS:-}" ]; then
+        dd if=/dev/urandom of="/dev/$SAS" bs=1M count=64 conv=fsync 2>/dev/null ||
+            log "filling /dev/$SAS failed"
+    fi
 }

@@ -9,6 +9,7 @@ PROBE_RATE=50
 
 ip link set lo up
 mkdir -p "$SHARE/env"
+load_scsi_disks
 uname -a > "$SHARE/env/uname.txt"
 nvme version > "$SHARE/env/nvme-version.txt" 2>&1
 nvme list -o json > "$SHARE/env/nvme-list.json" 2>&1
@@ -16,6 +17,7 @@ ls /dev > "$SHARE/env/dev.txt"
 cat /proc/modules > "$SHARE/env/modules.txt"
 smartctl -j -x /dev/nvme0 > "$SHARE/env/smartctl-nvme0.json" 2>&1
 smartctl -j -x /dev/sda > "$SHARE/env/smartctl-sda.json" 2>&1
+for d in $VSCSI $SAS; do smartctl -j -x "/dev/$d" > "$SHARE/env/smartctl-$d.json" 2>&1; done
 
 sync_stage boot || exit 1
 
@@ -23,28 +25,34 @@ sync_stage boot || exit 1
 # The probe only reads: after the run (exporter stopped) they must be the same.
 mkdir -p "$SHARE/p"
 cat /proc/uptime > "$SHARE/p/md5-uptime-0"
-md5sum /dev/nvme0n1 /dev/nvme1n1 /dev/sda > "$SHARE/p/md5-before.txt" 2>&1
+md5sum /dev/nvme0n1 /dev/nvme1n1 /dev/sda ${VSCSI:+/dev/$VSCSI} ${SAS:+/dev/$SAS} \
+    > "$SHARE/p/md5-before.txt" 2>&1
 cat /proc/uptime > "$SHARE/p/md5-uptime-1"
 
 # ---- the exporter --------------------------------------------------------------
-# start_exporter <poll interval> [extra flags...]
+# start_exporter <poll interval> [extra flags...]; DISCOVERY_INTERVAL and LOG_LEVEL
+# (default 1s and debug) may be set for one call
 start_exporter() {
     _interval=$1
     shift
     ssd_exporter --web.listen-address=127.0.0.1:10049 --poll.interval="$_interval" \
-        --discovery.interval=1s --log.level=debug "$@" 2>>"$SHARE/exporter.log" &
+        --poll.timeout=3s --discovery.interval="${DISCOVERY_INTERVAL:-1s}" \
+        --log.level="${LOG_LEVEL:-debug}" "$@" 2>>"$SHARE/exporter.log" &
     EXPORTER_PID=$!
     echo "$EXPORTER_PID" > "$SHARE/exporter.pid"
 }
 
-# wait until /metrics shows ssd_device_up for both controllers and sda (30 s at most)
+# wait until /metrics shows ssd_device_up for both controllers, sda and the two SCSI
+# disks (30 s at most)
 wait_exporter() {
     _n=60
     while [ "$_n" -gt 0 ]; do
         scrape /tmp/m
         if up nvme0 &&
            up nvme1 &&
-           up sda; then
+           up sda &&
+           up "$VSCSI" &&
+           up "$SAS"; then
             return 0
         fi
         kill -0 "$EXPORTER_PID" 2>/dev/null || { log "exporter exited"; return 1; }
@@ -59,7 +67,7 @@ start_exporter 1s --probe.rate="$PROBE_RATE"
 if wait_exporter; then
     echo ok > "$SHARE/exporter-ready"
 else
-    log "exporter did not serve both controllers and sda"
+    log "exporter did not serve both controllers, sda, $VSCSI and $SAS"
     echo failed > "$SHARE/exporter-ready"
     cp /tmp/m "$SHARE/exporter-last-scrape.txt" 2>/dev/null
     { ps; netstat -ltn; wget -O /dev/null "$METRICS_URL"; } > "$SHARE/exporter-debug.txt" 2>&1
@@ -77,6 +85,14 @@ for c in nvme0 nvme1; do snapshot_nvme "$SHARE/a" "$c"; done
 # exits 4 on QEMU's disk (it aborts "Read SMART Log Directory"): compared anyway
 smartctl -j -x /dev/sda > "$SHARE/a/sda-smartctl.json" 2> "$SHARE/a/sda-smartctl.err"
 echo $? > "$SHARE/a/sda-smartctl.rc"
+# the SCSI disks (exit 4 too: pages they lack); -A: the temperature page as smartctl
+# reads it (-x shows scsi_debug's environmental subpage instead)
+for d in $VSCSI $SAS; do
+    smartctl -j -x "/dev/$d" > "$SHARE/a/$d-smartctl.json" 2> "$SHARE/a/$d-smartctl.err"
+    smartctl -j -A "/dev/$d" > "$SHARE/a/$d-smartctl-A.json" 2>&1
+    # the text names the log pages the disk lacks ("... not supported")
+    smartctl -x "/dev/$d" > "$SHARE/a/$d-smartctl-x.txt" 2>&1
+done
 date +%s > "$SHARE/a/t2"
 sleep 3
 scrape "$SHARE/a/metrics-2.txt"
@@ -140,14 +156,24 @@ ssd_exporter dump /dev/nvme0 "$SHARE/dump/nvme0" > "$SHARE/d/dump.out" 2>&1
 echo $? > "$SHARE/d/dump.rc"
 ssd_exporter dump /dev/sda "$SHARE/dump/sda" > "$SHARE/d/dump-sda.out" 2>&1
 echo $? > "$SHARE/d/dump-sda.rc"
+for d in $VSCSI $SAS; do
+    ssd_exporter dump "/dev/$d" "$SHARE/dump/$d" > "$SHARE/d/dump-$d.out" 2>&1
+    echo $? > "$SHARE/d/dump-$d.rc"
+done
 sleep 2
 scrape "$SHARE/d/metrics-after.txt"
 sync_stage d
+
+# ---- f) faults injected while the exporter runs ----------------------------------
+. /guest/faults.sh
+fault_nvme
+fault_scsi_debug
 
 # ---- e) benchmark (only with run.py --bench) -------------------------------------
 if [ "$BENCH" = 1 ]; then
     . /guest/bench.sh
     run_bench
+    run_bench_scsi
     sync_stage bench
 fi
 
@@ -163,5 +189,6 @@ kill -0 "$EXPORTER_PID" 2>/dev/null && echo running > "$SHARE/p/exporter-still-r
 # nvme1 was unplugged in stage c: run.py compares its image file on the host.
 sync
 echo 3 > /proc/sys/vm/drop_caches
-md5sum /dev/nvme0n1 /dev/sda > "$SHARE/p/md5-after.txt" 2>&1
+md5sum /dev/nvme0n1 /dev/sda ${VSCSI:+/dev/$VSCSI} ${SAS:+/dev/$SAS} \
+    > "$SHARE/p/md5-after.txt" 2>&1
 sync_stage done 5
