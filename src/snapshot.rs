@@ -214,8 +214,8 @@ pub struct Store {
     in_flight: Arc<Mutex<BTreeSet<String>>>,
 }
 
-/// The right to run one blocking poll of a drive; released when dropped
-/// (by the blocking thread, when the call returns).
+/// The right to poll a drive; held by its poll thread and released when
+/// that thread ends (after a stuck call returns, if it is stuck).
 #[derive(Debug)]
 pub struct Claim {
     device: String,
@@ -232,10 +232,10 @@ impl Drop for Claim {
 }
 
 impl Store {
-    /// Claims `device` for one blocking poll; `None` while an earlier one
-    /// still runs, even one whose loop has ended: at most one blocking call
-    /// per drive, so a drive removed and re-added while its open hangs does
-    /// not take another thread each time.
+    /// Claims `device` for its poll thread; `None` while an earlier loop's
+    /// thread still runs, even one whose loop has ended (stuck in a call):
+    /// at most one poll thread per drive, so a drive removed and re-added
+    /// while its open hangs does not take another thread each time.
     pub fn claim(&self, device: &str) -> Option<Claim> {
         let mut set = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
         set.insert(device.to_string()).then(|| Claim {
