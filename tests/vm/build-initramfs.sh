@@ -127,6 +127,7 @@ if [ -n "${SSD_VM_PEER:-}" ]; then
     db=/var/lib/smartmontools/drivedb/drivedb.h
     [ -e "$db" ] || db=/usr/share/smartmontools/drivedb.h
     mkdir -p "$root/peer" && cp "$db" "$root/peer/drivedb.h"
+    ! command -v strace > /dev/null || copy_with_libs "$root" "$(command -v strace)" /usr/bin/strace
 fi
 cp "$HERE/guest/init" "$root/init"
 chmod 755 "$root/init"

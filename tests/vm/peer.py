@@ -195,6 +195,43 @@ def smartctl_summary(d: Path) -> dict:
             "exit_status": (d / "rc").read_text().strip()}
 
 
+def strace_counts(path: Path) -> dict[str, int] | None:
+    """strace -c's table as {syscall: calls}."""
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return None
+    out = {}
+    for line in lines:
+        f = line.split()
+        if len(f) in (5, 6) and f[0][0].isdigit() and f[-1] != "total":
+            out[f[-1]] = int(f[3])
+    return out
+
+
+def strace_summary(b: Path) -> dict:
+    """Syscalls per scrape and per poll (strace -c -f, after the measurements)."""
+    out: dict = {}
+    for d in sorted(b.glob("strace-*")):
+        c = strace_counts(d / "strace.txt")
+        if c is None:
+            continue
+        name = d.name.removeprefix("strace-")
+        if name == "polls":
+            p0, p1 = (sum_metric(d / f"metrics-{i}.txt", "ssd_polls_total") for i in (0, 1))
+            n = p1 - p0 if None not in (p0, p1) else None
+            unit = "per_poll (polls counted over the traced 10 s and the two scrapes)"
+        else:
+            n = int((d / "scrapes").read_text()) if (d / "scrapes").exists() else None
+            unit = "per_scrape"
+        top = sorted(c.items(), key=lambda kv: -kv[1])[:12]
+        out[name] = {"n": n, "unit": unit, "calls_total": sum(c.values()),
+                     "calls_per_unit": round(sum(c.values()) / n, 1) if n else None,
+                     "top_per_unit": {k: round(v / n, 1) for k, v in top} if n else dict(top),
+                     "idle_5s_calls": strace_counts(d / "strace-idle.txt")}
+    return out
+
+
 def ratio(a, b):
     return a / b if a is not None and b else None
 
@@ -203,6 +240,8 @@ def summarize(b: Path) -> dict:
     out: dict = {"clk_tck_assumed": CLK_TCK, "nvme_controllers": NVME,
                  "drivedb_in_guest": (b / "drivedb.txt").read_text().splitlines()
                  if (b / "drivedb.txt").exists() else None,
+                 "clocksource": (b / "clocksource.txt").read_text().split("\n", 1)[0]
+                 if (b / "clocksource.txt").exists() else None,
                  "scrape": {}, "poll": {}, "smartctl": {}}
     for d in sorted(b.glob("scrape-*")):
         out["scrape"][d.name.removeprefix("scrape-")] = scrape_summary(d)
@@ -210,6 +249,7 @@ def summarize(b: Path) -> dict:
         out["poll"][d.name.removeprefix("poll-")] = poll_summary(d)
     for d in sorted(b.glob("smartctl-*")):
         out["smartctl"][d.name.removeprefix("smartctl-")] = smartctl_summary(d)
+    out["strace"] = strace_summary(b)
     sc, po, sm = out["scrape"], out["poll"], out["smartctl"]
     peer = sc.get("peer", {})
     r: dict = {}

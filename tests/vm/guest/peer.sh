@@ -24,6 +24,9 @@ while [ "$_n" -gt 0 ] && ! { [ -e /dev/nvme7 ] && [ -b /dev/sda ]; }; do
     _n=$((_n - 1))
 done
 ls /dev > "$B/dev.txt"
+# under TCG the kernel may not trust the TSC: then every clock read is a syscall
+cat /sys/devices/system/clocksource/clocksource0/current_clocksource \
+    /sys/devices/system/clocksource/clocksource0/available_clocksource > "$B/clocksource.txt"
 # is smartmontools' drivedb.h where ssd_exporter looks by default? (the initramfs
 # carries only smartctl's binary; build-initramfs.sh puts a copy at /peer/drivedb.h)
 for f in /var/lib/smartmontools/drivedb/drivedb.h /usr/share/smartmontools/drivedb.h \
@@ -151,6 +154,54 @@ smartctl_bench() {
     echo $? > "$D/rc"
 }
 
+# strace_scrapes <name> <url> <kind> -- <command...>: after the measurements, a
+# syscall count (strace -c -f, if build-initramfs.sh found strace) over STRACE_SCRAPES
+# scrapes; ptrace slows everything, so only the counts mean anything
+STRACE_SCRAPES=50
+strace_scrapes() {
+    _name=$1 _url=$2 _kind=$3
+    shift 4
+    D=$B/strace-$_name
+    mkdir -p "$D"
+    "$@" > "$D/log" 2>&1 &
+    PID=$!
+    ready "$_url" "$_kind" || { stop; return 1; }
+    sleep 2
+    strace -c -f -p "$PID" -o "$D/strace-idle.txt" 2>/dev/null &
+    _s=$!
+    sleep 5
+    kill -TERM "$_s"; wait "$_s"
+    strace -c -f -p "$PID" -o "$D/strace.txt" 2>/dev/null &
+    _s=$!
+    sleep 1
+    _i=0
+    while [ "$_i" -lt "$STRACE_SCRAPES" ]; do
+        timeout 20 wget -q -O /dev/null "$_url" 2>/dev/null
+        _i=$((_i + 1))
+    done
+    kill -TERM "$_s"; wait "$_s"
+    echo "$STRACE_SCRAPES" > "$D/scrapes"
+    stop
+}
+
+# strace_polls: the same over 10 s of ours polling the 8 controllers every 100 ms
+strace_polls() {
+    D=$B/strace-polls
+    mkdir -p "$D"
+    ssd_exporter --web.listen-address=127.0.0.1:10049 --poll.interval=100ms --probe.disable \
+        '--device.include=^nvme[0-9]+$' > "$D/log" 2>&1 &
+    PID=$!
+    ready "$OURS_URL" ours || { stop; return 1; }
+    sleep 2
+    timeout 10 wget -q -O "$D/metrics-0.txt" "$OURS_URL"
+    strace -c -f -p "$PID" -o "$D/strace.txt" 2>/dev/null &
+    _s=$!
+    sleep 10
+    kill -TERM "$_s"; wait "$_s"
+    timeout 10 wget -q -O "$D/metrics-1.txt" "$OURS_URL"
+    stop
+}
+
 OURS="ssd_exporter --web.listen-address=127.0.0.1:10049 --device.include=^nvme"
 scrape_bench peer "$PEER_URL" peer -- \
     nvme-exporter --listen-address 127.0.0.1:9998 --devices "/dev/nvme*"
@@ -164,4 +215,10 @@ poll_bench one-nvme0 nvme0 '--device.include=^nvme0$'
 poll_bench one-sda sda '--device.include=^sda$'
 smartctl_bench nvme0
 smartctl_bench sda
+if command -v strace > /dev/null; then
+    strace_scrapes peer "$PEER_URL" peer -- \
+        nvme-exporter --listen-address 127.0.0.1:9998 --devices "/dev/nvme*"
+    strace_scrapes ours-noprobe "$OURS_URL" ours -- $OURS --probe.disable
+    strace_polls
+fi
 echo done > "$B/done"
