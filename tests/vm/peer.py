@@ -78,6 +78,11 @@ def ticks(path: Path, children: bool = False) -> int:
     return int(f[15]) + int(f[16]) if children else int(f[13]) + int(f[14])
 
 
+def user_system(path: Path) -> tuple[int, int]:
+    f = stat_fields(path.read_text())
+    return int(f[13]), int(f[14])
+
+
 def uptime(path: Path) -> float:
     return float(path.read_text().split()[0])
 
@@ -136,6 +141,13 @@ def scrape_summary(d: Path) -> dict:
     except (OSError, ValueError, IndexError) as e:
         return {"error": f"{d.name}: {e}"}
     idle_rate = idle_cpu / idle_wall if idle_wall else 0.0
+    # user and system apart: under TCG on a shared host the guest's system time moves
+    # with the host's load (run to run, x3), its user time much less
+    (iu0, is0), (iu1, is1), (su1, ss1) = (user_system(d / f"stat-{t}")
+                                          for t in ("idle-0", "idle-1", "scrapes-1"))
+    split = {k: ((b1 - b0) - (i1 - i0) / idle_wall * wall) / CLK_TCK / n if idle_wall else None
+             for k, (i0, i1, b0, b1) in {"user": (iu0, iu1, iu1, su1),
+                                          "system": (is0, is1, is1, ss1)}.items()}
     failed = len((d / "failed").read_text().split()) if (d / "failed").exists() else 0
     last = d / "last-scrape.txt"
     return {
@@ -146,6 +158,8 @@ def scrape_summary(d: Path) -> dict:
         "idle_cpu_seconds_per_second": idle_rate,
         "cpu_seconds_per_scrape_raw": cpu / n,
         "cpu_seconds_per_scrape": (cpu - idle_rate * wall) / n,
+        "user_seconds_per_scrape": split["user"],
+        "system_seconds_per_scrape": split["system"],
         "wall_seconds_per_scrape": wall / n,
         "scrape_bytes": last.stat().st_size if last.exists() else None,
         "vm_rss_kb": status_kb(d, "VmRSS"), "vm_hwm_kb": status_kb(d, "VmHWM"),
@@ -172,8 +186,11 @@ def poll_summary(d: Path) -> dict:
     p0, p1 = (sum_metric(d / f"metrics-{i}.txt", "ssd_polls_total") for i in (0, 1))
     c0, c1 = (sum_metric(d / f"metrics-{i}.txt", "ssd_poll_cpu_seconds_total") for i in (0, 1))
     polls = p1 - p0 if None not in (p0, p1) else None
+    (u0, s0), (u1, s1) = user_system(d / "stat-0"), user_system(d / "stat-1")
     out = {"command": (d / "command").read_text().strip(),
            "window_seconds": round(wall, 2), "cpu_seconds": cpu, "polls": polls,
+           "user_seconds_per_poll": (u1 - u0) / CLK_TCK / polls if polls else None,
+           "system_seconds_per_poll": (s1 - s0) / CLK_TCK / polls if polls else None,
            "polls_per_second": polls / wall if polls and wall else None,
            "cpu_seconds_per_poll": cpu / polls if polls else None,
            "poll_thread_cpu_seconds_per_poll": (c1 - c0) / polls
@@ -258,6 +275,8 @@ def summarize(b: Path) -> dict:
         x = ratio(peer.get("cpu_seconds_per_scrape"), o.get("cpu_seconds_per_scrape"))
         y = ratio(o.get("vm_rss_kb"), peer.get("vm_rss_kb"))
         r[k] = {"peer_cpu_per_scrape_over_ours": x,
+                "peer_user_per_scrape_over_ours": ratio(peer.get("user_seconds_per_scrape"),
+                                                        o.get("user_seconds_per_scrape")),
                 "scrape_target_met": x >= TARGET_SCRAPE if x else None,
                 "ours_rss_over_peer": y,
                 "rss_target_met": y <= TARGET_RSS if y else None}
@@ -281,12 +300,13 @@ def table(s: dict) -> str:
     def ms(v):
         return f"{v * 1000:8.2f}" if isinstance(v, (int, float)) else "       -"
     lines = ["CPU per scrape (idle subtracted), RSS after the scrapes:",
-             f"  {'exporter':16} {'ms/scrape':>9} {'raw ms':>8} {'idle ms/s':>9} "
+             f"  {'exporter':16} {'ms/scrape':>9} {'user ms':>8} {'sys ms':>8} {'raw ms':>8} {'idle ms/s':>9} "
              f"{'bytes':>7} {'RSS KiB':>8} {'peer/ours':>9} {'RSS ratio':>9}"]
     for k, v in s["scrape"].items():
         r = s["ratios"].get(k, {})
         x, y = r.get("peer_cpu_per_scrape_over_ours"), r.get("ours_rss_over_peer")
         lines.append(f"  {k:16} {ms(v.get('cpu_seconds_per_scrape'))}  "
+                     f"{ms(v.get('user_seconds_per_scrape'))} {ms(v.get('system_seconds_per_scrape'))} "
                      f"{ms(v.get('cpu_seconds_per_scrape_raw'))} "
                      f"{ms(v.get('idle_cpu_seconds_per_second'))}  "
                      f"{v.get('scrape_bytes') or '-':>7} {v.get('vm_rss_kb') or '-':>8} "
@@ -296,6 +316,7 @@ def table(s: dict) -> str:
         r = s["ratios"].get(f"poll-{k}", {})
         x, t = r.get("smartctl_over_ours_whole_process"), r.get("smartctl_over_ours_poll_thread")
         lines.append(f"  {k:10} polls {v.get('polls')!s:>6} ms/poll {ms(v.get('cpu_seconds_per_poll'))} "
+                     f"(user {ms(v.get('user_seconds_per_poll'))}) "
                      f"thread ms/poll {ms(v.get('poll_thread_cpu_seconds_per_poll'))} "
                      f"{r.get('smartctl')}: {f'{x:.1f}x' if x else '-'} "
                      f"(thread {f'{t:.1f}x' if t else '-'})")
