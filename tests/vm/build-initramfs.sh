@@ -121,6 +121,14 @@ trap 'rm -rf "$work"' EXIT
 root=$work/root
 mkdir -p "$root/guest"
 copy_with_libs "$root" "$EXPORTER" /usr/bin/ssd_exporter
+if [ -n "${SSD_VM_PEER:-}" ]; then
+    # run.sh --peer: the peer exporter and smartmontools' drivedb.h (guest/peer.sh)
+    copy_with_libs "$root" "$SSD_VM_PEER" /usr/bin/nvme-exporter
+    db=/var/lib/smartmontools/drivedb/drivedb.h
+    [ -e "$db" ] || db=/usr/share/smartmontools/drivedb.h
+    mkdir -p "$root/peer" && cp "$db" "$root/peer/drivedb.h"
+    ! command -v strace > /dev/null || copy_with_libs "$root" "$(command -v strace)" /usr/bin/strace
+fi
 cp "$HERE/guest/init" "$root/init"
 chmod 755 "$root/init"
 cp "$HERE"/guest/*.sh "$root/guest/"

@@ -3,6 +3,7 @@
 # and an AHCI disk, run ssd_exporter next to nvme-cli, compare.
 #
 #   tests/vm/run.sh [--bench] [run.py options...]
+#   tests/vm/run.sh --peer <nvme-exporter binary> [peer.py options...]   (issue 13)
 #
 # Environment: SSD_VM_CACHE (kernel + initramfs cache, default <repo>/.vm-cache),
 # CARGO_TARGET_DIR (as cargo uses it).
@@ -10,6 +11,8 @@ set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 CACHE=${SSD_VM_CACHE:-$REPO/.vm-cache}
+PEER=
+if [ "${1:-}" = --peer ]; then PEER=$(realpath "$2"); shift 2; fi
 
 kernel=$("$HERE/setup.sh" | tail -n 1)
 KDIR=${kernel% *}
@@ -20,9 +23,11 @@ TARGET=${CARGO_TARGET_DIR:-$REPO/target}
 case $TARGET in /*) ;; *) TARGET=$REPO/$TARGET ;; esac
 EXPORTER=$TARGET/release/ssd_exporter
 
-INITRD=$CACHE/initrd.cpio.gz
-SSD_VM_CACHE=$CACHE SSD_VM_KERNEL_DIR=$KDIR SSD_VM_KERNEL_VERSION=$KVER \
+INITRD=$CACHE/initrd${PEER:+-peer}.cpio.gz
+SSD_VM_PEER=$PEER SSD_VM_CACHE=$CACHE SSD_VM_KERNEL_DIR=$KDIR SSD_VM_KERNEL_VERSION=$KVER \
     "$HERE/build-initramfs.sh" "$EXPORTER" "$INITRD"
 
+[ -z "$PEER" ] || exec python3 "$HERE/peer.py" --kernel "$KDIR/boot/vmlinuz-$KVER" \
+    --initrd "$INITRD" --peer "$PEER" "$@"
 exec python3 "$HERE/run.py" --kernel "$KDIR/boot/vmlinuz-$KVER" --initrd "$INITRD" \
     --exporter "$EXPORTER" "$@"
