@@ -248,6 +248,7 @@ impl Fleet {
         let drive = drive.to_string();
         self.running()
             .insert(block.to_string(), Entry { drive, handle });
+        self.unpublish();
     }
 
     /// Starts a simulated probe of `block` for the demo's `drive`: reads at
@@ -287,6 +288,16 @@ impl Fleet {
                 stopping.insert(block, e.handle);
             }
         }
+        drop((stopping, restarts));
+        self.unpublish();
+    }
+
+    /// Drops the published views, so the next scrape reads them afresh: a
+    /// probe that stopped or started shows at once, not up to
+    /// [`PUBLISH_EVERY`] later (a stopped drive's probe would otherwise be
+    /// served without its drive, and so without its serial).
+    fn unpublish(&self) {
+        *self.published.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
     /// Counts I/O stuck past its deadline; call periodically.
@@ -448,12 +459,12 @@ mod tests {
             ..ProbeConfig::default()
         };
         let fleet = Fleet::new(config, dev.clone(), None);
+        fleet.start("nvme8", "nvme8n1", None);
         let read = Instant::now();
         let first = fleet.published();
-        assert!(first.is_empty());
-        fleet.start("nvme8", "nvme8n1", None);
-        // Within PUBLISH_EVERY: the same read, without the new probe (not
-        // asserted if this machine stalled for that long).
+        assert_eq!(first.len(), 1);
+        // Within PUBLISH_EVERY: the same read (not asserted if this machine
+        // stalled for that long).
         let again = fleet.published();
         if read.elapsed() < PUBLISH_EVERY {
             assert!(Arc::ptr_eq(&first, &again));
@@ -462,6 +473,22 @@ mod tests {
         let later = fleet.published();
         assert!(!Arc::ptr_eq(&first, &later));
         assert_eq!(later.len(), 1);
+        // A drive that goes takes its probe out of the next scrape at once
+        // (served without its drive it would have no serial).
+        fleet.stop_drive("nvme8");
+        assert!(fleet.published().is_empty());
+        // And a probe that starts is in the next scrape at once (once the
+        // stopped one's thread has ended: until then no new one starts).
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            fleet.start("nvme8", "nvme8n1", None);
+            if !fleet.running().is_empty() {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the stopped probe never ended");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(fleet.published().len(), 1);
         fleet.stop_drive("nvme8");
     }
 
