@@ -44,7 +44,7 @@ fuzz_target!(|data: &[u8]| {
             }
             if let Some(w) = &c.probe.write {
                 assert!(w.rate > 0.0 && w.rate <= bounds::MAX_WRITE_RATE);
-                assert!((bounds::MIN_WRITE_BYTES..=bounds::MAX_WRITE_BYTES).contains(&w.max_bytes));
+                assert!((bounds::MIN_WRITE_BYTES..=ssd_exporter::probe::writer::MAX_BYTES).contains(&w.max_bytes));
             }
         }
         Err(e) => assert!(!e.to_string().contains('\n'), "{e}"),
