@@ -78,6 +78,29 @@ impl FetchError {
             _ => Self::Failed(format!("{what} {path}: {e}")),
         }
     }
+
+    /// The error of an `SG_IO` command that failed below the device (it
+    /// did not reach it, or did not complete); `None` when it reached the
+    /// device, whose status and sense then say how it went. Shared by the
+    /// ATA pass-through and the SCSI sources.
+    pub fn from_sg_transport(
+        what: &str,
+        path: &std::path::Path,
+        out: &crate::sys::sg::SgOutcome,
+    ) -> Option<Self> {
+        use crate::sys::sg::TransportFailure;
+        let failure = out.transport_failure()?;
+        let msg = format!(
+            "{what} on {}: transport error (host status {:#x}, driver status {:#x})",
+            path.display(),
+            out.host_status,
+            out.driver_status
+        );
+        Some(match failure {
+            TransportFailure::Gone => Self::Gone(msg),
+            TransportFailure::Failed => Self::Failed(msg),
+        })
+    }
 }
 
 /// Something that answers NVMe page requests with raw bytes.

@@ -81,7 +81,7 @@ impl SataLive {
             let result = sg_io(self.file()?, &cmd.cdb(), dir, &mut sense_buf, timeout);
             attempts += 1;
             match &result {
-                Ok(out) if attempts < 2 && asks_for_retry(out.host_status) => {
+                Ok(out) if attempts < 2 && out.asks_for_retry() => {
                     sense_buf = [0u8; SENSE_LEN];
                 }
                 _ => break result,
@@ -94,19 +94,9 @@ impl SataLive {
                 return Err(self.os_error(what, e));
             }
         };
-        if out.host_status != 0 || out.driver_status & 0x0F == 0x06 {
-            // DID_NO_CONNECT and friends, or a driver timeout.
-            let msg = format!(
-                "{what} on {}: transport error (host status {:#x}, driver status {:#x})",
-                self.path.display(),
-                out.host_status,
-                out.driver_status
-            );
-            return Err(if out.host_status == 0x01 {
-                FetchError::Gone(msg)
-            } else {
-                FetchError::Failed(msg)
-            });
+        // DID_NO_CONNECT and friends, or a driver timeout.
+        if let Some(e) = FetchError::from_sg_transport(what, &self.path, &out) {
+            return Err(e);
         }
         let sense = sense::parse_sense(&sense_buf[..usize::from(out.sense_len).min(SENSE_LEN)]);
         match sense::outcome(out.status, &sense, cmd.check_condition) {
@@ -142,16 +132,6 @@ impl SataLive {
         let start = data.len().saturating_sub(SECTOR);
         Ok(data[start..].to_vec())
     }
-}
-
-/// `DID_SOFT_ERROR`, `DID_IMM_RETRY`, `DID_REQUEUE`: the command did not run
-/// and the kernel asks for it to be retried. libata completes a pass-through
-/// caught in a port's error handling this way (seen in the VM suite: QEMU's
-/// AHCI aborting an NCQ read sends the port into error handling while a SMART
-/// read is queued); the block layer would retry, `SG_IO` leaves it to the
-/// caller, so [`SataLive`] retries such a command once before counting it.
-fn asks_for_retry(host_status: u16) -> bool {
-    matches!(host_status, 0x0b..=0x0d)
 }
 
 impl AtaSource for SataLive {
@@ -192,22 +172,5 @@ impl AtaSource for SataLive {
             ))
         })?;
         Ok(PowerMode::from_count(regs.count as u8))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::asks_for_retry;
-
-    #[test]
-    fn only_the_kernels_retry_statuses_are_retried() {
-        // linux/include/scsi/scsi_status.h: DID_SOFT_ERROR 0Bh, DID_IMM_RETRY 0Ch,
-        // DID_REQUEUE 0Dh
-        assert!(asks_for_retry(0x0b) && asks_for_retry(0x0c) && asks_for_retry(0x0d));
-        // DID_OK, DID_NO_CONNECT, DID_BUS_BUSY, DID_TIME_OUT, DID_BAD_TARGET,
-        // DID_ABORT, DID_ERROR, DID_TRANSPORT_DISRUPTED
-        for h in [0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x07, 0x0e] {
-            assert!(!asks_for_retry(h), "{h:#x}");
-        }
     }
 }

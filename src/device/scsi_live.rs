@@ -64,13 +64,22 @@ impl ScsiSource for ScsiLive {
         let mut data = vec![0u8; alloc];
         let mut sense = [0u8; SENSE_LEN];
         let timeout = self.timeout;
-        let result = sg_io(
-            self.file()?,
-            &cdb,
-            DataDir::FromDevice(&mut data),
-            &mut sense,
-            timeout,
-        );
+        let mut attempts = 0;
+        let result = loop {
+            let result = sg_io(
+                self.file()?,
+                &cdb,
+                DataDir::FromDevice(&mut data),
+                &mut sense,
+                timeout,
+            );
+            attempts += 1;
+            match &result {
+                // As for ATA pass-through: the kernel asks for it again.
+                Ok(out) if attempts < 2 && out.asks_for_retry() => sense = [0u8; SENSE_LEN],
+                _ => break result,
+            }
+        };
         let out = match result {
             Ok(out) => out,
             Err(e) => {
@@ -78,19 +87,9 @@ impl ScsiSource for ScsiLive {
                 return Err(self.os_error(&what, e));
             }
         };
-        // DID_NO_CONNECT and friends, or a driver timeout (as `sata_live`).
-        if out.host_status != 0 || out.driver_status & 0x0F == 0x06 {
-            let msg = format!(
-                "{what} on {}: transport error (host status {:#x}, driver status {:#x})",
-                self.path.display(),
-                out.host_status,
-                out.driver_status
-            );
-            return Err(if out.host_status == 0x01 {
-                FetchError::Gone(msg)
-            } else {
-                FetchError::Failed(msg)
-            });
+        // DID_NO_CONNECT and friends, or a driver timeout.
+        if let Some(e) = FetchError::from_sg_transport(&what, &self.path, &out) {
+            return Err(e);
         }
         let sense = parse_sense(&sense[..usize::from(out.sense_len).min(SENSE_LEN)]);
         if let Err(e) = command::outcome(out.status, &sense) {

@@ -100,6 +100,41 @@ pub struct SgOutcome {
     pub duration_ms: u32,
 }
 
+/// How an `SG_IO` call failed below the device: the command did not reach
+/// it or did not complete there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransportFailure {
+    /// `DID_NO_CONNECT`: the device is gone.
+    Gone,
+    /// Any other host status, or a driver timeout.
+    Failed,
+}
+
+impl SgOutcome {
+    /// `None` when the command reached the device and completed there (its
+    /// SCSI status and sense then say how); else how it failed: a non-zero
+    /// host status (`DID_*`), or `DRIVER_TIMEOUT` (06h) in the driver status.
+    pub fn transport_failure(&self) -> Option<TransportFailure> {
+        if self.host_status == 0 && self.driver_status & 0x0F != 0x06 {
+            None
+        } else if self.host_status == 0x01 {
+            Some(TransportFailure::Gone)
+        } else {
+            Some(TransportFailure::Failed)
+        }
+    }
+
+    /// Whether the host status asks the caller to issue the command again:
+    /// `DID_SOFT_ERROR` (0Bh), `DID_IMM_RETRY` (0Ch) or `DID_REQUEUE` (0Dh),
+    /// which libata's error handling gives a command queued behind a failed
+    /// one (QEMU's AHCI aborting an NCQ read does it a few times a run). The
+    /// block layer would retry; `SG_IO` leaves it to the caller, and the
+    /// live sources retry such a command once before counting it.
+    pub fn asks_for_retry(&self) -> bool {
+        matches!(self.host_status, 0x0b..=0x0d)
+    }
+}
+
 /// A data-in command that filled less of its buffer than it asked for: the
 /// rest of the buffer is the zero padding it was allocated with, not data,
 /// and must not be decoded as a page.
@@ -219,6 +254,57 @@ pub fn sg_io(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn host(host_status: u16) -> SgOutcome {
+        SgOutcome {
+            status: 0,
+            masked_status: 0,
+            host_status,
+            driver_status: 0,
+            sense_len: 0,
+            resid: 0,
+            transferred: 0,
+            duration_ms: 0,
+        }
+    }
+
+    #[test]
+    fn only_the_kernels_retry_statuses_are_retried() {
+        let asks_for_retry = |h| host(h).asks_for_retry();
+        // linux/include/scsi/scsi_status.h: DID_SOFT_ERROR 0Bh, DID_IMM_RETRY 0Ch,
+        // DID_REQUEUE 0Dh
+        assert!(asks_for_retry(0x0b) && asks_for_retry(0x0c) && asks_for_retry(0x0d));
+        // DID_OK, DID_NO_CONNECT, DID_BUS_BUSY, DID_TIME_OUT, DID_BAD_TARGET,
+        // DID_ABORT, DID_ERROR, DID_TRANSPORT_DISRUPTED
+        for h in [0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x07, 0x0e] {
+            assert!(!asks_for_retry(h), "{h:#x}");
+        }
+    }
+
+    #[test]
+    fn transport_failures_are_host_statuses_and_driver_timeouts() {
+        // DID_OK with DRIVER_SENSE (08h): the device answered.
+        let sensed = SgOutcome {
+            driver_status: 0x08,
+            ..host(0)
+        };
+        assert_eq!(sensed.transport_failure(), None);
+        // DID_NO_CONNECT (01h): gone; DID_TIME_OUT (03h): failed;
+        // DRIVER_TIMEOUT (06h) with DID_OK: failed.
+        assert_eq!(host(0x01).transport_failure(), Some(TransportFailure::Gone));
+        assert_eq!(
+            host(0x03).transport_failure(),
+            Some(TransportFailure::Failed)
+        );
+        let timed_out = SgOutcome {
+            driver_status: 0x06,
+            ..host(0)
+        };
+        assert_eq!(
+            timed_out.transport_failure(),
+            Some(TransportFailure::Failed)
+        );
+    }
 
     #[test]
     fn header_layout_matches_the_kernel() {
