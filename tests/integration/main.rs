@@ -6,6 +6,7 @@ mod common;
 mod demo;
 mod docs;
 mod exit_codes;
+mod fixtures;
 mod golden;
 mod landing;
 mod layering;
