@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use nix::time::{ClockId, clock_gettime};
 use serde_json::json;
+use ssd_exporter::probe::op::IoResult;
 use ssd_exporter::probe::reader::{ProbeTarget, Reader};
 use ssd_exporter::probe::runner::{self, ProbeConfig};
 
@@ -54,12 +55,17 @@ fn probe(dev: &str, rate: f64, seconds: f64) -> serde_json::Value {
     let cpu_ns = named_thread_cpu_ns(&format!("probe {dev}"));
     let out = {
         let s = handle.stats.lock().unwrap();
-        let ok = s.read.count("ok");
+        let ok = s.read.count(IoResult::Ok);
         json!({
             "device": dev,
             "rate": rate,
             "seconds": seconds,
-            "ios": s.read.ios,
+            "ios": s
+                .read
+                .ios
+                .iter()
+                .map(|(r, n)| (r.as_label(), n))
+                .collect::<std::collections::BTreeMap<_, _>>(),
             "skipped": s
                 .skipped
                 .iter()

@@ -61,9 +61,9 @@
 //! nvme, ata                     → decode
 //! scsi                          → decode, ata (sense data)
 //! device                        → sys, nvme, ata, scsi, decode
-//! health                        → nvme, ata, scsi, device, timefmt
+//! health                        → nvme, ata, scsi, device, timefmt, probe (op)
 //! poll                          → device, nvme, ata, scsi, health
-//! snapshot                      → poll, health
+//! snapshot                      → poll, health, probe (op)
 //! report                        → snapshot, health
 //! probe                         (nothing of the crate outside it)
 //! metrics                       → snapshot, poll, probe, health, device, nvme

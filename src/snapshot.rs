@@ -11,6 +11,7 @@ use crate::health::history::History;
 use crate::health::verdict::{self, Context, Rules, Verdict};
 use crate::health::{Identity, Reading};
 use crate::poll::{PollOutcome, Source};
+use crate::probe::op::ProbeOp;
 
 /// History must span this long before the forecast prefers the exporter's
 /// own observed wear rate over the drive's lifetime average.
@@ -147,7 +148,7 @@ impl DriveSnapshot {
     pub fn judge(
         &mut self,
         rules: &Rules,
-        latency_over_qos: Vec<(&str, f64, f64)>,
+        latency_over_qos: Vec<(ProbeOp, f64, f64)>,
         now: SystemTime,
     ) {
         if let Some(r) = &self.reading {

@@ -5,6 +5,8 @@
 
 use std::time::Duration;
 
+use crate::probe::op::ProbeOp;
+
 /// How bad; the value is `ssd_health_status`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
@@ -114,7 +116,7 @@ pub struct Context<'a> {
     pub has_plp: Option<bool>,
     /// `(op, measured seconds, datasheet target seconds)`; only entries
     /// with measured > target count.
-    pub latency_over_qos: Vec<(&'a str, f64, f64)>,
+    pub latency_over_qos: Vec<(ProbeOp, f64, f64)>,
 }
 
 /// Problems found so far.

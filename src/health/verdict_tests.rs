@@ -2,6 +2,7 @@ use std::time::{Duration, SystemTime};
 
 use super::*;
 use crate::nvme::Condition;
+use crate::probe::op::ProbeOp;
 
 const T0: u64 = 1_796_083_200; // 2026-12-01T00:00:00Z
 const MIN: u64 = 60;
@@ -306,7 +307,10 @@ fn latency_above_qos_only_when_judged_and_exceeded() {
     let r = healthy();
     let h = History::new(None);
     let ctx = Context {
-        latency_over_qos: vec![("read", 0.000_25, 0.000_2), ("write", 0.000_3, 0.000_3)],
+        latency_over_qos: vec![
+            (ProbeOp::Read, 0.000_25, 0.000_2),
+            (ProbeOp::Write, 0.000_3, 0.000_3),
+        ],
         ..up()
     };
     let rules = Rules {

@@ -394,6 +394,7 @@ mod tests {
     use crate::health::verdict::Rules;
     use crate::poll::factory;
     use crate::probe::fleet::OpView;
+    use crate::probe::op::{IoCounts, ProbeOp};
     use crate::probe::runner::SkipReason;
     use std::path::Path;
     use std::time::{Duration, Instant, SystemTime};
@@ -434,11 +435,11 @@ mod tests {
             drive: drive.into(),
             block: block.into(),
             ops: vec![OpView {
-                op: "read",
+                op: ProbeOp::Read,
                 buckets: vec![(1e-4, 2), (f64::INFINITY, 1)],
                 sum: 20.0002,
                 count: 3,
-                ios: vec![("ok", 3)],
+                ios: IoCounts::new(3, 0, 0),
                 quantiles: vec![("0.5", 1e-4)],
                 window_samples: 3,
             }],

@@ -39,7 +39,11 @@ impl Exposition {
             p.ops.iter().flat_map(move |o| {
                 o.quantiles.iter().map(move |&(q, v)| {
                     let mut l = Self::probe_base(serials, p);
-                    l.extend([("op", o.op), ("q", q), ("window", p.window.as_str())]);
+                    l.extend([
+                        ("op", o.op.as_label()),
+                        ("q", q),
+                        ("window", p.window.as_str()),
+                    ]);
                     (l, v)
                 })
             })
@@ -54,7 +58,7 @@ impl Exposition {
         let samples = self.probes.iter().flat_map(|p| {
             p.ops.iter().map(move |o| {
                 let mut l = Self::probe_base(serials, p);
-                l.extend([("op", o.op), ("window", p.window.as_str())]);
+                l.extend([("op", o.op.as_label()), ("window", p.window.as_str())]);
                 (l, o.window_samples as f64)
             })
         });
@@ -67,9 +71,9 @@ impl Exposition {
         )?;
         let ios = self.probes.iter().flat_map(|p| {
             p.ops.iter().flat_map(move |o| {
-                o.ios.iter().map(move |&(r, n)| {
+                o.ios.iter().map(move |(r, n)| {
                     let mut l = Self::probe_base(serials, p);
-                    l.extend([("op", o.op), ("result", r)]);
+                    l.extend([("op", o.op.as_label()), ("result", r.as_label())]);
                     (l, Wide(u128::from(n)))
                 })
             })
@@ -124,7 +128,7 @@ impl Exposition {
         for p in &self.probes {
             for o in &p.ops {
                 let mut l = Self::probe_base(serials, p);
-                l.push(("op", o.op));
+                l.push(("op", o.op.as_label()));
                 let mut h = m.encode_family(&l)?;
                 h.encode_histogram::<Labels<'_>>(o.sum, o.count, &o.buckets, None)?;
             }
@@ -136,7 +140,7 @@ impl Exposition {
         let rows = self.drives.iter().flat_map(|d| {
             qos::targets_for(&d.identity.model).iter().map(move |t| {
                 let mut l = Self::base(d);
-                l.extend([("op", t.op), ("q", t.quantile_label)]);
+                l.extend([("op", t.op.as_label()), ("q", t.quantile_label)]);
                 (l, t.seconds)
             })
         });

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use tracing::{debug, error, info, warn};
 
+use super::op::{IoCounts, ProbeOp};
 use super::reader::ProbeTarget;
 use super::runner::{self, OpStats, ProbeConfig, ProbeHandle, SkipIf, SkipReason, WriteConfig};
 use super::window::QUANTILES;
@@ -34,13 +35,13 @@ pub struct ProbeView {
 
 #[derive(Debug, Clone)]
 pub struct OpView {
-    pub op: &'static str,
+    pub op: ProbeOp,
     /// Non-cumulative counts per bucket bound, ending with `+Inf` (the
     /// encoder accumulates).
     pub buckets: Vec<(f64, u64)>,
     pub sum: f64,
     pub count: u64,
-    pub ios: Vec<(&'static str, u64)>,
+    pub ios: IoCounts,
     /// `(quantile label, seconds)` over the window.
     pub quantiles: Vec<(&'static str, f64)>,
     /// Samples in the window behind the quantiles.
@@ -310,7 +311,7 @@ impl Fleet {
 
     /// The highest `q` quantile of `op` over `drive`'s probes, with the
     /// samples behind it: `(seconds, samples)`.
-    pub fn quantile(&self, drive: &str, op: &str, q: f64) -> Option<(f64, u64)> {
+    pub fn quantile(&self, drive: &str, op: ProbeOp, q: f64) -> Option<(f64, u64)> {
         let now = Instant::now();
         self.running()
             .values()
@@ -368,7 +369,7 @@ fn op_view(s: &OpStats, t: Duration) -> OpView {
         buckets: s.histogram.buckets(),
         sum: s.histogram.sum(),
         count: s.histogram.count(),
-        ios: s.ios.iter().map(|(&k, &v)| (k, v)).collect(),
+        ios: s.ios,
         quantiles,
         window_samples: live.count(),
     }
@@ -678,7 +679,7 @@ mod tests {
     #[test]
     fn histogram_ends_with_one_inf_bucket_and_skips_start_at_zero() {
         use crate::metrics::{BuildInfo, TextFormat, encode};
-        let mut stats = OpStats::new("read", Duration::from_secs(600));
+        let mut stats = OpStats::new(ProbeOp::Read, Duration::from_secs(600));
         stats.histogram.record(50e-6);
         stats.histogram.record(20.0); // above the last bound (10 s)
         let view = ProbeView {
@@ -722,7 +723,7 @@ mod tests {
             drive: "nvme1".into(),
             block: "nvme1n1".into(),
             ops: vec![op_view(
-                &OpStats::new("read", Duration::from_secs(600)),
+                &OpStats::new(ProbeOp::Read, Duration::from_secs(600)),
                 Duration::ZERO,
             )],
             skipped: vec![],

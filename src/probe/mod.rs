@@ -4,6 +4,7 @@
 //! exact quantiles.
 //!
 //! - [`schedule`]: Poisson arrival times.
+//! - [`op`]: the `op` and `result` labels as enums.
 //! - [`histogram`]: the log-spaced buckets of `ssd_probe_latency_seconds`.
 //! - [`window`]: sliding-window quantiles (`ssd_probe_latency_quantile_seconds`).
 //! - [`busy`]: `/sys/block/<dev>/stat` and the back-off decision.
@@ -18,6 +19,7 @@
 pub mod busy;
 pub mod fleet;
 pub mod histogram;
+pub mod op;
 pub mod qos;
 pub mod reader;
 pub mod runner;

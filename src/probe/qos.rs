@@ -2,11 +2,12 @@
 //! `ssd_latency_qos_target_seconds` beside the probe's own quantiles. To add
 //! a model, add a row to `TABLE` with the datasheet as its source.
 
+use super::op::ProbeOp;
+
 /// One datasheet limit: `quantile` of `op` latency is at most `seconds`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct QosTarget {
-    /// `"read"` or `"write"`, as the probe's `op` label.
-    pub op: &'static str,
+    pub op: ProbeOp,
     pub quantile: f64,
     /// The `quantile` label value, e.g. `"0.99999"`.
     pub quantile_label: &'static str,
@@ -46,13 +47,13 @@ impl Suffix {
 /// (`shared/reference/drives.md`, "Kingston DC600M"; Kingston datasheet).
 const DC600M: &[QosTarget] = &[
     QosTarget {
-        op: "read",
+        op: ProbeOp::Read,
         quantile: 0.99999,
         quantile_label: "0.99999",
         seconds: 200e-6,
     },
     QosTarget {
-        op: "write",
+        op: ProbeOp::Write,
         quantile: 0.99999,
         quantile_label: "0.99999",
         seconds: 300e-6,
@@ -116,11 +117,11 @@ mod tests {
             assert_eq!(t.len(), 2, "{model}");
             assert_eq!(
                 (t[0].op, t[0].quantile_label, t[0].seconds),
-                ("read", "0.99999", 200e-6)
+                (ProbeOp::Read, "0.99999", 200e-6)
             );
             assert_eq!(
                 (t[1].op, t[1].quantile_label, t[1].seconds),
-                ("write", "0.99999", 300e-6)
+                (ProbeOp::Write, "0.99999", 300e-6)
             );
             assert_eq!(t[0].quantile, 0.99999);
         }

@@ -30,6 +30,7 @@ use tracing::{info, warn};
 
 use super::busy::{BusyPolicy, BusyTracker, Decision, DiskStat};
 use super::histogram::LatencyHistogram;
+use super::op::{IoCounts, IoResult, ProbeOp};
 use super::reader::{ProbeError, ProbeTarget, Reader, is_permission};
 use super::schedule::{Arrivals, Poisson};
 use super::window::SlidingWindow;
@@ -134,26 +135,24 @@ impl WriteConfig {
 
 /// One operation's results.
 pub struct OpStats {
-    /// The `op` label: `read`, `write` or `flush`.
-    pub op: &'static str,
+    pub op: ProbeOp,
     pub histogram: LatencyHistogram,
     pub window: SlidingWindow,
-    /// Per `result`: `ok`, `error`, `timeout`.
-    pub ios: BTreeMap<&'static str, u64>,
+    pub ios: IoCounts,
 }
 
 impl OpStats {
-    pub(super) fn new(op: &'static str, window: Duration) -> Self {
+    pub(super) fn new(op: ProbeOp, window: Duration) -> Self {
         Self {
             op,
             histogram: LatencyHistogram::default(),
             window: SlidingWindow::new(window, WINDOW_SLICES),
-            ios: BTreeMap::new(),
+            ios: IoCounts::default(),
         }
     }
 
-    pub fn count(&self, result: &str) -> u64 {
-        self.ios.get(result).copied().unwrap_or(0)
+    pub fn count(&self, result: IoResult) -> u64 {
+        self.ios.get(result)
     }
 }
 
@@ -178,12 +177,12 @@ impl ProbeStats {
     pub(super) fn new(
         device: &str,
         window: Duration,
-        write_op: Option<&'static str>,
+        write_op: Option<ProbeOp>,
         started: Instant,
     ) -> Self {
         Self {
             device: device.to_string(),
-            read: OpStats::new("read", window),
+            read: OpStats::new(ProbeOp::Read, window),
             write: write_op.map(|op| OpStats::new(op, window)),
             skipped: BTreeMap::new(),
             busy_ratio: None,
@@ -304,7 +303,7 @@ impl ProbeHandle {
         );
         warn!("{msg}");
         stats.last_error = Some(msg);
-        *stats.op(v & WRITE != 0).ios.entry("timeout").or_default() += 1;
+        stats.op(v & WRITE != 0).ios.add(IoResult::Timeout);
         true
     }
 }
@@ -649,7 +648,7 @@ impl Worker {
                 }
                 self.note(format!("{op}:{:?}:{:?}", e.kind(), e.raw_os_error()), msg);
                 if !counted {
-                    *lock(&self.stats).op(write).ios.entry("error").or_default() += 1;
+                    lock(&self.stats).op(write).ios.add(IoResult::Error);
                 }
                 return if vanished { Flow::End } else { Flow::Continue };
             }
@@ -663,11 +662,11 @@ impl Worker {
         op.window.record(t, latency.as_secs_f64());
         if !counted {
             let result = if latency > self.timeout {
-                "timeout"
+                IoResult::Timeout
             } else {
-                "ok"
+                IoResult::Ok
             };
-            *op.ios.entry(result).or_default() += 1;
+            op.ios.add(result);
         }
         Flow::Continue
     }
@@ -706,9 +705,9 @@ mod tests {
             ..ProbeConfig::default()
         };
         let h = spawn(target, config, None).unwrap();
-        wait(&h, |s| s.read.count("ok") >= 20);
+        wait(&h, |s| s.read.count(IoResult::Ok) >= 20);
         assert_eq!(
-            lock(&h.stats).write.as_ref().map(|w| w.count("ok")),
+            lock(&h.stats).write.as_ref().map(|w| w.count(IoResult::Ok)),
             Some(0)
         );
         assert!(h.stop_and_join(Duration::from_secs(2)));
@@ -724,10 +723,10 @@ mod tests {
             ..ProbeConfig::default()
         };
         let h = spawn(target, config, None).unwrap();
-        wait(&h, |s| s.read.count("ok") >= 20);
+        wait(&h, |s| s.read.count(IoResult::Ok) >= 20);
         {
             let s = lock(&h.stats);
-            assert_eq!(s.read.count("error"), 0);
+            assert_eq!(s.read.count(IoResult::Error), 0);
             assert!(s.read.histogram.count() >= 20);
             assert!(s.read.window.quantile(0.5).is_some());
         }
@@ -748,7 +747,10 @@ mod tests {
         let h = spawn(target, config, None).unwrap();
         std::thread::sleep(Duration::from_millis(50));
         assert!(!h.is_finished(), "the probe thread died");
-        assert_eq!(lock(&h.stats).read.ios.values().sum::<u64>(), 0);
+        assert_eq!(
+            lock(&h.stats).read.ios.iter().map(|(_, n)| n).sum::<u64>(),
+            0
+        );
         assert!(h.stop_and_join(Duration::from_secs(2)));
     }
 
@@ -795,7 +797,7 @@ mod tests {
         assert!(!h.watchdog(started + Duration::from_millis(10)));
         assert!(h.watchdog(started + Duration::from_millis(60)));
         assert!(!h.watchdog(started + Duration::from_millis(120)));
-        assert_eq!(lock(&h.stats).read.count("timeout"), 1);
+        assert_eq!(lock(&h.stats).read.count(IoResult::Timeout), 1);
         assert!(h.stop_and_join(Duration::from_secs(2)));
     }
 

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::op::IoResult;
 use super::runner::{ProbeConfig, ProbeHandle, ProbeStats};
 use super::schedule::Poisson;
 
@@ -52,7 +53,7 @@ pub fn spawn(
                     busy += v;
                     s.read.histogram.record(v);
                     s.read.window.record(next - started, v);
-                    *s.read.ios.entry("ok").or_default() += 1;
+                    s.read.ios.add(IoResult::Ok);
                     next += schedule.next_gap();
                 }
                 s.busy_ratio = Some(busy / TICK.as_secs_f64());

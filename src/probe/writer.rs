@@ -58,6 +58,7 @@ use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::op::ProbeOp;
 use super::reader::{IO_SIZE, ProbeError};
 
 pub const DATA_FILE: &str = "ssd_exporter-probe.dat";
@@ -83,10 +84,10 @@ pub enum WriteMode {
 }
 
 impl WriteMode {
-    pub fn op(self) -> &'static str {
+    pub fn op(self) -> ProbeOp {
         match self {
-            WriteMode::Direct => "write",
-            WriteMode::Flush => "flush",
+            WriteMode::Direct => ProbeOp::Write,
+            WriteMode::Flush => ProbeOp::Flush,
         }
     }
 }
@@ -637,7 +638,7 @@ mod tests {
 
     #[test]
     fn labels_are_write_and_flush() {
-        assert_eq!(WriteMode::Direct.op(), "write");
-        assert_eq!(WriteMode::Flush.op(), "flush");
+        assert_eq!(WriteMode::Direct.op(), ProbeOp::Write);
+        assert_eq!(WriteMode::Flush.op(), ProbeOp::Flush);
     }
 }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use ssd_exporter::probe::op::{IoResult, ProbeOp};
 use ssd_exporter::probe::reader::{ProbeError, ProbeTarget};
 use ssd_exporter::probe::runner::{self, ProbeConfig, WriteConfig};
 use ssd_exporter::probe::writer::{DATA_FILE, MARKER_FILE, WriteMode, WriteProbe};
@@ -126,9 +127,9 @@ fn read_probe_on_a_loop_device_reads_and_never_writes() {
     let (ok, errors, timeouts, skipped, p50, last) = {
         let s = probe.stats.lock().unwrap();
         (
-            s.read.count("ok"),
-            s.read.count("error"),
-            s.read.count("timeout"),
+            s.read.count(IoResult::Ok),
+            s.read.count(IoResult::Error),
+            s.read.count(IoResult::Timeout),
             s.skipped.clone(),
             s.read.window.quantile(0.5),
             s.last_error.clone(),
@@ -205,7 +206,7 @@ fn write_probe_writes_only_its_own_file_on_the_expected_drive() {
         .write
         .as_ref()
         .unwrap()
-        .count("ok")
+        .count(IoResult::Ok)
         == 0
     {
         assert!(std::time::Instant::now() < deadline, "no write within 20 s");
@@ -217,10 +218,15 @@ fn write_probe_writes_only_its_own_file_on_the_expected_drive() {
     let (op, ok, errors, last) = {
         let s = probe.stats.lock().unwrap();
         let w = s.write.as_ref().unwrap();
-        (w.op, w.count("ok"), w.count("error"), s.last_error.clone())
+        (
+            w.op,
+            w.count(IoResult::Ok),
+            w.count(IoResult::Error),
+            s.last_error.clone(),
+        )
     };
     assert!(probe.stop_and_join(Duration::from_secs(5)));
-    assert_eq!(op, "write");
+    assert_eq!(op, ProbeOp::Write);
     assert!(ok > 50, "only {ok} writes (last error {last:?})");
     assert_eq!(errors, 0, "{last:?}");
     let after = listing(&dir);
