@@ -7,7 +7,6 @@ use std::path::Path;
 use std::sync::{Arc, mpsc};
 use std::time::{Instant, SystemTime};
 
-use crate::app::drives::{live_poller, load_namer, scan};
 use crate::config::Config;
 use crate::health::Identity;
 use crate::health::history::History;
@@ -20,7 +19,7 @@ use crate::snapshot::DriveSnapshot;
 /// every drive when empty; the replay folders when configured), returning
 /// the rows in device order.
 pub fn rows(config: &Config, devices: &[String]) -> anyhow::Result<Vec<Row>> {
-    let namer = Arc::new(load_namer(config));
+    let namer = Arc::new(config.namer());
     let wanted = |name: &str| {
         devices.is_empty()
             || devices
@@ -29,9 +28,9 @@ pub fn rows(config: &Config, devices: &[String]) -> anyhow::Result<Vec<Row>> {
     };
     let mut drives: Vec<(String, String, Identity, Box<dyn Poller>)> = Vec::new();
     if config.replay.is_empty() {
-        for d in scan(config).into_iter().filter(|d| wanted(&d.name)) {
+        for d in config.scan().into_iter().filter(|d| wanted(&d.name)) {
             let identity = placeholder(d.transport, &d.model, &d.serial, &d.firmware);
-            let poller = live_poller(&d, config, &namer);
+            let poller = config.live_poller(&d, &namer);
             drives.push((d.name, d.dev_path.display().to_string(), identity, poller));
         }
     } else {

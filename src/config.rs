@@ -12,6 +12,7 @@ use std::time::Duration;
 use regex::Regex;
 use thiserror::Error;
 
+mod drives;
 mod keys;
 pub mod spec;
 

@@ -6,22 +6,15 @@ use std::fs::OpenOptions;
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use thiserror::Error;
 
-use crate::ata::attributes::Namer;
 use crate::device::discovery::{Transport, scsi_facts, scsi_transport};
-use crate::device::nvme_live::NvmeLive;
 use crate::device::replay::nvme_file_name;
-use crate::device::sata_live::SataLive;
 use crate::device::scsi_live::ScsiLive;
 use crate::device::{NvmeRequest, ScsiRequest, ScsiSource};
-use crate::poll::PollOutcome;
-use crate::poll::nvme::{NvmePoller, PollPolicy};
-use crate::poll::sata::{SataPolicy, SataPoller};
-use crate::poll::scsi::{ScsiPolicy, ScsiPoller};
+use crate::poll::{PollOutcome, factory, fallback};
 
 #[derive(Debug, Error)]
 pub enum DumpError {
@@ -92,37 +85,25 @@ pub fn dump(
         .then(|| sd_transport(device, timeout))
         .filter(|t| t.is_scsi());
     let scsi_dump = |transport: Transport, write: &mut dyn FnMut(&str, Vec<u8>)| {
-        let src = Box::new(ScsiLive::new(device, timeout));
-        let mut poller = ScsiPoller::new(src, transport, ScsiPolicy::EVERY_PAGE);
+        let mut poller = factory::dump::scsi(device, transport, timeout);
         poller.poll_with(&mut |name, bytes| write(name, redacted_scsi(name, bytes, redact)))
     };
     let (source, outcome) = if let Some(transport) = scsi {
         let outcome: PollOutcome = scsi_dump(transport, &mut write);
         (device.to_path_buf(), outcome)
     } else if is_sata {
-        let src = Box::new(SataLive::new(device, timeout));
-        let mut poller = SataPoller::new(
-            src,
-            Arc::new(Namer::builtin()),
-            SataPolicy {
-                wake_standby: true,
-                ..SataPolicy::EVERY_PAGE
-            },
-        );
+        let mut poller = factory::dump::sata(device, timeout);
         let mut outcome =
             poller.poll_with(&mut |name, bytes| write(name, redacted_ata(name, bytes, redact)));
         // as in serve (poll::fallback): a SAT layer with no ATA behind it
-        if outcome.mandatory_unsupported && outcome.identity.is_none() && !outcome.gone {
+        if fallback::no_ata_behind(&outcome, false) {
             outcome = scsi_dump(Transport::Scsi, &mut write);
         }
         (device.to_path_buf(), outcome)
     } else {
         let ctrl = controller_path(device, Path::new("/dev"))
             .ok_or_else(|| DumpError::Unsupported(device.display().to_string()))?;
-        let mut poller = NvmePoller::new(
-            Box::new(NvmeLive::new(&ctrl, timeout)),
-            PollPolicy::EVERY_PAGE,
-        );
+        let mut poller = factory::dump::nvme(&ctrl, timeout);
         let outcome = poller.poll_with(&mut |req, bytes| {
             if let Some(name) = nvme_file_name(req) {
                 write(

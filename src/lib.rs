@@ -68,10 +68,10 @@
 //! probe                         (nothing of the crate outside it)
 //! metrics                       → snapshot, poll, probe, health, device, nvme
 //! http                          → report
-//! dump                          → poll, device, ata, scsi, timefmt
-//! config                        → health, probe, http, poll, device, ata (defaults)
+//! dump                          → poll (factory, fallback), device, timefmt
+//! config                        → health, probe, http, poll, device, ata (defaults; `config::drives`: namer, scan, live poller)
 //! cli, logging                  → config
-//! check                         → app, poll, snapshot, report, health, config
+//! check                         → config, poll, snapshot, report, health
 //! app                           → everything it wires
 //! ```
 //!

@@ -12,13 +12,9 @@ use tracing::{info, warn};
 
 use super::Ctx;
 use super::schedule::{self, Schedule};
-use crate::ata::attributes::Namer;
 use crate::config::Config;
-use crate::device::demo::{self, DemoNvme, DemoSata, DemoScsi};
-use crate::device::discovery::{self, Discovered, Filter, Transport};
-use crate::poll::nvme::{NvmePoller, PollPolicy};
-use crate::poll::sata::{SataPolicy, SataPoller};
-use crate::poll::scsi::{ScsiPolicy, ScsiPoller};
+use crate::device::demo;
+use crate::device::discovery::{Discovered, Transport};
 use crate::poll::{Poller, factory};
 use crate::probe::fleet::blocks_of;
 
@@ -31,27 +27,6 @@ fn schedule_of(config: &Config) -> Schedule {
         deadline: config.poll_timeout,
         jitter: JITTER,
     }
-}
-
-/// Attribute names for the configured drivedb.h paths.
-pub fn load_namer(config: &Config) -> Namer {
-    let paths: Vec<&std::path::Path> = config.drivedb.iter().map(|p| p.as_path()).collect();
-    factory::namer(&paths)
-}
-
-/// The drives sysfs shows now, filtered as configured.
-pub fn scan(config: &Config) -> Vec<Discovered> {
-    let f = Filter {
-        include: config.include.clone(),
-        exclude: config.exclude.clone(),
-    };
-    discovery::scan(&config.sysfs, &config.dev, &f)
-}
-
-/// The poller of a discovered drive, for its transport.
-pub fn live_poller(d: &Discovered, config: &Config, namer: &Arc<Namer>) -> Box<dyn Poller> {
-    let (timeout, wake) = (config.poll_timeout, config.wake_standby);
-    factory::live(d.transport, &d.dev_path, timeout, wake, namer)
 }
 
 /// Serves each replay folder as a drive; returns a handle owning their loops.
@@ -100,22 +75,7 @@ pub(crate) fn start_demo(ctx: &Ctx) -> JoinHandle<()> {
     let started = Instant::now();
     let mut tasks = Vec::new();
     for drive in demo::FLEET {
-        let poller: Box<dyn Poller> = match drive.transport() {
-            Transport::Nvme => Box::new(NvmePoller::new(
-                Box::new(DemoNvme::new(drive, started)),
-                PollPolicy::LIVE,
-            )),
-            Transport::Sata => Box::new(SataPoller::new(
-                Box::new(DemoSata::new(drive, started)),
-                ctx.namer.clone(),
-                SataPolicy::LIVE,
-            )),
-            t @ (Transport::Sas | Transport::Scsi) => Box::new(ScsiPoller::new(
-                Box::new(DemoScsi::new(drive, started)),
-                t,
-                ScsiPolicy::LIVE,
-            )),
-        };
+        let poller = factory::demo(drive, started, &ctx.namer);
         let origin = format!("demo:{}", drive.name);
         ctx.store.insert(ctx.snapshot(
             drive.name,
@@ -161,7 +121,7 @@ pub(crate) async fn discover(ctx: Arc<Ctx>) {
     loop {
         let mut scanned = stuck.take().unwrap_or_else(|| {
             let config = c.clone();
-            tokio::task::spawn_blocking(move || scan(&config))
+            tokio::task::spawn_blocking(move || config.scan())
         });
         match tokio::time::timeout(Duration::from_secs(10), &mut scanned).await {
             Err(_) => {
@@ -239,11 +199,7 @@ fn reconcile(running: &mut Drives, found: Vec<Discovered>, ctx: &Ctx) -> Vec<Pro
             let identity = factory::placeholder(d.transport, &d.model, &d.serial, &d.firmware);
             ctx.store
                 .insert(ctx.snapshot(&d.name, &d.dev_path.display().to_string(), identity));
-            let h = spawn_loop(
-                ctx,
-                d.name.clone(),
-                live_poller(&d, &ctx.config, &ctx.namer),
-            );
+            let h = spawn_loop(ctx, d.name.clone(), ctx.config.live_poller(&d, &ctx.namer));
             running.0.insert(d.name.clone(), (d.dev_path.clone(), h));
         }
         // Every pass, not only when the drive is new: a hot-plugged
@@ -299,7 +255,7 @@ mod tests {
             None,
         ));
         let ctx = Ctx {
-            namer: Arc::new(load_namer(&config)),
+            namer: Arc::new(config.namer()),
             judge: super::super::judge(&config.health, None),
             config,
             store: Arc::new(Store::default()),

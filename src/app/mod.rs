@@ -26,8 +26,6 @@ use crate::probe::writer::{self, WriteMode};
 use crate::snapshot::{DriveSnapshot, Store};
 use schedule::Judge;
 
-pub use drives::load_namer;
-
 /// What the HTTP server reads: the store, the probes and build info.
 #[derive(Default)]
 pub struct State {
@@ -211,7 +209,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         probes: probes.clone(),
         ..State::default()
     });
-    let namer = Arc::new(load_namer(&config));
+    let namer = Arc::new(config.namer());
     let ctx = Arc::new(Ctx {
         config: config.clone(),
         store: state.store.clone(),

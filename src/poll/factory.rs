@@ -1,10 +1,11 @@
-//! The one place pollers are made, for `serve`, `check` and the tests: a
-//! discovered drive's live poller, a replay folder's, the attribute namer
-//! they share, and the identity a drive has before its first poll.
+//! The one place pollers are made, for `serve`, `check`, `dump` and the
+//! tests: a discovered drive's live poller, a replay folder's, a demo
+//! drive's and a dump's; the attribute namer they share; and the identity
+//! a drive has before its first poll.
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tracing::warn;
 
@@ -14,6 +15,7 @@ use super::nvme::{NvmePoller, PollPolicy};
 use super::sata::{SataPolicy, SataPoller};
 use super::scsi::{ScsiPolicy, ScsiPoller};
 use crate::ata::attributes::Namer;
+use crate::device::demo::{DemoDrive, DemoNvme, DemoSata, DemoScsi};
 use crate::device::discovery::Transport;
 use crate::device::nvme_live::NvmeLive;
 use crate::device::replay::{self, DumpKind, NvmeReplay, SataReplay, ScsiReplay};
@@ -99,6 +101,62 @@ pub fn replay(
             )),
         ),
     })
+}
+
+/// A simulated drive of the `--demo` fleet, through the live policies (its
+/// pages are what a real drive of its model would answer).
+pub fn demo(drive: DemoDrive, started: Instant, namer: &Arc<Namer>) -> Box<dyn Poller> {
+    match drive.transport() {
+        Transport::Nvme => Box::new(NvmePoller::new(
+            Box::new(DemoNvme::new(drive, started)),
+            PollPolicy::LIVE,
+        )),
+        Transport::Sata => Box::new(SataPoller::new(
+            Box::new(DemoSata::new(drive, started)),
+            namer.clone(),
+            SataPolicy::LIVE,
+        )),
+        t @ (Transport::Sas | Transport::Scsi) => Box::new(ScsiPoller::new(
+            Box::new(DemoScsi::new(drive, started)),
+            t,
+            ScsiPolicy::LIVE,
+        )),
+    }
+}
+
+/// The pollers of `ssd_exporter dump`, one per transport: the concrete
+/// types, because a dump records each page through the poller's own
+/// `poll_with` hook. Every page on one poll (the dump contract), a SATA
+/// drive woken from standby, the built-in attribute names.
+pub mod dump {
+    use super::*;
+
+    pub fn nvme(ctrl: &Path, timeout: Duration) -> NvmePoller {
+        NvmePoller::new(
+            Box::new(NvmeLive::new(ctrl, timeout)),
+            PollPolicy::EVERY_PAGE,
+        )
+    }
+
+    pub fn sata(dev: &Path, timeout: Duration) -> SataPoller {
+        let policy = SataPolicy {
+            wake_standby: true,
+            ..SataPolicy::EVERY_PAGE
+        };
+        SataPoller::new(
+            Box::new(SataLive::new(dev, timeout)),
+            Arc::new(Namer::builtin()),
+            policy,
+        )
+    }
+
+    pub fn scsi(dev: &Path, transport: Transport, timeout: Duration) -> ScsiPoller {
+        ScsiPoller::new(
+            Box::new(ScsiLive::new(dev, timeout)),
+            transport,
+            ScsiPolicy::EVERY_PAGE,
+        )
+    }
 }
 
 /// Attribute names: the built-in table, overridden by the first of `paths`

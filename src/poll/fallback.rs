@@ -16,6 +16,14 @@ use tracing::info;
 
 use super::{PollOutcome, Poller};
 
+/// Whether an ATA poll shows there is no ATA behind the disk: a mandatory
+/// command rejected as unsupported by a disk that answered no IDENTIFY,
+/// in this poll or (`confirmed`) any earlier one. `serve` and `dump` both
+/// decide by it.
+pub fn no_ata_behind(out: &PollOutcome, confirmed: bool) -> bool {
+    !confirmed && out.identity.is_none() && out.mandatory_unsupported && !out.gone
+}
+
 /// Makes the SCSI poller of the same disk.
 pub type MakeScsi = Box<dyn FnMut() -> Box<dyn Poller> + Send>;
 
@@ -54,10 +62,8 @@ impl Poller for AtaOrScsi {
             return scsi.poll();
         }
         let out = self.ata.poll();
-        if out.identity.is_some() {
-            self.ata_confirmed = true;
-        }
-        if self.ata_confirmed || !out.mandatory_unsupported || out.gone {
+        if !no_ata_behind(&out, self.ata_confirmed) {
+            self.ata_confirmed |= out.identity.is_some();
             return out;
         }
         info!(

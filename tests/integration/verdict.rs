@@ -2,15 +2,20 @@
 //! time under the test's control: "increasing" and "throttling within the
 //! last hour" follow what the exporter saw, not the absolute counts.
 
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use ssd_exporter::device::replay::NvmeReplay;
+use ssd_exporter::ata::attributes::Namer;
 use ssd_exporter::health::verdict::{Rules, Severity};
-use ssd_exporter::poll::Poller;
-use ssd_exporter::poll::nvme::{NvmePoller, PollPolicy};
+use ssd_exporter::poll::{Poller, factory};
 use ssd_exporter::snapshot::DriveSnapshot;
 
 use crate::common::repo;
+
+/// The built-in attribute names, as a replay with `--path.drivedb=none`.
+fn namer() -> Arc<Namer> {
+    Arc::new(Namer::builtin())
+}
 
 const T0: u64 = 1_796_083_200; // 2026-12-01T00:00:00Z
 
@@ -22,7 +27,7 @@ fn at(secs: u64) -> SystemTime {
 /// transitions 12) that the test edits between polls.
 struct Drive {
     dir: tempfile::TempDir,
-    poller: NvmePoller,
+    poller: Box<dyn Poller>,
     snap: DriveSnapshot,
 }
 
@@ -33,22 +38,8 @@ impl Drive {
         for f in ["id-ctrl.bin", "smart-log.bin", "ocp-smart-log.bin"] {
             std::fs::copy(src.join(f), dir.path().join(f)).unwrap();
         }
-        let poller = NvmePoller::new(
-            Box::new(NvmeReplay::new(dir.path())),
-            PollPolicy::EVERY_PAGE,
-        );
-        let snap = DriveSnapshot::new(
-            "nvme0",
-            "test",
-            ssd_exporter::health::Identity {
-                transport: ssd_exporter::device::discovery::Transport::Nvme,
-                model: String::new(),
-                serial: String::new(),
-                firmware: String::new(),
-                wwn: String::new(),
-                capacity_bytes: None,
-            },
-        );
+        let (_, transport, poller) = factory::replay(dir.path(), &namer()).unwrap();
+        let snap = DriveSnapshot::new("nvme0", "test", factory::placeholder(transport, "", "", ""));
         Drive { dir, poller, snap }
     }
 
@@ -143,30 +134,13 @@ fn throttling_counts_for_an_hour_after_it_was_seen() {
 
 #[test]
 fn sata_crc_errors_rising_is_a_warning() {
-    use ssd_exporter::ata::attributes::Namer;
-    use ssd_exporter::device::replay::SataReplay;
-    use ssd_exporter::poll::sata::{SataPolicy, SataPoller};
-    use std::sync::Arc;
-
     let dir = tempfile::tempdir().unwrap();
     let src = repo().join("tests/fixtures/sata/kingston-dc600m/sda");
     for e in std::fs::read_dir(&src).unwrap().flatten() {
         std::fs::copy(e.path(), dir.path().join(e.file_name())).unwrap();
     }
-    let source = Box::new(SataReplay::new(dir.path()));
-    let mut poller = SataPoller::new(source, Arc::new(Namer::builtin()), SataPolicy::EVERY_PAGE);
-    let mut snap = DriveSnapshot::new(
-        "sda",
-        "test",
-        ssd_exporter::health::Identity {
-            transport: ssd_exporter::device::discovery::Transport::Sata,
-            model: String::new(),
-            serial: String::new(),
-            firmware: String::new(),
-            wwn: String::new(),
-            capacity_bytes: None,
-        },
-    );
+    let (_, transport, mut poller) = factory::replay(dir.path(), &namer()).unwrap();
+    let mut snap = DriveSnapshot::new("sda", "test", factory::placeholder(transport, "", "", ""));
     let mut poll_at = |now| {
         snap.apply(poller.poll(), Duration::from_millis(1), now);
         snap.judge(&Rules::default(), Vec::new(), now);

@@ -1,0 +1,41 @@
+//! What the configuration makes of the host's drives: the attribute namer,
+//! the filtered discovery scan and a drive's live poller. `serve` (in
+//! `app`) and `check` both start from these, so they watch the same drives
+//! the same way.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::Config;
+use crate::ata::attributes::Namer;
+use crate::device::discovery::{self, Discovered, Filter};
+use crate::poll::{Poller, factory};
+
+impl Config {
+    /// Attribute names for the configured drivedb.h paths.
+    pub fn namer(&self) -> Namer {
+        let paths: Vec<&Path> = self.drivedb.iter().map(|p| p.as_path()).collect();
+        factory::namer(&paths)
+    }
+
+    /// The drives sysfs shows now, filtered as configured.
+    pub fn scan(&self) -> Vec<Discovered> {
+        let f = Filter {
+            include: self.include.clone(),
+            exclude: self.exclude.clone(),
+        };
+        discovery::scan(&self.sysfs, &self.dev, &f)
+    }
+
+    /// The poller of a discovered drive, for its transport, with the
+    /// configured command timeout and standby policy.
+    pub fn live_poller(&self, d: &Discovered, namer: &Arc<Namer>) -> Box<dyn Poller> {
+        factory::live(
+            d.transport,
+            &d.dev_path,
+            self.poll_timeout,
+            self.wake_standby,
+            namer,
+        )
+    }
+}
