@@ -69,7 +69,7 @@
 //! metrics                       → snapshot, poll, probe, health, device, nvme
 //! http                          → report
 //! dump                          → poll (factory, fallback), device, timefmt
-//! config                        → health, probe, http, poll, device, ata (defaults; `config::drives`: namer, scan, live poller)
+//! config                        → health, probe, http, poll, device, ata (defaults; namer, scan, poller)
 //! cli, logging                  → config
 //! check                         → config, poll, snapshot, report, health
 //! app                           → everything it wires
