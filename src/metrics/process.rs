@@ -1,10 +1,13 @@
 //! The process's own resource use, named as Prometheus' client_golang
-//! names it (`process_*`), read from /proc/self at scrape time. Only
+//! names it (`process_*`), read from /proc/self (and `getrlimit`) at scrape time. Only
 //! /proc/self: the unit's ProcSubset=pid hides /proc/stat, so the start
 //! time comes from CLOCK_BOOTTIME instead of `btime`.
 
 use std::fmt;
+use std::io::Read;
+use std::sync::OnceLock;
 
+use nix::sys::resource::{RLIM_INFINITY, Resource, getrlimit};
 use nix::time::{ClockId, clock_gettime};
 use nix::unistd::{SysconfVar, sysconf};
 use prometheus_client::metrics::MetricType;
@@ -50,20 +53,54 @@ fn parse_stat(text: &str) -> Option<Stat> {
     })
 }
 
-/// The soft "Max open files" of /proc/self/limits.
-fn parse_max_fds(limits: &str) -> Option<f64> {
-    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
-    let soft = line["Max open files".len()..].split_whitespace().next()?;
-    match soft {
-        "unlimited" => Some(f64::INFINITY),
-        n => n.parse().ok(),
+/// The soft limit on open files, as /proc/self/limits shows it ("Max open
+/// files"), by one `getrlimit` instead of opening and parsing that file.
+fn max_fds() -> Option<f64> {
+    let (soft, _) = getrlimit(Resource::RLIMIT_NOFILE).ok()?;
+    Some(if soft == RLIM_INFINITY {
+        f64::INFINITY
+    } else {
+        soft as f64
+    })
+}
+
+/// /proc/self/stat in one `read` (the line is a few hundred bytes): no
+/// `statx` and no second read for the end of file, as `read_to_string`
+/// makes; each is a real system call where the clock is not in the vDSO.
+fn read_stat() -> Option<Stat> {
+    let mut buf = [0u8; 2048];
+    let n = std::fs::File::open("/proc/self/stat")
+        .and_then(|mut f| f.read(&mut buf))
+        .ok()?;
+    if n == buf.len() {
+        return parse_stat(&std::fs::read_to_string("/proc/self/stat").ok()?);
     }
+    parse_stat(std::str::from_utf8(&buf[..n]).ok()?)
+}
+
+/// When the process started, in seconds since the epoch: the same for the
+/// whole run, so worked out once (its two clock reads are system calls in
+/// a guest without a TSC).
+fn start_time_seconds(start_ticks: u64, ticks: f64) -> Option<f64> {
+    static START: OnceLock<Option<f64>> = OnceLock::new();
+    *START.get_or_init(|| {
+        let since = |id| {
+            clock_gettime(id)
+                .ok()
+                .map(|t| t.tv_sec() as f64 + t.tv_nsec() as f64 / 1e9)
+        };
+        let (now, up) = (
+            since(ClockId::CLOCK_REALTIME)?,
+            since(ClockId::CLOCK_BOOTTIME)?,
+        );
+        Some(now - up + start_ticks as f64 / ticks)
+    })
 }
 
 impl ProcessStats {
     /// Reads /proc/self; `None` if its stat file cannot be read or parsed.
     pub(super) fn read() -> Option<Self> {
-        let stat = parse_stat(&std::fs::read_to_string("/proc/self/stat").ok()?)?;
+        let stat = read_stat()?;
         let ticks = sysconf(SysconfVar::CLK_TCK)
             .ok()
             .flatten()
@@ -76,21 +113,8 @@ impl ProcessStats {
             .ok()
             // The directory handle itself is one of the entries.
             .map(|d| d.count().saturating_sub(1) as f64);
-        let max_fds = std::fs::read_to_string("/proc/self/limits")
-            .ok()
-            .and_then(|l| parse_max_fds(&l));
-        let since_boot = |id| {
-            clock_gettime(id)
-                .ok()
-                .map(|t| t.tv_sec() as f64 + t.tv_nsec() as f64 / 1e9)
-        };
-        let start_time_seconds = match (
-            since_boot(ClockId::CLOCK_REALTIME),
-            since_boot(ClockId::CLOCK_BOOTTIME),
-        ) {
-            (Some(now), Some(up)) => Some(now - up + stat.start_ticks as f64 / ticks),
-            _ => None,
-        };
+        let max_fds = max_fds();
+        let start_time_seconds = start_time_seconds(stat.start_ticks, ticks);
         Some(ProcessStats {
             cpu_seconds: (stat.utime_ticks + stat.stime_ticks) as f64 / ticks,
             resident_bytes: stat.rss_pages as f64 * page,
@@ -181,16 +205,22 @@ mod tests {
     }
 
     #[test]
-    fn max_fds_is_the_soft_limit() {
-        let limits = "Limit                     Soft Limit           Hard Limit           Units\n\
-                      Max processes             127720               127720               processes\n\
-                      Max open files            1024                 524288               files\n";
-        assert_eq!(parse_max_fds(limits), Some(1024.0));
-        assert_eq!(
-            parse_max_fds("Max open files unlimited unlimited files"),
-            Some(f64::INFINITY)
-        );
-        assert_eq!(parse_max_fds(""), None);
+    fn max_fds_is_the_soft_limit_proc_shows() {
+        // proc(5): the "Max open files" row of /proc/self/limits, soft column.
+        let limits = std::fs::read_to_string("/proc/self/limits").unwrap();
+        let row = limits
+            .lines()
+            .find(|l| l.starts_with("Max open files"))
+            .unwrap();
+        let soft = row["Max open files".len()..]
+            .split_whitespace()
+            .next()
+            .unwrap();
+        let want = match soft {
+            "unlimited" => f64::INFINITY,
+            n => n.parse().unwrap(),
+        };
+        assert_eq!(max_fds(), Some(want));
     }
 
     #[test]
