@@ -39,17 +39,22 @@ pub struct State {
 
 impl Exposition for State {
     fn metrics(&self, format: Format) -> String {
-        let f = match format {
-            Format::OpenMetrics => TextFormat::OpenMetrics,
-            Format::PrometheusText => TextFormat::Prometheus,
-        };
         let probes = self
             .probes
             .as_ref()
             .map(|p| p.published())
             .unwrap_or_default();
         self.encoded
-            .encode(self.store.list(), probes, &self.build, f)
+            .encode(self.store.list(), probes, &self.build, text_format(format))
+    }
+
+    fn metrics_cached(&self, format: Format) -> Option<String> {
+        let probes = match &self.probes {
+            Some(p) => p.published_if_fresh()?,
+            None => Arc::default(),
+        };
+        self.encoded
+            .encode_cached(self.store.list(), probes, &self.build, text_format(format))
     }
 
     fn drives(&self) -> Vec<DriveRow> {
@@ -59,6 +64,13 @@ impl Exposition for State {
             .iter()
             .map(|d| DriveRow::from_snapshot(d, now))
             .collect()
+    }
+}
+
+fn text_format(format: Format) -> TextFormat {
+    match format {
+        Format::OpenMetrics => TextFormat::OpenMetrics,
+        Format::PrometheusText => TextFormat::Prometheus,
     }
 }
 

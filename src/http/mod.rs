@@ -59,6 +59,13 @@ pub trait Exposition: Send + Sync + 'static {
     /// The full metrics body in `format` (encoded from snapshots; never
     /// touches a drive).
     fn metrics(&self, format: Format) -> String;
+    /// The same body when it is a copy of text already encoded (only the
+    /// process-wide series are read anew), so the server may build it on
+    /// an async thread; `None` sends the scrape to [`Exposition::metrics`]
+    /// on the encode thread.
+    fn metrics_cached(&self, _format: Format) -> Option<String> {
+        None
+    }
     /// The drives for the landing page.
     fn drives(&self) -> Vec<DriveRow>;
 }

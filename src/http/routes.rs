@@ -3,7 +3,9 @@
 //!
 //! Concurrent scrapes in the same format share one encode: the first starts
 //! it, the others wait for its result, so N scrapers at once cost one
-//! encode per format and encoding, not N.
+//! encode per format and encoding, not N. A plain-text scrape whose every
+//! drive and probe part is already encoded is a copy and is built at once,
+//! without the encode thread.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -176,7 +178,18 @@ async fn shared_encode(shared: &Arc<Shared>, format: Format, gzip: bool) -> Enco
 async fn metrics(shared: &Arc<Shared>, headers: &HeaderMap) -> Response<Body> {
     let format = negotiate(joined(headers, &header::ACCEPT).as_deref());
     let gzip = accepts_gzip(joined(headers, &header::ACCEPT_ENCODING).as_deref());
-    let encoded = shared_encode(shared, format, gzip).await;
+    // A copy of cached text is built here, on the async thread: handing it
+    // to the encode thread and back would cost more than the copy.
+    let cached = (!gzip)
+        .then(|| {
+            let app = std::panic::AssertUnwindSafe(&shared.app);
+            std::panic::catch_unwind(|| app.metrics_cached(format)).ok()?
+        })
+        .flatten();
+    let encoded = match cached {
+        Some(body) => Arc::new(Some(Ok(Bytes::from(body)))),
+        None => shared_encode(shared, format, gzip).await,
+    };
     let body = match encoded.as_ref() {
         Some(Ok(body)) => body.clone(),
         Some(Err(e)) => {

@@ -175,7 +175,14 @@ async fn serve_tls(
         () = stopped(&mut stop) => return,
     };
     if stream.get_ref().1.alpn_protocol() == Some(b"h2") {
-        Box::pin(serve_h2(TokioIo::new(stream), peer, shared, registered, stop)).await;
+        Box::pin(serve_h2(
+            TokioIo::new(stream),
+            peer,
+            shared,
+            registered,
+            stop,
+        ))
+        .await;
     } else {
         serve_http(TokioIo::new(stream), peer, shared, registered, stop).await;
     }

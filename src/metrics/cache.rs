@@ -72,46 +72,9 @@ impl Cache {
         build: &BuildInfo,
         format: TextFormat,
     ) -> String {
-        let monitored = drives.len();
-        let pending: Vec<String> = drives
-            .iter()
-            .filter(|d| d.polls == 0 && d.skipped.is_empty())
-            .map(|d| d.device.clone())
-            .collect();
         let all = drives.clone();
-        let drives = shown(drives);
-        let restarts = probe_restarts(&probes);
-        let globals = Exposition {
-            parts: Parts::Globals,
-            drives: Vec::new(),
-            probes: Vec::new(),
-            probe_restarts: HashMap::new(),
-            build: build.clone(),
-            monitored,
-            process: ProcessStats::read(),
-            families: Arc::default(),
-        };
-        let mut parts = Vec::with_capacity(drives.len() + 1);
-        parts.push(Pieces::of(globals, format).map(Arc::new));
-        parts.push(self.probe_part(&drives, pending, Arc::clone(&probes), format));
-        {
-            let mut cache = self.drives.lock().unwrap_or_else(|e| e.into_inner());
-            let restarts = |d: &DriveSnapshot| restarts.get(d.device.as_str()).copied();
-            fill(&mut cache, &drives, restarts, format);
-            for d in &drives {
-                parts.push(
-                    cache
-                        .get(&d.device)
-                        .and_then(|e| e.text[format as usize].clone()),
-                );
-            }
-            let shown: std::collections::HashSet<&str> =
-                drives.iter().map(|d| d.device.as_str()).collect();
-            cache.retain(|device, _| shown.contains(device.as_str()));
-        }
-        match parts.into_iter().collect::<Option<Vec<Arc<Pieces>>>>() {
-            Some(parts) => assemble(&parts, format),
-            None => {
+        self.body(drives, Arc::clone(&probes), build, format, true)
+            .unwrap_or_else(|| {
                 // Once per process: a drive name that defeats the split (a
                 // replay folder with `"` in its name) would otherwise log
                 // on every scrape.
@@ -122,8 +85,74 @@ impl Cache {
                     );
                 });
                 super::encode(all, probes.to_vec(), build, format)
+            })
+    }
+
+    /// The same body as [`Cache::encode`] when every drive's and the
+    /// probes' text is already cached for `format`, so that only the
+    /// globals are encoded and the rest copied (cheap enough for the
+    /// server's async threads); `None` when something would need encoding.
+    pub fn encode_cached(
+        &self,
+        drives: Vec<Arc<DriveSnapshot>>,
+        probes: Arc<Vec<ProbeView>>,
+        build: &BuildInfo,
+        format: TextFormat,
+    ) -> Option<String> {
+        self.body(drives, probes, build, format, false)
+    }
+
+    /// The body, encoding what is not cached when `fill`, else `None` if
+    /// anything is not; `None` also when a split failed.
+    fn body(
+        &self,
+        drives: Vec<Arc<DriveSnapshot>>,
+        probes: Arc<Vec<ProbeView>>,
+        build: &BuildInfo,
+        format: TextFormat,
+        fill_missing: bool,
+    ) -> Option<String> {
+        let monitored = drives.len();
+        let pending: Vec<String> = drives
+            .iter()
+            .filter(|d| d.polls == 0 && d.skipped.is_empty())
+            .map(|d| d.device.clone())
+            .collect();
+        let drives = shown(drives);
+        let restarts = probe_restarts(&probes);
+        let probe_part = self.probe_part(&drives, pending, probes, format, fill_missing)?;
+        let mut parts = Vec::with_capacity(drives.len() + 2);
+        {
+            let mut cache = lock(&self.drives, fill_missing)?;
+            let restarts = |d: &DriveSnapshot| restarts.get(d.device.as_str()).copied();
+            if fill_missing {
+                fill(&mut cache, &drives, restarts, format);
+            }
+            for d in &drives {
+                let entry = cache.get(&d.device);
+                let current =
+                    entry.filter(|e| Arc::ptr_eq(&e.snap, d) && e.probe_restarts == restarts(d));
+                parts.push(current?.text[format as usize].clone()?);
+            }
+            if fill_missing {
+                let shown: std::collections::HashSet<&str> =
+                    drives.iter().map(|d| d.device.as_str()).collect();
+                cache.retain(|device, _| shown.contains(device.as_str()));
             }
         }
+        let globals = Exposition {
+            parts: Parts::Globals,
+            drives: Vec::new(),
+            probes: Vec::new(),
+            probe_restarts: HashMap::new(),
+            build: build.clone(),
+            monitored,
+            process: ProcessStats::read(),
+            families: Arc::default(),
+        };
+        parts.insert(0, probe_part);
+        parts.insert(0, Arc::new(Pieces::of(globals, format)?));
+        Some(assemble(&parts, format))
     }
 
     /// The probes' series in `format`, encoded once per `probes`.
@@ -133,6 +162,7 @@ impl Cache {
         pending: Vec<String>,
         probes: Arc<Vec<ProbeView>>,
         format: TextFormat,
+        fill_missing: bool,
     ) -> Option<Arc<Pieces>> {
         let key: ProbeKey = (
             drives
@@ -141,16 +171,19 @@ impl Cache {
                 .collect(),
             pending,
         );
-        let mut cached = self.probes.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cached = lock(&self.probes, fill_missing)?;
         if !cached
             .as_ref()
             .is_some_and(|(p, k, _)| Arc::ptr_eq(p, &probes) && *k == key)
         {
+            if !fill_missing {
+                return None;
+            }
             *cached = Some((Arc::clone(&probes), key, [None, None]));
         }
         let (_, (_, pending), per_format) = cached.as_mut().map(|(p, k, f)| (p, k, f))?;
         let slot = &mut per_format[format as usize];
-        if slot.is_none() {
+        if slot.is_none() && fill_missing {
             let probes: Vec<ProbeView> = probes
                 .iter()
                 .filter(|p| !pending.contains(&p.drive))
@@ -169,6 +202,20 @@ impl Cache {
             *slot = Pieces::of(e, format).map(Arc::new);
         }
         slot.clone()
+    }
+}
+
+/// The lock, waited for when `wait`; otherwise `None` while another
+/// scrape holds it (it may be encoding for milliseconds, and an async
+/// thread must not wait for that).
+fn lock<T>(m: &Mutex<T>, wait: bool) -> Option<std::sync::MutexGuard<'_, T>> {
+    if wait {
+        return Some(m.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+    match m.try_lock() {
+        Ok(g) => Some(g),
+        Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => None,
     }
 }
 
@@ -643,5 +690,52 @@ mod tests {
         // A vanished drive leaves the cache.
         cache.encode(Vec::new(), Arc::default(), &build, TextFormat::Prometheus);
         assert!(cache.drives.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_copy_is_offered_only_when_nothing_needs_encoding() {
+        let drives = fixture_drives();
+        let (a, b) = (Arc::clone(&drives[0]), Arc::clone(&drives[1]));
+        let cache = Cache::default();
+        let build = BuildInfo::default();
+        let probes = Arc::new(vec![probe(&a.device, "x", 0)]);
+        let (fmt, other) = (TextFormat::Prometheus, TextFormat::OpenMetrics);
+        let both = || vec![Arc::clone(&a), Arc::clone(&b)];
+        let cached =
+            |c: &Cache, d, p: &Arc<Vec<ProbeView>>, f| c.encode_cached(d, Arc::clone(p), &build, f);
+        // Nothing encoded yet: no copy to offer, and nothing gets encoded.
+        assert!(cached(&cache, both(), &probes, fmt).is_none());
+        assert!(cache.drives.lock().unwrap().is_empty());
+        let full = cache.encode(both(), Arc::clone(&probes), &build, fmt);
+        let copy = cached(&cache, both(), &probes, fmt).expect("everything cached");
+        assert_eq!(stable(&copy), stable(&full));
+        assert!(
+            copy.contains("process_open_fds"),
+            "the globals are read anew"
+        );
+        // Cached for one format only.
+        assert!(cached(&cache, both(), &probes, other).is_none());
+        // A drive with a new snapshot, a new probe publication, or a drive
+        // not seen before: each needs an encode.
+        let mut next = (*b).clone();
+        next.polls += 1;
+        assert!(cached(&cache, vec![Arc::clone(&a), Arc::new(next)], &probes, fmt).is_none());
+        let republished = Arc::new(vec![probe(&a.device, "x", 0)]);
+        assert!(cached(&cache, both(), &republished, fmt).is_none());
+        let c = Arc::clone(&drives[2]);
+        assert!(
+            cached(
+                &cache,
+                vec![Arc::clone(&a), Arc::clone(&b), c],
+                &probes,
+                fmt
+            )
+            .is_none()
+        );
+        // While a scrape holds the cache (encoding), the copy steps aside.
+        let held = cache.drives.lock().unwrap();
+        assert!(cached(&cache, both(), &probes, fmt).is_none());
+        drop(held);
+        assert!(cached(&cache, both(), &probes, fmt).is_some());
     }
 }

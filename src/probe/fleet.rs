@@ -149,6 +149,17 @@ impl Fleet {
         }
     }
 
+    /// What [`Fleet::published`] would return if that needs no new read of
+    /// the probes; `None` when one is due (or the lock is busy), so a
+    /// caller that must not do that work can hand it to one that may.
+    pub fn published_if_fresh(&self) -> Option<Arc<Vec<ProbeView>>> {
+        let last = self.published.try_lock().ok()?;
+        match &*last {
+            Some((at, views)) if at.elapsed() < PUBLISH_EVERY => Some(Arc::clone(views)),
+            _ => None,
+        }
+    }
+
     fn running(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Entry>> {
         self.running.lock().unwrap_or_else(|e| e.into_inner())
     }

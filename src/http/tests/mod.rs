@@ -41,6 +41,8 @@ struct Fake {
     panic: bool,
     /// How many times `metrics` was called.
     encodes: AtomicUsize,
+    /// What `metrics_cached` offers.
+    cached: Option<String>,
 }
 
 impl Fake {
@@ -52,6 +54,7 @@ impl Fake {
             release: (Mutex::new(false), Condvar::new()),
             panic: false,
             encodes: AtomicUsize::new(0),
+            cached: None,
         }
     }
 
@@ -76,6 +79,10 @@ impl Exposition for Fake {
             Format::OpenMetrics => OPENMETRICS_BODY.to_owned(),
             Format::PrometheusText => text_body(),
         }
+    }
+
+    fn metrics_cached(&self, _format: Format) -> Option<String> {
+        self.cached.clone()
     }
 
     fn drives(&self) -> Vec<DriveRow> {

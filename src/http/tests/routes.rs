@@ -2,6 +2,7 @@
 
 use std::io::Read as _;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use flate2::read::GzDecoder;
@@ -51,6 +52,35 @@ async fn metrics_openmetrics_when_asked() {
         Some("text/plain; version=0.0.4; charset=utf-8")
     );
     assert_eq!(reply.text(), text_body());
+}
+
+#[tokio::test]
+async fn a_cached_copy_is_served_without_the_encode_thread_but_not_for_gzip() {
+    let app = Arc::new(Fake {
+        cached: Some("copy 1\n".into()),
+        ..Fake::new()
+    });
+    let server = TestServer::start(Arc::clone(&app)).await;
+    let reply = fetch(server.addr, "GET", "/metrics", &[]).await;
+    assert_eq!(
+        (reply.status, reply.body.as_slice()),
+        (200, &b"copy 1\n"[..])
+    );
+    assert_eq!(app.encodes.load(Ordering::SeqCst), 0);
+    // gzip is CPU work: the encode thread does it, from `metrics`.
+    let reply = fetch(
+        server.addr,
+        "GET",
+        "/metrics",
+        &[("Accept-Encoding", "gzip")],
+    )
+    .await;
+    let mut plain = String::new();
+    GzDecoder::new(reply.body.as_slice())
+        .read_to_string(&mut plain)
+        .unwrap();
+    assert_eq!(plain, text_body());
+    assert_eq!(app.encodes.load(Ordering::SeqCst), 1);
 }
 
 #[tokio::test]
