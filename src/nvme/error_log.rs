@@ -11,8 +11,8 @@ use crate::decode::{Bytes, ParseError};
 
 const PAGE: &str = "error log";
 
-/// One Error Information log entry as NVMe Base 2.0 Figure 205 lays it out
-/// (names as libnvme's `struct nvme_error_log_page`). The one definition of
+/// One Error Information log entry as `shared/reference/layouts.md` lays
+/// it out (names as libnvme's `struct nvme_error_log_page`). The one definition of
 /// these offsets: the decoder reads a page as a slice of them, the demo and
 /// the fixture builder write them. Little-endian, unaligned, 64 bytes.
 #[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
@@ -37,13 +37,15 @@ pub struct ErrorEntryLayout {
     pub vs: u8,
     /// Byte 29, transport type.
     pub trtype: u8,
-    /// Bytes 31:30, reserved.
+    /// Bytes 31:30, reserved in layouts.md (later revisions assign them;
+    /// the exporter reads neither).
     pub rsvd30: [u8; 2],
     /// Bytes 39:32, command specific information.
     pub cs: U64,
     /// Bytes 41:40, transport type specific information.
     pub trtype_spec_info: U16,
-    /// Bytes 63:42, reserved.
+    /// Bytes 63:42, reserved in layouts.md (later revisions put a log page
+    /// version in byte 63; not read).
     pub rsvd42: [u8; 22],
 }
 

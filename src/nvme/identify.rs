@@ -17,8 +17,8 @@ const PAGE: &str = "identify controller";
 /// beyond 1024 are not decoded.
 pub const ID_CTRL_MIN_LEN: usize = 1024;
 
-/// The Identify Controller data structure as NVMe Base 2.0 Figure 275 lays
-/// it out (field names as libnvme's `struct nvme_id_ctrl`). The one
+/// The Identify Controller data structure as NVMe Base 2.0 lays it out
+/// (offsets and field names as libnvme's `struct nvme_id_ctrl`). The one
 /// definition of these offsets: the decoder reads through it, the demo and
 /// the fixture builder fill it. Fields the exporter neither reads nor
 /// writes are kept as byte ranges named by their offset; their doc lists
@@ -138,7 +138,7 @@ pub struct IdCtrlPage {
 
 const _: () = assert!(size_of::<IdCtrlPage>() == ID_CTRL_LEN);
 
-/// One power state descriptor (NVMe Base 2.0 Figure 276; libnvme
+/// One power state descriptor (NVMe Base 2.0; libnvme
 /// `struct nvme_id_psd`), 32 bytes at 2048 + 32 × n.
 #[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
 #[repr(C)]

@@ -15,7 +15,7 @@ pub const ID_NS_LEN: usize = 4096;
 pub const ID_NS_MIN_LEN: usize = 128;
 
 /// The Identify Namespace data structure for the NVM command set, as NVMe
-/// Base 2.0 Figure 280 lays it out (names as libnvme's `struct
+/// Base 2.0 lays it out (offsets and names as libnvme's `struct
 /// nvme_id_ns`). The one definition of these offsets: the decoder reads
 /// through it and the demo fills it. Fields nobody reads are byte ranges
 /// named by offset. Little-endian, unaligned, exactly 4096 bytes.
@@ -62,7 +62,7 @@ pub struct IdNsPage {
 
 const _: () = assert!(size_of::<IdNsPage>() == ID_NS_LEN);
 
-/// One LBA format descriptor (NVMe Base 2.0 Figure 281), 4 bytes at
+/// One LBA format descriptor (libnvme `struct nvme_lbaf`), 4 bytes at
 /// 128 + 4 × n.
 #[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
 #[repr(C)]

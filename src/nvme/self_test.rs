@@ -12,8 +12,8 @@ const PAGE: &str = "self-test log";
 /// Result code Fh: the entry is not used.
 pub const NOT_USED: u8 = 0x0F;
 
-/// The Device Self-test log page as NVMe Base 2.0 Figure 213 lays it out
-/// (names as libnvme's `struct nvme_self_test_log`). The one definition of
+/// The Device Self-test log page as `shared/reference/layouts.md` lays it
+/// out (names as libnvme's `struct nvme_self_test_log`). The one definition of
 /// these offsets: the decoder reads through it, the demo and the fixture
 /// builder fill it. Little-endian, unaligned, exactly 564 bytes.
 #[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
@@ -31,7 +31,7 @@ pub struct SelfTestLogPage {
 
 const _: () = assert!(size_of::<SelfTestLogPage>() == SELF_TEST_LOG_LEN);
 
-/// One Self-test Result Data Structure (NVMe Base 2.0 Figure 214; libnvme
+/// One Self-test Result Data Structure (layouts.md; libnvme
 /// `struct nvme_st_result`), 28 bytes at 4 + 28 × n.
 #[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
 #[repr(C)]

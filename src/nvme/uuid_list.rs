@@ -13,9 +13,9 @@ use crate::decode::{Bytes, ParseError};
 
 const PAGE: &str = "uuid list";
 
-/// The UUID List (NVMe Base 2.0 Figure 284; libnvme `struct
-/// nvme_id_uuid_list`). The one definition of these offsets: the decoder
-/// reads through it and tests build lists with it. Exactly 4096 bytes.
+/// The UUID List (layouts.md; libnvme `struct nvme_id_uuid_list`). The one
+/// definition of these offsets: the decoder reads through it and the
+/// poller's tests build their lists with it. Exactly 4096 bytes.
 #[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
 #[repr(C)]
 pub struct UuidListPage {
@@ -27,7 +27,8 @@ pub struct UuidListPage {
 
 const _: () = assert!(size_of::<UuidListPage>() == UUID_LIST_LEN);
 
-/// One UUID List entry (NVMe Base 2.0 Figure 285), 32 bytes at 32 + 32 × n.
+/// One UUID List entry (libnvme `struct nvme_id_uuid_list_entry`), 32
+/// bytes at 32 + 32 × n.
 #[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
 #[repr(C)]
 pub struct UuidEntry {
