@@ -17,7 +17,8 @@
 //!   the systemd socket wrapped as safe functions.
 //! - [`decode`]: bounds-checked little-endian field helpers and [`decode::ParseError`].
 //! - [`nvme`]: pure decoders for NVMe pages (Identify, SMART/Health, OCP C0h,
-//!   error and self-test logs, UUID list) and NVMe status codes.
+//!   error and self-test logs, UUID list), each reading through its page's one
+//!   layout struct, and NVMe status codes.
 //! - [`ata`]: SATA over SG_IO: pass-through CDBs and sense, and pure decoders
 //!   for IDENTIFY, SMART data/thresholds/status, Device Statistics, self-tests;
 //!   attribute names and raw formats (built-in table, drivedb.h) in `ata::attributes`.

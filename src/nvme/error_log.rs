@@ -2,12 +2,61 @@
 //! describing one failed command. Empty entries (error count 0) are dropped.
 
 use serde::Serialize;
+use zerocopy::little_endian::{U16, U32, U64};
+use zerocopy::{FromBytes, FromZeros, Immutable, IntoBytes, KnownLayout};
 
 use super::ERROR_LOG_ENTRY_LEN;
 use super::status::NvmeStatus;
 use crate::decode::{Bytes, ParseError};
 
 const PAGE: &str = "error log";
+
+/// One Error Information log entry as `shared/reference/layouts.md` lays
+/// it out (names as libnvme's `struct nvme_error_log_page`). The one definition of
+/// these offsets: the decoder reads a page as a slice of them, the demo and
+/// the fixture builder write them. Little-endian, unaligned, 64 bytes.
+#[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct ErrorEntryLayout {
+    /// Bytes 7:0, error count (0 = empty entry).
+    pub error_count: U64,
+    /// Bytes 9:8, submission queue ID.
+    pub sqid: U16,
+    /// Bytes 11:10, command ID.
+    pub cmdid: U16,
+    /// Bytes 13:12, status field: bit 0 phase tag, 8:1 SC, 11:9 SCT,
+    /// 13:12 CRD, 14 more, 15 DNR.
+    pub status_field: U16,
+    /// Bytes 15:14, parameter error location.
+    pub parm_error_location: U16,
+    /// Bytes 23:16, LBA.
+    pub lba: U64,
+    /// Bytes 27:24, namespace ID.
+    pub nsid: U32,
+    /// Byte 28, vendor specific log page identifier.
+    pub vs: u8,
+    /// Byte 29, transport type.
+    pub trtype: u8,
+    /// Bytes 31:30, reserved in layouts.md (later revisions assign them;
+    /// the exporter reads neither).
+    pub rsvd30: [u8; 2],
+    /// Bytes 39:32, command specific information.
+    pub cs: U64,
+    /// Bytes 41:40, transport type specific information.
+    pub trtype_spec_info: U16,
+    /// Bytes 63:42, reserved in layouts.md (later revisions put a log page
+    /// version in byte 63; not read).
+    pub rsvd42: [u8; 22],
+}
+
+const _: () = assert!(size_of::<ErrorEntryLayout>() == ERROR_LOG_ENTRY_LEN);
+
+impl ErrorEntryLayout {
+    /// An empty entry (error count 0), to fill in.
+    pub fn zeroed() -> Self {
+        Self::new_zeroed()
+    }
+}
 
 /// One Error Information log entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -47,12 +96,20 @@ impl ErrorLog {
     /// Decodes a page of whole 64-byte entries. The buffer must hold at least
     /// one entry; trailing bytes that do not form a whole entry are ignored.
     pub fn parse(buf: &[u8]) -> Result<Self, ParseError> {
-        Bytes::new(PAGE, buf, ERROR_LOG_ENTRY_LEN)?;
-        let entries = buf
-            .chunks_exact(ERROR_LOG_ENTRY_LEN)
-            .filter_map(|chunk| Bytes::new(PAGE, chunk, ERROR_LOG_ENTRY_LEN).ok())
-            .map(parse_entry)
-            .filter(|e| e.error_count != 0)
+        let b = Bytes::new(PAGE, buf, ERROR_LOG_ENTRY_LEN)?;
+        let whole = buf.len() / ERROR_LOG_ENTRY_LEN;
+        let (raw, _) =
+            <[ErrorEntryLayout]>::ref_from_prefix_with_elems(b.raw(), whole).map_err(|_| {
+                ParseError::Length {
+                    page: PAGE,
+                    expected: ERROR_LOG_ENTRY_LEN,
+                    got: buf.len(),
+                }
+            })?;
+        let entries = raw
+            .iter()
+            .filter(|e| e.error_count.get() != 0)
+            .map(decode_entry)
             .collect();
         Ok(Self { entries })
     }
@@ -63,19 +120,19 @@ impl ErrorLog {
     }
 }
 
-fn parse_entry(e: Bytes<'_>) -> ErrorEntry {
+fn decode_entry(e: &ErrorEntryLayout) -> ErrorEntry {
     ErrorEntry {
-        error_count: e.u64(0),
-        sqid: e.u16(8),
-        cmdid: e.u16(10),
-        status: NvmeStatus::from_completion_field(e.u16(12)),
-        param_error_location: e.u16(14),
-        lba: e.u64(16),
-        nsid: e.u32(24),
-        vs: e.u8(28),
-        trtype: e.u8(29),
-        cs: e.u64(32),
-        trtype_specific: e.u16(40),
+        error_count: e.error_count.get(),
+        sqid: e.sqid.get(),
+        cmdid: e.cmdid.get(),
+        status: NvmeStatus::from_completion_field(e.status_field.get()),
+        param_error_location: e.parm_error_location.get(),
+        lba: e.lba.get(),
+        nsid: e.nsid.get(),
+        vs: e.vs,
+        trtype: e.trtype,
+        cs: e.cs.get(),
+        trtype_specific: e.trtype_spec_info.get(),
     }
 }
 

@@ -3,8 +3,10 @@
 //! other pages the exporter asks for.
 
 use serde::Serialize;
+use zerocopy::little_endian::{U16, U32, U128};
+use zerocopy::{FromBytes, FromZeros, Immutable, IntoBytes, KnownLayout};
 
-use super::kelvin_to_celsius;
+use super::{ID_CTRL_LEN, kelvin_to_celsius};
 use crate::decode::{Bytes, ParseError, printable};
 
 const PAGE: &str = "identify controller";
@@ -14,6 +16,182 @@ const PAGE: &str = "identify controller";
 /// ([`super::ID_CTRL_LEN`]); power-state descriptors and the vendor area
 /// beyond 1024 are not decoded.
 pub const ID_CTRL_MIN_LEN: usize = 1024;
+
+/// The Identify Controller data structure as NVMe Base 2.0 lays it out
+/// (offsets and field names as libnvme's `struct nvme_id_ctrl`). The one
+/// definition of these offsets: the decoder reads through it, the demo and
+/// the fixture builder fill it. Fields the exporter neither reads nor
+/// writes are kept as byte ranges named by their offset; their doc lists
+/// the fields they hold. Little-endian, unaligned, exactly 4096 bytes.
+#[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct IdCtrlPage {
+    /// Bytes 1:0, PCI vendor ID.
+    pub vid: U16,
+    /// Bytes 3:2, PCI subsystem vendor ID.
+    pub ssvid: U16,
+    /// Bytes 23:4, serial number, ASCII, space padded.
+    pub sn: [u8; 20],
+    /// Bytes 63:24, model number, ASCII, space padded.
+    pub mn: [u8; 40],
+    /// Bytes 71:64, firmware revision, ASCII, space padded.
+    pub fr: [u8; 8],
+    /// Byte 72, recommended arbitration burst.
+    pub rab: u8,
+    /// Bytes 75:73, IEEE OUI, least significant byte first.
+    pub ieee: [u8; 3],
+    /// Byte 76, controller multi-path I/O and namespace sharing.
+    pub cmic: u8,
+    /// Byte 77, maximum data transfer size (power of two, in minimum pages).
+    pub mdts: u8,
+    /// Bytes 79:78, controller ID.
+    pub cntlid: U16,
+    /// Bytes 83:80, version (major 31:16, minor 15:8, tertiary 7:0).
+    pub ver: U32,
+    /// Bytes 91:84: RTD3R, RTD3E.
+    pub rsvd84: [u8; 8],
+    /// Bytes 95:92, optional asynchronous events supported.
+    pub oaes: U32,
+    /// Bytes 99:96, controller attributes (bit 9 UUID list).
+    pub ctratt: U32,
+    /// Bytes 111:100: RRLS, reserved, CNTRLTYPE.
+    pub rsvd100: [u8; 12],
+    /// Bytes 127:112, FRU globally unique identifier.
+    pub fguid: [u8; 16],
+    /// Bytes 255:128: CRDT1..3, reserved, NVMSR, VWCI, MEC.
+    pub rsvd128: [u8; 128],
+    /// Bytes 257:256, optional admin command support (bit 4 self-test).
+    pub oacs: U16,
+    /// Byte 258, abort command limit, zero-based.
+    pub acl: u8,
+    /// Byte 259, asynchronous event request limit, zero-based.
+    pub aerl: u8,
+    /// Byte 260, firmware updates.
+    pub frmw: u8,
+    /// Byte 261, log page attributes.
+    pub lpa: u8,
+    /// Byte 262, error log page entries, zero-based.
+    pub elpe: u8,
+    /// Byte 263, number of power states supported, zero-based.
+    pub npss: u8,
+    /// Byte 264, admin vendor specific command configuration.
+    pub avscc: u8,
+    /// Byte 265, autonomous power state transition attributes.
+    pub apsta: u8,
+    /// Bytes 267:266, warning composite temperature threshold, Kelvin.
+    pub wctemp: U16,
+    /// Bytes 269:268, critical composite temperature threshold, Kelvin.
+    pub cctemp: U16,
+    /// Bytes 271:270, maximum time for firmware activation (100 ms units).
+    pub mtfa: U16,
+    /// Bytes 279:272: HMPRE, HMMIN.
+    pub rsvd272: [u8; 8],
+    /// Bytes 295:280, total NVM capacity, bytes.
+    pub tnvmcap: U128,
+    /// Bytes 311:296, unallocated NVM capacity, bytes.
+    pub unvmcap: U128,
+    /// Bytes 321:312: RPMBS, EDSTT, DSTO, FWUG, KAS.
+    pub rsvd312: [u8; 10],
+    /// Bytes 323:322, host controlled thermal management attributes.
+    pub hctma: U16,
+    /// Bytes 325:324, minimum thermal management temperature, Kelvin.
+    pub mntmt: U16,
+    /// Bytes 327:326, maximum thermal management temperature, Kelvin.
+    pub mxtmt: U16,
+    /// Bytes 331:328, sanitize capabilities.
+    pub sanicap: U32,
+    /// Bytes 511:332: HMMINDS .. MEGCAP, reserved.
+    pub rsvd332: [u8; 180],
+    /// Byte 512, submission queue entry size (max 7:4, required 3:0).
+    pub sqes: u8,
+    /// Byte 513, completion queue entry size.
+    pub cqes: u8,
+    /// Bytes 515:514, maximum outstanding commands.
+    pub maxcmd: U16,
+    /// Bytes 519:516, number of namespaces.
+    pub nn: U32,
+    /// Bytes 521:520, optional NVM command support.
+    pub oncs: U16,
+    /// Bytes 524:522: FUSES, FNA.
+    pub rsvd522: [u8; 3],
+    /// Byte 525, volatile write cache (b0 present, b2:1 flush behaviour).
+    pub vwc: u8,
+    /// Bytes 527:526, atomic write unit normal.
+    pub awun: U16,
+    /// Bytes 529:528, atomic write unit power fail, zero-based blocks.
+    pub awupf: U16,
+    /// Bytes 535:530: ICSVSCC, NWPC, ACWU, OCFS.
+    pub rsvd530: [u8; 6],
+    /// Bytes 539:536, SGL support.
+    pub sgls: U32,
+    /// Bytes 767:540: MNAN, MAXDNA, MAXCNA, reserved.
+    pub rsvd540: [u8; 228],
+    /// Bytes 1023:768, NVM subsystem NQN, NUL terminated.
+    pub subnqn: [u8; 256],
+    /// Bytes 2047:1024: reserved, NVMe over Fabrics attributes.
+    pub rsvd1024: [u8; 1024],
+    /// Bytes 3071:2048, power state descriptors 0..31.
+    pub psd: [PowerStateDescriptor; 32],
+    /// Bytes 4095:3072, vendor specific.
+    pub vs: [u8; 1024],
+}
+
+const _: () = assert!(size_of::<IdCtrlPage>() == ID_CTRL_LEN);
+
+/// One power state descriptor (NVMe Base 2.0; libnvme
+/// `struct nvme_id_psd`), 32 bytes at 2048 + 32 × n.
+#[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct PowerStateDescriptor {
+    /// Bytes 1:0, maximum power (centiwatts, or 0.0001 W with MXPS).
+    pub mp: U16,
+    /// Byte 2, reserved.
+    pub rsvd2: u8,
+    /// Byte 3: b0 max power scale (MXPS), b1 non-operational state (NOPS).
+    pub flags: u8,
+    /// Bytes 7:4, entry latency, microseconds.
+    pub enlat: U32,
+    /// Bytes 11:8, exit latency, microseconds.
+    pub exlat: U32,
+    /// Byte 12, relative read throughput.
+    pub rrt: u8,
+    /// Byte 13, relative read latency.
+    pub rrl: u8,
+    /// Byte 14, relative write throughput.
+    pub rwt: u8,
+    /// Byte 15, relative write latency.
+    pub rwl: u8,
+    /// Bytes 17:16, idle power.
+    pub idlp: U16,
+    /// Byte 18, idle power scale (bits 7:6).
+    pub ips: u8,
+    /// Byte 19, reserved.
+    pub rsvd19: u8,
+    /// Bytes 21:20, active power.
+    pub actp: U16,
+    /// Byte 22, active power workload (2:0) and scale (7:6).
+    pub apws: u8,
+    /// Bytes 31:23, reserved.
+    pub rsvd23: [u8; 9],
+}
+
+const _: () = assert!(size_of::<PowerStateDescriptor>() == 32);
+
+impl IdCtrlPage {
+    /// A page of zeros, to fill in.
+    pub fn zeroed() -> Self {
+        Self::new_zeroed()
+    }
+}
+
+/// `text` as an NVMe string field: ASCII, space padded, cut to `N` bytes.
+pub fn space_padded<const N: usize>(text: &str) -> [u8; N] {
+    let mut field = [b' '; N];
+    for (f, b) in field.iter_mut().zip(text.bytes()) {
+        *f = b;
+    }
+    field
+}
 
 /// The Identify Controller fields the exporter uses.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -94,38 +272,45 @@ impl IdCtrl {
     /// buffer (normally the full 4096).
     pub fn parse(buf: &[u8]) -> Result<Self, ParseError> {
         let b = Bytes::new(PAGE, buf, ID_CTRL_MIN_LEN)?;
+        // A transfer may stop after byte 1023; the rest reads as zeros.
+        let mut p = IdCtrlPage::zeroed();
+        let have = b.slice(0, buf.len().min(ID_CTRL_LEN));
+        if let Some(dst) = p.as_mut_bytes().get_mut(..have.len()) {
+            dst.copy_from_slice(have);
+        }
+        let [o0, o1, o2] = p.ieee;
         Ok(Self {
-            vid: b.u16(0),
-            ssvid: b.u16(2),
-            serial: b.ascii(4, 20),
-            model: b.ascii(24, 40),
-            firmware: b.ascii(64, 8),
-            ieee_oui: b.uint(73, 3) as u32,
-            cntlid: b.u16(78),
-            version: b.u32(80),
-            oaes: b.u32(92),
-            ctratt: b.u32(96),
-            fguid: array16(&b, 112),
-            oacs: b.u16(256),
-            frmw: b.u8(260),
-            lpa: b.u8(261),
-            elpe: b.u8(262),
-            npss: b.u8(263),
-            wctemp_celsius: kelvin_to_celsius(b.u16(266)),
-            cctemp_celsius: kelvin_to_celsius(b.u16(268)),
-            mtfa: b.u16(270),
-            tnvmcap_bytes: b.u128(280),
-            unvmcap_bytes: b.u128(296),
-            hctma: b.u16(322),
-            mntmt_celsius: kelvin_to_celsius(b.u16(324)),
-            mxtmt_celsius: kelvin_to_celsius(b.u16(326)),
-            sanicap: b.u32(328),
-            nn: b.u32(516),
-            oncs: b.u16(520),
-            vwc: b.u8(525),
-            awupf: b.u16(528),
-            sgls: b.u32(536),
-            subnqn: nul_terminated(b.slice(768, 256)),
+            vid: p.vid.get(),
+            ssvid: p.ssvid.get(),
+            serial: printable(&p.sn),
+            model: printable(&p.mn),
+            firmware: printable(&p.fr),
+            ieee_oui: u32::from_le_bytes([o0, o1, o2, 0]),
+            cntlid: p.cntlid.get(),
+            version: p.ver.get(),
+            oaes: p.oaes.get(),
+            ctratt: p.ctratt.get(),
+            fguid: p.fguid,
+            oacs: p.oacs.get(),
+            frmw: p.frmw,
+            lpa: p.lpa,
+            elpe: p.elpe,
+            npss: p.npss,
+            wctemp_celsius: kelvin_to_celsius(p.wctemp.get()),
+            cctemp_celsius: kelvin_to_celsius(p.cctemp.get()),
+            mtfa: p.mtfa.get(),
+            tnvmcap_bytes: p.tnvmcap.get(),
+            unvmcap_bytes: p.unvmcap.get(),
+            hctma: p.hctma.get(),
+            mntmt_celsius: kelvin_to_celsius(p.mntmt.get()),
+            mxtmt_celsius: kelvin_to_celsius(p.mxtmt.get()),
+            sanicap: p.sanicap.get(),
+            nn: p.nn.get(),
+            oncs: p.oncs.get(),
+            vwc: p.vwc,
+            awupf: p.awupf.get(),
+            sgls: p.sgls.get(),
+            subnqn: nul_terminated(&p.subnqn),
         })
     }
 
@@ -168,132 +353,11 @@ impl IdCtrl {
     }
 }
 
-fn array16(b: &Bytes<'_>, off: usize) -> [u8; 16] {
-    b.u128(off).to_le_bytes()
-}
-
 fn nul_terminated(raw: &[u8]) -> String {
     let end = raw.iter().position(|&c| c == 0).unwrap_or(raw.len());
     printable(raw.get(..end).unwrap_or(&[]))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::nvme::testutil::*;
-
-    fn sample() -> Vec<u8> {
-        let mut buf = vec![0u8; 4096];
-        put_u16(&mut buf, 0, 0x144D);
-        put_u16(&mut buf, 2, 0x1028);
-        put(&mut buf, 4, b"S4EWNX0R123456      ");
-        put(&mut buf, 24, b"SAMSUNG MZQL2960HCJR-00A07              ");
-        put(&mut buf, 64, b"GDC5602Q");
-        put(&mut buf, 73, &[0x38, 0x25, 0x00]);
-        put_u16(&mut buf, 78, 6);
-        put_u32(&mut buf, 80, 0x0001_0400);
-        put_u32(&mut buf, 92, 0x0000_0300);
-        put_u32(&mut buf, 96, 1 << 9);
-        put(&mut buf, 112, &[0xAB; 16]);
-        put_u16(&mut buf, 256, 0x005F);
-        buf[260] = 0x17;
-        buf[261] = 0x0E;
-        buf[262] = 63;
-        buf[263] = 2;
-        put_u16(&mut buf, 266, 353);
-        put_u16(&mut buf, 268, 0);
-        put_u16(&mut buf, 270, 300);
-        put_u128(&mut buf, 280, (1u128 << 64) | 0x1000);
-        put_u128(&mut buf, 296, 4096);
-        put_u16(&mut buf, 322, 1);
-        put_u16(&mut buf, 324, 273);
-        put_u16(&mut buf, 326, 358);
-        put_u32(&mut buf, 328, 0x6000_0003);
-        put_u32(&mut buf, 516, 32);
-        put_u16(&mut buf, 520, 0x005F);
-        buf[525] = 0x07;
-        put_u16(&mut buf, 528, 7);
-        put_u32(&mut buf, 536, 0x0001_0001);
-        put(&mut buf, 768, b"nqn.1994-11.com.samsung:nvme:PM9A3\0junk");
-        buf
-    }
-
-    #[test]
-    fn decodes_every_field_at_its_offset() {
-        let id = IdCtrl::parse(&sample()).unwrap();
-        assert_eq!(id.vid, 0x144D);
-        assert_eq!(id.ssvid, 0x1028);
-        assert_eq!(id.serial, "S4EWNX0R123456");
-        assert_eq!(id.model, "SAMSUNG MZQL2960HCJR-00A07");
-        assert_eq!(id.firmware, "GDC5602Q");
-        assert_eq!(id.ieee_oui, 0x002538);
-        assert_eq!(id.cntlid, 6);
-        assert_eq!(id.version, 0x0001_0400);
-        assert_eq!(id.oaes, 0x300);
-        assert_eq!(id.ctratt, 0x200);
-        assert_eq!(id.fguid, [0xAB; 16]);
-        assert_eq!(id.oacs, 0x5F);
-        assert_eq!((id.frmw, id.lpa, id.elpe, id.npss), (0x17, 0x0E, 63, 2));
-        assert_eq!(id.wctemp_celsius, Some(80.0));
-        assert_eq!(id.cctemp_celsius, None);
-        assert_eq!(id.mtfa, 300);
-        assert_eq!(id.tnvmcap_bytes, 18_446_744_073_709_555_712);
-        assert_eq!(id.unvmcap_bytes, 4096);
-        assert_eq!(id.hctma, 1);
-        assert_eq!(id.mntmt_celsius, Some(0.0));
-        assert_eq!(id.mxtmt_celsius, Some(85.0));
-        assert_eq!(id.sanicap, 0x6000_0003);
-        assert_eq!(id.nn, 32);
-        assert_eq!(id.oncs, 0x5F);
-        assert_eq!(id.vwc, 7);
-        assert_eq!(id.awupf, 7);
-        assert_eq!(id.sgls, 0x0001_0001);
-        assert_eq!(id.subnqn, "nqn.1994-11.com.samsung:nvme:PM9A3");
-    }
-
-    #[test]
-    fn capability_helpers() {
-        let id = IdCtrl::parse(&sample()).unwrap();
-        assert!(id.supports_self_test()); // 0x5F has bit 4
-        assert!(id.supports_uuid_list());
-        assert_eq!(id.error_log_entries(), 64);
-        assert!(id.lpa_extended_data()); // 0x0E has bit 2
-        assert_eq!(id.version_string(), "1.4");
-
-        let mut buf = sample();
-        put_u16(&mut buf, 256, 0x0007);
-        put_u32(&mut buf, 96, 0x0000_01FF);
-        buf[261] = 0x03;
-        buf[262] = 255;
-        put_u32(&mut buf, 80, 0x0001_0301);
-        let id = IdCtrl::parse(&buf).unwrap();
-        assert!(!id.supports_self_test());
-        assert!(!id.supports_uuid_list());
-        assert!(!id.lpa_extended_data());
-        assert_eq!(id.error_log_entries(), 256);
-        assert_eq!(id.version_string(), "1.3.1");
-    }
-
-    #[test]
-    fn version_two_and_unreported() {
-        let mut buf = sample();
-        put_u32(&mut buf, 80, 0x0002_0000);
-        assert_eq!(IdCtrl::parse(&buf).unwrap().version_string(), "2.0");
-        put_u32(&mut buf, 80, 0);
-        assert_eq!(IdCtrl::parse(&buf).unwrap().version_string(), "");
-    }
-
-    #[test]
-    fn needs_1024_bytes() {
-        let buf = sample();
-        assert!(IdCtrl::parse(&buf[..1024]).is_ok());
-        assert_eq!(
-            IdCtrl::parse(&buf[..1023]),
-            Err(ParseError::Length {
-                page: "identify controller",
-                expected: 1024,
-                got: 1023
-            })
-        );
-    }
-}
+#[path = "identify_tests.rs"]
+mod tests;

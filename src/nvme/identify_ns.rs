@@ -1,10 +1,88 @@
 //! Identify Namespace (CNS 00h): only the globally unique identifiers the
 //! exporter uses as the drive's world-wide name.
 
+use zerocopy::little_endian::{U16, U32, U64, U128};
+use zerocopy::{FromBytes, FromZeros, Immutable, IntoBytes, KnownLayout};
+
 use crate::decode::{Bytes, ParseError};
+
+const PAGE: &str = "identify namespace";
 
 /// Identify Namespace data structure size.
 pub const ID_NS_LEN: usize = 4096;
+
+/// Bytes [`IdNs::parse`] requires: the identifiers end at byte 127.
+pub const ID_NS_MIN_LEN: usize = 128;
+
+/// The Identify Namespace data structure for the NVM command set, as NVMe
+/// Base 2.0 lays it out (offsets and names as libnvme's `struct
+/// nvme_id_ns`). The one definition of these offsets: the decoder reads
+/// through it and the demo fills it. Fields nobody reads are byte ranges
+/// named by offset. Little-endian, unaligned, exactly 4096 bytes.
+#[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct IdNsPage {
+    /// Bytes 7:0, namespace size, logical blocks.
+    pub nsze: U64,
+    /// Bytes 15:8, namespace capacity, logical blocks.
+    pub ncap: U64,
+    /// Bytes 23:16, namespace utilization, logical blocks.
+    pub nuse: U64,
+    /// Byte 24, namespace features.
+    pub nsfeat: u8,
+    /// Byte 25, number of LBA formats, zero-based.
+    pub nlbaf: u8,
+    /// Byte 26, formatted LBA size (bits 3:0 the format index, low bits).
+    pub flbas: u8,
+    /// Bytes 47:27: MC, DPC, DPS, NMIC, RESCAP, FPI, DLFEAT, NAWUN .. NOIOB.
+    pub rsvd27: [u8; 21],
+    /// Bytes 63:48, NVM capacity, bytes.
+    pub nvmcap: U128,
+    /// Bytes 91:64: NPWG .. NULBAF, reserved.
+    pub rsvd64: [u8; 28],
+    /// Bytes 95:92, ANA group identifier.
+    pub anagrpid: U32,
+    /// Bytes 99:96: reserved, NSATTR.
+    pub rsvd96: [u8; 4],
+    /// Bytes 101:100, NVM set identifier.
+    pub nvmsetid: U16,
+    /// Bytes 103:102, endurance group identifier.
+    pub endgid: U16,
+    /// Bytes 119:104, namespace globally unique identifier (a byte string).
+    pub nguid: [u8; 16],
+    /// Bytes 127:120, IEEE extended unique identifier (a byte string).
+    pub eui64: [u8; 8],
+    /// Bytes 383:128, LBA formats 0..63.
+    pub lbaf: [LbaFormat; 64],
+    /// Bytes 3071:384, reserved.
+    pub rsvd384: [u8; 2688],
+    /// Bytes 4095:3072, vendor specific.
+    pub vs: [u8; 1024],
+}
+
+const _: () = assert!(size_of::<IdNsPage>() == ID_NS_LEN);
+
+/// One LBA format descriptor (libnvme `struct nvme_lbaf`), 4 bytes at
+/// 128 + 4 × n.
+#[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct LbaFormat {
+    /// Bytes 1:0, metadata bytes per logical block.
+    pub ms: U16,
+    /// Byte 2, LBA data size as a power of two (9 = 512 bytes).
+    pub ds: u8,
+    /// Byte 3, relative performance (bits 1:0).
+    pub rp: u8,
+}
+
+const _: () = assert!(size_of::<LbaFormat>() == 4);
+
+impl IdNsPage {
+    /// A page of zeros, to fill in.
+    pub fn zeroed() -> Self {
+        Self::new_zeroed()
+    }
+}
 
 /// The namespace's globally unique identifiers (NVMe Base 2.0 Figure 280).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,12 +96,17 @@ pub struct IdNs {
 impl IdNs {
     /// Decodes the 128 bytes that hold the identifiers (a full page is 4096).
     pub fn parse(buf: &[u8]) -> Result<Self, ParseError> {
-        let b = Bytes::new("identify namespace", buf, 128)?;
-        let mut nguid = [0u8; 16];
-        nguid.copy_from_slice(b.slice(104, 16));
-        let mut eui64 = [0u8; 8];
-        eui64.copy_from_slice(b.slice(120, 8));
-        Ok(Self { nguid, eui64 })
+        let b = Bytes::new(PAGE, buf, ID_NS_MIN_LEN)?;
+        // A short transfer reads as zeros beyond its end.
+        let mut p = IdNsPage::zeroed();
+        let have = b.slice(0, buf.len().min(ID_NS_LEN));
+        if let Some(dst) = p.as_mut_bytes().get_mut(..have.len()) {
+            dst.copy_from_slice(have);
+        }
+        Ok(Self {
+            nguid: p.nguid,
+            eui64: p.eui64,
+        })
     }
 
     /// `eui.<hex>` from the NGUID, else from the EUI64 — the form Linux uses
@@ -44,6 +127,7 @@ impl IdNs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nvme::testutil::*;
 
     #[test]
     fn nguid_wins_over_eui64_and_zero_is_none() {
@@ -62,8 +146,52 @@ mod tests {
         );
     }
 
+    /// Every named field at its spec offset, written by hand.
+    #[test]
+    fn layout_places_every_named_field_at_its_offset() {
+        let mut buf = vec![0u8; 4096];
+        put_u64(&mut buf, 0, 1_875_385_008);
+        put_u64(&mut buf, 8, 1_875_385_007);
+        put_u64(&mut buf, 16, 42);
+        buf[24] = 0x1A;
+        buf[25] = 1;
+        buf[26] = 0x01;
+        put_u128(&mut buf, 48, 960_197_124_096);
+        put_u32(&mut buf, 92, 7);
+        put_u16(&mut buf, 100, 3);
+        put_u16(&mut buf, 102, 4);
+        put(&mut buf, 104, &[0x11; 16]);
+        put(&mut buf, 120, &[0x22; 8]);
+        // LBA format 1 at 132: no metadata, 4096-byte blocks, best performance.
+        put(&mut buf, 132, &[0x08, 0x00, 12, 0x00]);
+        // LBA format 63 at 128 + 63 × 4 = 380.
+        put(&mut buf, 380, &[0x00, 0x01, 9, 0x03]);
+        buf[3072] = 0xAA;
+
+        let p = IdNsPage::ref_from_bytes(&buf).unwrap();
+        assert_eq!(
+            (p.nsze.get(), p.ncap.get(), p.nuse.get()),
+            (1_875_385_008, 1_875_385_007, 42)
+        );
+        assert_eq!((p.nsfeat, p.nlbaf, p.flbas), (0x1A, 1, 0x01));
+        assert_eq!(p.nvmcap.get(), 960_197_124_096);
+        assert_eq!(
+            (p.anagrpid.get(), p.nvmsetid.get(), p.endgid.get()),
+            (7, 3, 4)
+        );
+        assert_eq!((p.nguid, p.eui64), ([0x11; 16], [0x22; 8]));
+        let f = &p.lbaf[1];
+        assert_eq!((f.ms.get(), f.ds, f.rp), (8, 12, 0));
+        let f = &p.lbaf[63];
+        assert_eq!((f.ms.get(), f.ds, f.rp), (256, 9, 3));
+        assert_eq!(p.vs[0], 0xAA);
+        let id = IdNs::parse(&buf).unwrap();
+        assert_eq!((id.nguid, id.eui64), ([0x11; 16], [0x22; 8]));
+    }
+
     #[test]
     fn short_page_is_an_error() {
         assert!(IdNs::parse(&[0u8; 127]).is_err());
+        assert!(IdNs::parse(&[0u8; 128]).is_ok());
     }
 }

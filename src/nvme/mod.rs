@@ -1,10 +1,16 @@
 //! Pure decoders for the NVMe pages the exporter reads: Identify Controller,
-//! SMART / Health (02h), OCP SMART Extended (C0h), Error Information (01h),
-//! Device Self-test (06h), the Identify UUID list (CNS 17h), and NVMe
-//! completion status codes.
+//! Identify Namespace, SMART / Health (02h), OCP SMART Extended (C0h), Error
+//! Information (01h), Device Self-test (06h), the Identify UUID list (CNS
+//! 17h), and NVMe completion status codes.
 //!
 //! Every decoder takes the raw page bytes and returns a typed value or a
 //! [`ParseError`](crate::decode::ParseError); none performs I/O or panics.
+//! Each page's layout is described once, as a `zerocopy` struct beside its
+//! decoder ([`identify::IdCtrlPage`], [`identify_ns::IdNsPage`],
+//! [`smart_log::SmartLogPage`], [`ocp::OcpSmartLogPage`],
+//! [`error_log::ErrorEntryLayout`], [`self_test::SelfTestLogPage`],
+//! [`uuid_list::UuidListPage`]): the decoder reads through it, and the
+//! demo's page builders and the test fixture builder write through it.
 //! Offsets come from `shared/reference/layouts.md` and are named in each
 //! field's doc comment. Units are converted at decode time (Kelvin → °C,
 //! minutes → seconds, data units → bytes, percent → ratio).

@@ -2,16 +2,74 @@
 //! and up to 20 results, newest first.
 
 use serde::Serialize;
+use zerocopy::little_endian::{U32, U64};
+use zerocopy::{FromBytes, FromZeros, Immutable, IntoBytes, KnownLayout};
 
 use super::SELF_TEST_LOG_LEN;
 use crate::decode::{Bytes, ParseError};
 
 const PAGE: &str = "self-test log";
-const RESULTS_OFFSET: usize = 4;
-const RESULT_LEN: usize = 28;
-const RESULT_COUNT: usize = 20;
 /// Result code Fh: the entry is not used.
-const NOT_USED: u8 = 0x0F;
+pub const NOT_USED: u8 = 0x0F;
+
+/// The Device Self-test log page as `shared/reference/layouts.md` lays it
+/// out (names as libnvme's `struct nvme_self_test_log`). The one definition of
+/// these offsets: the decoder reads through it, the demo and the fixture
+/// builder fill it. Little-endian, unaligned, exactly 564 bytes.
+#[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct SelfTestLogPage {
+    /// Byte 0, current device self-test operation (bits 3:0).
+    pub current_operation: u8,
+    /// Byte 1, current device self-test completion (bits 6:0, percent).
+    pub completion: u8,
+    /// Bytes 3:2, reserved.
+    pub rsvd2: [u8; 2],
+    /// Bytes 563:4, self-test results 0..19 (28 bytes each), newest first.
+    pub result: [SelfTestResultLayout; 20],
+}
+
+const _: () = assert!(size_of::<SelfTestLogPage>() == SELF_TEST_LOG_LEN);
+
+/// One Self-test Result Data Structure (layouts.md; libnvme
+/// `struct nvme_st_result`), 28 bytes at 4 + 28 × n.
+#[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct SelfTestResultLayout {
+    /// Byte 0, device self-test status: bits 3:0 result, 7:4 self-test code.
+    pub dsts: u8,
+    /// Byte 1, segment number.
+    pub seg: u8,
+    /// Byte 2, valid diagnostic information (b0 NSID, b1 FLBA, b2 SCT, b3 SC).
+    pub vdi: u8,
+    /// Byte 3, reserved.
+    pub rsvd3: u8,
+    /// Bytes 11:4, power-on hours.
+    pub poh: U64,
+    /// Bytes 15:12, namespace identifier.
+    pub nsid: U32,
+    /// Bytes 23:16, failing LBA.
+    pub flba: U64,
+    /// Byte 24, status code type.
+    pub sct: u8,
+    /// Byte 25, status code.
+    pub sc: u8,
+    /// Bytes 27:26, vendor specific.
+    pub vs: [u8; 2],
+}
+
+const _: () = assert!(size_of::<SelfTestResultLayout>() == 28);
+
+impl SelfTestLogPage {
+    /// A page with no test running and every result marked "not used".
+    pub fn empty() -> Self {
+        let mut p = Self::new_zeroed();
+        for r in &mut p.result {
+            r.dsts = NOT_USED;
+        }
+        p
+    }
+}
 
 /// One Self-test Result Data Structure (28 bytes).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -74,13 +132,20 @@ impl SelfTestLog {
     /// Decodes a 564-byte Device Self-test log page.
     pub fn parse(buf: &[u8]) -> Result<Self, ParseError> {
         let b = Bytes::new(PAGE, buf, SELF_TEST_LOG_LEN)?;
-        let results = (0..RESULT_COUNT)
-            .map(|i| parse_result(&b, RESULTS_OFFSET + i * RESULT_LEN))
+        let (p, _) = SelfTestLogPage::ref_from_prefix(b.raw()).map_err(|_| ParseError::Length {
+            page: PAGE,
+            expected: SELF_TEST_LOG_LEN,
+            got: buf.len(),
+        })?;
+        let results = p
+            .result
+            .iter()
+            .map(decode_result)
             .filter(|r| r.result != NOT_USED)
             .collect();
         Ok(Self {
-            current_operation: b.u8(0) & 0x0F,
-            current_completion_percent: b.u8(1) & 0x7F,
+            current_operation: p.current_operation & 0x0F,
+            current_completion_percent: p.completion & 0x7F,
             results,
         })
     }
@@ -91,18 +156,17 @@ impl SelfTestLog {
     }
 }
 
-fn parse_result(b: &Bytes<'_>, base: usize) -> SelfTestResult {
-    let status = b.u8(base);
+fn decode_result(r: &SelfTestResultLayout) -> SelfTestResult {
     SelfTestResult {
-        result: status & 0x0F,
-        code: status >> 4,
-        segment: b.u8(base + 1),
-        valid_flags: b.u8(base + 2),
-        power_on_hours: b.u64(base + 4),
-        nsid: b.u32(base + 12),
-        failing_lba: b.u64(base + 16),
-        sct: b.u8(base + 24),
-        sc: b.u8(base + 25),
+        result: r.dsts & 0x0F,
+        code: r.dsts >> 4,
+        segment: r.seg,
+        valid_flags: r.vdi,
+        power_on_hours: r.poh.get(),
+        nsid: r.nsid.get(),
+        failing_lba: r.flba.get(),
+        sct: r.sct,
+        sc: r.sc,
     }
 }
 

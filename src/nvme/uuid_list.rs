@@ -6,14 +6,48 @@
 //! libnvme `NVME_ID_UUID_LIST_MAX = 127`). The list ends at the first entry
 //! whose UUID is all zero, as nvme-cli's printer treats it.
 
+use zerocopy::{FromBytes, FromZeros, Immutable, IntoBytes, KnownLayout};
+
 use super::UUID_LIST_LEN;
 use crate::decode::{Bytes, ParseError};
 
 const PAGE: &str = "uuid list";
-const HEADER_LEN: usize = 32;
-const ENTRY_LEN: usize = 32;
-const UUID_OFFSET_IN_ENTRY: usize = 16;
-const MAX_ENTRIES: usize = 127;
+
+/// The UUID List (layouts.md; libnvme `struct nvme_id_uuid_list`). The one
+/// definition of these offsets: the decoder reads through it and the
+/// poller's tests build their lists with it. Exactly 4096 bytes.
+#[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct UuidListPage {
+    /// Bytes 31:0, reserved.
+    pub rsvd0: [u8; 32],
+    /// Bytes 4095:32, UUID list entries 1..127 (32 bytes each).
+    pub entry: [UuidEntry; 127],
+}
+
+const _: () = assert!(size_of::<UuidListPage>() == UUID_LIST_LEN);
+
+/// One UUID List entry (libnvme `struct nvme_id_uuid_list_entry`), 32
+/// bytes at 32 + 32 × n.
+#[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct UuidEntry {
+    /// Byte 0, identifier association (bits 1:0).
+    pub header: u8,
+    /// Bytes 15:1, reserved.
+    pub rsvd1: [u8; 15],
+    /// Bytes 31:16, the UUID.
+    pub uuid: [u8; 16],
+}
+
+const _: () = assert!(size_of::<UuidEntry>() == 32);
+
+impl UuidListPage {
+    /// An empty list, to fill in.
+    pub fn zeroed() -> Self {
+        Self::new_zeroed()
+    }
+}
 
 /// The OCP Datacenter NVMe SSD UUID `c194d55b-e094-4794-a21d-29998f56be6f`,
 /// in the byte order it appears in the list (RFC 4122 order, as nvme-cli
@@ -26,11 +60,15 @@ pub const OCP_UUID: [u8; 16] = [
 /// Requires the full 4096-byte Identify transfer.
 pub fn parse(buf: &[u8]) -> Result<Vec<[u8; 16]>, ParseError> {
     let b = Bytes::new(PAGE, buf, UUID_LIST_LEN)?;
-    let uuids = (0..MAX_ENTRIES)
-        .map(|i| {
-            b.u128(HEADER_LEN + i * ENTRY_LEN + UUID_OFFSET_IN_ENTRY)
-                .to_le_bytes()
-        })
+    let (p, _) = UuidListPage::ref_from_prefix(b.raw()).map_err(|_| ParseError::Length {
+        page: PAGE,
+        expected: UUID_LIST_LEN,
+        got: buf.len(),
+    })?;
+    let uuids = p
+        .entry
+        .iter()
+        .map(|e| e.uuid)
         .take_while(|uuid| *uuid != [0u8; 16])
         .collect();
     Ok(uuids)

@@ -551,13 +551,15 @@ mod tests {
 
     /// A UUID list (CNS 17h) with `uuids` in entries 0, 1, …: 32 reserved
     /// bytes, then 32-byte entries with the UUID at byte 16.
+    /// A UUID list page built on the decoder's own layout.
     fn uuid_list(uuids: &[[u8; 16]]) -> Vec<u8> {
-        let mut list = vec![0u8; 4096];
-        for (i, u) in uuids.iter().enumerate() {
-            list[32 + 32 * i] = 1;
-            list[32 + 32 * i + 16..32 + 32 * i + 32].copy_from_slice(u);
+        use zerocopy::IntoBytes;
+        let mut list = uuid_list::UuidListPage::zeroed();
+        for (entry, u) in list.entry.iter_mut().zip(uuids) {
+            entry.header = 1;
+            entry.uuid = *u;
         }
-        list
+        list.as_bytes().to_vec()
     }
 
     fn c0_indexes(list: Option<Vec<u8>>, supported: bool) -> (Vec<u8>, PollOutcome) {

@@ -143,10 +143,9 @@ impl NvmeSource for DemoNvme {
         match req {
             NvmeRequest::IdentifyController => Ok(pages::nvme_identify(&nvme_identity(model))),
             NvmeRequest::IdentifyNamespace { .. } => {
-                let mut p = pages::Page::new(4096);
                 // EUI64: the vendor's OUI, then the drive's number
-                p.raw(120, &[0x00, 0x26, 0xB7, 0xDE, 0, 0, 0, model as u8 + 1]);
-                Ok(p.bytes())
+                let eui64 = [0x00, 0x26, 0xB7, 0xDE, 0, 0, 0, model as u8 + 1];
+                Ok(pages::nvme_identify_ns(eui64))
             }
             NvmeRequest::UuidList => unsupported(),
             NvmeRequest::Log { lid: 0x02, .. } => Ok(pages::nvme_smart_log(&health)),

@@ -5,7 +5,13 @@
 //! Only the fields the exporter reads (and a few a tool would expect to be
 //! plausible) are filled; everything else stays zero, as on many drives.
 
+use zerocopy::IntoBytes;
+
+use crate::nvme::error_log::ErrorEntryLayout;
+use crate::nvme::identify::{IdCtrlPage, space_padded};
+use crate::nvme::identify_ns::IdNsPage;
 use crate::nvme::ocp::{OcpSmartLogPage, le_bytes};
+use crate::nvme::self_test::SelfTestLogPage;
 use crate::nvme::smart_log::SmartLogPage;
 
 /// A zero-filled buffer with little-endian field writers.
@@ -106,23 +112,32 @@ pub struct NvmeIdentity {
     pub elpe: u8,
 }
 
-/// Identify Controller (CNS 01h), 4096 bytes.
+/// Identify Controller (CNS 01h), 4096 bytes, built on the decoder's own
+/// layout ([`IdCtrlPage`]).
 pub fn nvme_identify(id: &NvmeIdentity) -> Vec<u8> {
-    let mut p = Page::new(4096);
-    p.u16(0, id.vid)
-        .u16(2, id.vid)
-        .ascii(4, 20, id.serial)
-        .ascii(24, 40, id.model)
-        .ascii(64, 8, id.firmware)
-        .u32(80, 0x0001_0400) // NVMe 1.4
-        .u16(256, id.oacs)
-        .u8(261, 0x07) // LPA: per-namespace SMART, command effects, extended data
-        .u8(262, id.elpe)
-        .u16(266, kelvin(id.wctemp_c))
-        .u16(268, kelvin(id.cctemp_c))
-        .u128(280, id.capacity_bytes)
-        .u32(516, 1); // one namespace
-    p.bytes()
+    let mut p = IdCtrlPage::zeroed();
+    p.vid = id.vid.into();
+    p.ssvid = id.vid.into();
+    p.sn = space_padded(id.serial);
+    p.mn = space_padded(id.model);
+    p.fr = space_padded(id.firmware);
+    p.ver = 0x0001_0400.into(); // NVMe 1.4
+    p.oacs = id.oacs.into();
+    p.lpa = 0x07; // per-namespace SMART, command effects, extended data
+    p.elpe = id.elpe;
+    p.wctemp = kelvin(id.wctemp_c).into();
+    p.cctemp = kelvin(id.cctemp_c).into();
+    p.tnvmcap = id.capacity_bytes.into();
+    p.nn = 1.into(); // one namespace
+    p.as_bytes().to_vec()
+}
+
+/// Identify Namespace (CNS 00h), 4096 bytes, carrying only an EUI64,
+/// built on the decoder's own layout ([`IdNsPage`]).
+pub fn nvme_identify_ns(eui64: [u8; 8]) -> Vec<u8> {
+    let mut p = IdNsPage::zeroed();
+    p.eui64 = eui64;
+    p.as_bytes().to_vec()
 }
 
 /// The SMART / Health log's fields, in the log's own units.
@@ -156,7 +171,6 @@ pub struct NvmeHealth {
 /// SMART / Health Information (log 02h), 512 bytes, built on the decoder's
 /// own layout ([`SmartLogPage`]).
 pub fn nvme_smart_log(h: &NvmeHealth) -> Vec<u8> {
-    use zerocopy::IntoBytes;
     let mut p = SmartLogPage::zeroed();
     p.critical_warning = h.critical_warning;
     p.temperature = kelvin(h.composite_c).into();
@@ -206,7 +220,6 @@ pub struct OcpHealth {
 /// OCP Datacenter NVMe SSD SMART / Health extended log (C0h), 512 bytes,
 /// built on the decoder's own layout ([`OcpSmartLogPage`]).
 pub fn ocp_smart_log(o: &OcpHealth) -> Vec<u8> {
-    use zerocopy::IntoBytes;
     let mut p = OcpSmartLogPage::new();
     p.physical_media_units_written = o.media_written_bytes.into();
     p.physical_media_units_read = o.media_read_bytes.into();
@@ -226,29 +239,30 @@ pub fn ocp_smart_log(o: &OcpHealth) -> Vec<u8> {
 }
 
 /// Error Information (log 01h): `entries` 64-byte entries, the newest
-/// carrying `count` (and an Unrecovered Read Error status) when non-zero.
+/// carrying `count` (and an Unrecovered Read Error status) when non-zero;
+/// built on the decoder's own layout ([`ErrorEntryLayout`]).
 pub fn nvme_error_log(entries: usize, count: u64) -> Vec<u8> {
-    let mut p = Page::new(64 * entries.max(1));
+    let mut log = vec![ErrorEntryLayout::zeroed(); entries.max(1)];
     if count > 0 {
+        let newest = &mut log[0];
+        newest.error_count = count.into();
+        newest.sqid = 1.into();
         // status: phase 1, SC 81h, SCT 2h (media errors)
-        p.u64(0, count)
-            .u16(8, 1)
-            .u16(12, 1 | (0x81 << 1) | (0x2 << 9));
+        newest.status_field = (1 | (0x81 << 1) | (0x2 << 9)).into();
     }
-    p.bytes()
+    log.as_bytes().to_vec()
 }
 
 /// Device Self-test log (06h), 564 bytes: the newest entry is a short test
-/// with `result` (0 passed, 7 = a segment failed) at `power_on_hours`.
+/// with `result` (0 passed, 7 = a segment failed) at `power_on_hours`;
+/// built on the decoder's own layout ([`SelfTestLogPage`]).
 pub fn nvme_self_test_log(result: u8, power_on_hours: u64) -> Vec<u8> {
-    let mut p = Page::new(564);
-    p.u8(4, 0x10 | (result & 0x0F))
-        .u8(5, if result == 7 { 3 } else { 0 })
-        .u64(8, power_on_hours);
-    for i in 1..20 {
-        p.u8(4 + 28 * i, 0x0F); // entry not used
-    }
-    p.bytes()
+    let mut p = SelfTestLogPage::empty();
+    let newest = &mut p.result[0];
+    newest.dsts = 0x10 | (result & 0x0F);
+    newest.seg = if result == 7 { 3 } else { 0 };
+    newest.poh = power_on_hours.into();
+    p.as_bytes().to_vec()
 }
 
 /// What an ATA IDENTIFY DEVICE page says.
