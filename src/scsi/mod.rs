@@ -11,7 +11,9 @@
 pub mod command;
 pub mod defects;
 pub mod identity;
+pub mod layout;
 pub mod log;
+pub mod log_layout;
 
 pub use command::ScsiRequest;
 pub use defects::grown_defects;
