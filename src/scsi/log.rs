@@ -5,6 +5,9 @@
 //! Parsing is bounded by the page length and by the buffer, whichever ends
 //! first; a parameter that does not fit is dropped, as smartmontools'
 //! `scsiDecodeErrCounterPage` does.
+//!
+//! The headers and the parameter values read at fixed offsets are laid out
+//! in [`super::log_layout`].
 
 use zerocopy::FromBytes;
 

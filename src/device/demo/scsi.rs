@@ -1,18 +1,18 @@
 //! The simulated SAS SSD (`sdb`): its INQUIRY, VPD and LOG SENSE answers,
-//! built with the layouts the decoders read (`scsi::layout`,
-//! `scsi::log_layout` and their page builders) from [`sim::sas_ssd`]. Values and byte
-//! meanings as SPC-5 / SBC-4 lay them out; the page list is what a SAS SSD
+//! written through the layouts the decoders read (`scsi::layout`,
+//! `scsi::log_layout` and their page builders) from [`sim::sas_ssd`].
+//! Values and byte meanings as SPC-5 / SBC-4 lay them out; the page list is what a SAS SSD
 //! typically answers (no background scan page: power-on time comes from
 //! it, so it is there too).
 
 use std::time::Instant;
 
-use super::DemoDrive;
-use super::sim::{self, SasHealth};
-use crate::device::{FetchError, ScsiRequest, ScsiSource};
 use zerocopy::big_endian::{U32, U64};
 use zerocopy::{FromZeros, IntoBytes};
 
+use super::DemoDrive;
+use super::sim::{self, SasHealth};
+use crate::device::{FetchError, ScsiRequest, ScsiSource};
 use crate::scsi::layout::{
     BlockDeviceCharacteristics, DESIGNATOR_NAA, DefectListHeader, DesignatorHeader,
     FORMAT_PHYSICAL_SECTOR, InquiryData, PROTOCOL_SAS, ReadCapacity16Data, VpdPageBuilder, ascii,
