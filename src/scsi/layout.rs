@@ -378,4 +378,36 @@ mod tests {
         // A descriptor longer than what is left ends the walk.
         assert_eq!(designators(&page[4..page.len() - 1]).count(), 1);
     }
+
+    mod roundtrip {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            /// What the builder appends is what the walk reads back,
+            /// descriptor by descriptor.
+            #[test]
+            fn built_designators_walk_back(
+                ds in proptest::collection::vec(
+                    (any::<u8>(), any::<u8>(), proptest::collection::vec(any::<u8>(), 0..40)),
+                    0..8,
+                ),
+            ) {
+                let page = ds
+                    .iter()
+                    .fold(VpdPageBuilder::new(0x83), |b, (p, t, d)| {
+                        b.designator(DesignatorHeader::new(*p >> 4, *p, *t & 0x80 != 0, *t >> 4, *t, 0), d)
+                    })
+                    .build();
+                let walked: Vec<(u8, u8, Vec<u8>)> = designators(&page[4..])
+                    .map(|(h, d)| (h.protocol_code_set, h.piv_association_type, d.to_vec()))
+                    .collect();
+                let want: Vec<(u8, u8, Vec<u8>)> = ds
+                    .iter()
+                    .map(|(p, t, d)| (*p, (*t & 0x80) | ((*t >> 4) & 0x03) << 4 | (*t & 0x0F), d.clone()))
+                    .collect();
+                prop_assert_eq!(walked, want);
+            }
+        }
+    }
 }
