@@ -9,12 +9,15 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use thiserror::Error;
+use zerocopy::FromBytes;
 
 use crate::device::discovery::{Transport, scsi_facts, scsi_transport};
 use crate::device::replay::nvme_file_name;
 use crate::device::scsi_live::ScsiLive;
 use crate::device::{NvmeRequest, ScsiRequest, ScsiSource};
 use crate::poll::{PollOutcome, factory, fallback};
+use crate::scsi::layout::{DesignatorHeader, VpdHeader};
+use crate::scsi::log_layout::{LogPageHeader, LogParamHeader, PortValueHeader, SasPhyDescriptor};
 
 #[derive(Debug, Error)]
 pub enum DumpError {
@@ -194,36 +197,45 @@ fn redacted_scsi(name: &str, bytes: &[u8], redact: bool) -> Vec<u8> {
             let text = format!("{:<n$}", "REDACTED");
             out[4..].copy_from_slice(&text.as_bytes()[..n]);
         }
-        "vpd-83.bin" => {
-            let mut off = 4;
-            while off + 4 <= out.len() {
-                let len = usize::from(out[off + 3]);
-                let end = (off + 4 + len).min(out.len());
-                out[off + 4..end].fill(0);
-                off += 4 + len;
-            }
-        }
-        "log-18.bin" => {
-            // Parameters from byte 4; each value: 4 bytes, then descriptors.
-            let mut off = 4;
-            while off + 4 <= out.len() {
-                let len = usize::from(out[off + 3]);
-                let end = (off + 4 + len).min(out.len());
-                let mut d = off + 8;
-                while d + 48 <= end {
-                    out[d + 8..d + 24].fill(0);
-                    d += if out[d + 3] < 44 {
-                        48
-                    } else {
-                        4 + usize::from(out[d + 3])
-                    };
-                }
-                off += 4 + len;
-            }
-        }
+        "vpd-83.bin" => zero_designators(&mut out),
+        "log-18.bin" => zero_sas_addresses(&mut out),
         _ => {}
     }
     out
+}
+
+/// Every designator of a VPD 83h page, walked through the descriptor
+/// headers; a last one cut short is zeroed as far as it goes.
+fn zero_designators(page: &mut [u8]) {
+    let mut rest = page.get_mut(size_of::<VpdHeader>()..).unwrap_or_default();
+    while let Ok((h, tail)) = DesignatorHeader::mut_from_prefix(std::mem::take(&mut rest)) {
+        let n = usize::from(h.designator_length).min(tail.len());
+        let (designator, after) = tail.split_at_mut(n);
+        designator.fill(0);
+        rest = after;
+    }
+}
+
+/// The SAS address and attached SAS address of every phy descriptor of log
+/// 18h: each parameter's value is the port header, then the descriptors.
+fn zero_sas_addresses(page: &mut [u8]) {
+    let mut rest = page
+        .get_mut(size_of::<LogPageHeader>()..)
+        .unwrap_or_default();
+    while let Ok((h, tail)) = LogParamHeader::mut_from_prefix(std::mem::take(&mut rest)) {
+        let n = usize::from(h.parameter_length).min(tail.len());
+        let (value, after) = tail.split_at_mut(n);
+        rest = after;
+        let mut phys = value
+            .get_mut(size_of::<PortValueHeader>()..)
+            .unwrap_or_default();
+        while let Ok((d, more)) = SasPhyDescriptor::mut_from_prefix(std::mem::take(&mut phys)) {
+            d.sas_address.set(0);
+            d.attached_sas_address.set(0);
+            let skip = d.stride() - size_of::<SasPhyDescriptor>();
+            phys = more.get_mut(skip..).unwrap_or_default();
+        }
+    }
 }
 
 /// IDENTIFY DEVICE: serial words 10–19 (bytes 20..40), WWN words 108–111
@@ -371,6 +383,24 @@ mod tests {
         assert_eq!(&out[12 + 8..12 + 24], &[0u8; 16]);
         assert_eq!(&out[12 + 24..], &d[24..], "the error counters stay");
         assert_eq!(out.len(), port.len());
+        // Two ports, two phys on the first: every descriptor is reached.
+        use crate::scsi::log_layout::{LogPageBuilder, SasPhyDescriptor, sas_port_value};
+        let mut phy = SasPhyDescriptor::new(0, [1, 2, 3, 4]);
+        phy.sas_address.set(0x5000_C500_0000_0001);
+        phy.attached_sas_address.set(0x5000_C500_0000_0002);
+        let page = LogPageBuilder::new(0x18, 0)
+            .param(1, &sas_port_value(1, &[phy, phy]))
+            .param(2, &sas_port_value(1, &[phy]))
+            .build();
+        let out = redacted_scsi("log-18.bin", &page, true);
+        for start in [12, 12 + 48, 12 + 96 + 8] {
+            assert_eq!(
+                &out[start + 8..start + 24],
+                &[0u8; 16],
+                "descriptor at {start}"
+            );
+            assert_eq!(&out[start + 32..start + 48], &page[start + 32..start + 48]);
+        }
     }
 
     #[test]

@@ -16,6 +16,12 @@
 //!   SBC-4 5.10)                     | format (2:0)  7-8: allocation length
 //! ```
 
+use std::mem::offset_of;
+
+use zerocopy::FromBytes;
+
+use super::layout::{DefectListHeader, InquiryData, ReadCapacity16Data, VpdHeader};
+use super::log_layout::LogPageHeader;
 use crate::ata::sense::{KEY_ILLEGAL_REQUEST, KEY_NO_SENSE, KEY_RECOVERED_ERROR, Sense};
 use crate::ata::sense::{STATUS_CHECK_CONDITION, STATUS_GOOD, scsi_status_name, sense_key_name};
 
@@ -59,9 +65,9 @@ pub const VPD_LEN: u16 = 252;
 /// smartmontools reads 18h and 10h with lengths of this order.
 pub const LOG_LEN: u16 = 4096;
 /// READ CAPACITY(16) parameter data (SBC-4 5.20.2).
-pub const READ_CAPACITY_16_LEN: u16 = 32;
+pub const READ_CAPACITY_16_LEN: u16 = size_of::<ReadCapacity16Data>() as u16;
 /// READ DEFECT DATA(10): the 4-byte header only.
-pub const DEFECT_HEADER_LEN: u16 = 4;
+pub const DEFECT_HEADER_LEN: u16 = size_of::<DefectListHeader>() as u16;
 
 /// LOG SENSE PC field 01b: cumulative values.
 const PC_CUMULATIVE: u8 = 0x40;
@@ -121,22 +127,26 @@ impl ScsiRequest {
     /// short, and the zero padding after a shorter page is not kept.
     /// `None` when the buffer is too short to hold even the length field.
     pub fn answer_len(self, data: &[u8], alloc: usize) -> Option<usize> {
-        let be16 = |i: usize| -> Option<usize> {
-            Some(usize::from(u16::from_be_bytes([
-                *data.get(i)?,
-                *data.get(i + 1)?,
-            ])))
-        };
         let declared = match self {
-            // Byte 4: additional length (n - 4); at least the 36 bytes of
-            // the fixed part are expected.
-            Self::Inquiry => (5 + usize::from(*data.get(4)?)).max(36),
-            // VPD and log pages: bytes 2..4 page length (n - 3 / n - 4).
-            Self::Vpd(_) | Self::Log { .. } => 4 + be16(2)?,
-            Self::ReadCapacity16 => usize::from(READ_CAPACITY_16_LEN),
+            // ADDITIONAL LENGTH (n - 4); at least the 36 bytes of the
+            // fixed part are expected.
+            Self::Inquiry => {
+                let at = offset_of!(InquiryData, additional_length);
+                (at + 1 + usize::from(*data.get(at)?)).max(size_of::<InquiryData>())
+            }
+            // VPD and log pages: the header's page length (n - 3).
+            Self::Vpd(_) => {
+                let (h, _) = VpdHeader::ref_from_prefix(data).ok()?;
+                size_of::<VpdHeader>() + usize::from(h.page_length.get())
+            }
+            Self::Log { .. } => {
+                let (h, _) = LogPageHeader::ref_from_prefix(data).ok()?;
+                size_of::<LogPageHeader>() + usize::from(h.page_length.get())
+            }
+            Self::ReadCapacity16 => size_of::<ReadCapacity16Data>(),
             // The header; with an allocation length of 4 the list itself
             // is not transferred.
-            Self::GrownDefects => 4,
+            Self::GrownDefects => size_of::<DefectListHeader>(),
         };
         Some(declared.min(alloc))
     }

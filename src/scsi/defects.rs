@@ -5,22 +5,29 @@
 //! 4 returns just this header, as smartmontools' `scsiPrintGrownDefectListLen`
 //! does; the count is the length divided by the format's entry size.
 
-use crate::decode::{Bytes, ParseError};
+use zerocopy::FromBytes;
+
+use super::layout::{DefectListHeader, GLISTV, PLISTV};
+use crate::decode::ParseError;
 
 /// Entries in the grown defect list, or `None` when the header says the
 /// grown list is not reported (GLISTV clear) or the format is reserved.
 pub fn grown_defects(buf: &[u8]) -> Result<Option<u32>, ParseError> {
-    let b = Bytes::new("read defect data", buf, 4)?;
+    let (h, _) = DefectListHeader::ref_from_prefix(buf).map_err(|_| ParseError::Length {
+        page: "read defect data",
+        expected: size_of::<DefectListHeader>(),
+        got: buf.len(),
+    })?;
     // Only the grown list (GLISTV set, PLISTV clear), as asked; a length
     // that also covers the primary list would not count grown defects.
-    if b.u8(1) & 0x18 != 0x08 {
+    if h.flags & (GLISTV | PLISTV) != GLISTV {
         return Ok(None);
     }
-    let len = b.be(2, 2) as u32;
+    let len = u32::from(h.defect_list_length.get());
     if len == 0 {
         return Ok(Some(0));
     }
-    let entry = match b.u8(1) & 0x07 {
+    let entry = match h.flags & 0x07 {
         // Short block format: 4 bytes.
         0 => 4,
         // Extended bytes from index, extended physical sector, long block,

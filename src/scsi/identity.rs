@@ -3,6 +3,12 @@
 //! identification, B1h block device characteristics, 89h ATA information)
 //! and READ CAPACITY(16).
 
+use zerocopy::FromBytes;
+
+use super::layout::{
+    BlockDeviceCharacteristics, DESIGNATOR_NAA, InquiryData, ReadCapacity16Data, VpdHeader,
+    VpdPageBuilder, designators, read_padded,
+};
 use crate::decode::{Bytes, ParseError, printable};
 
 /// Peripheral device type 00h: direct access block device (SPC-5 table
@@ -34,13 +40,14 @@ pub struct Inquiry {
 
 impl Inquiry {
     pub fn parse(buf: &[u8]) -> Result<Self, ParseError> {
-        let b = Bytes::new("inquiry", buf, 36)?;
+        let b = Bytes::new("inquiry", buf, size_of::<InquiryData>())?;
+        let d: InquiryData = read_padded(b.raw());
         Ok(Self {
-            peripheral_qualifier: b.u8(0) >> 5,
-            peripheral_type: b.u8(0) & 0x1F,
-            vendor: b.ascii(8, 8),
-            product: b.ascii(16, 16),
-            revision: b.ascii(32, 4),
+            peripheral_qualifier: d.peripheral >> 5,
+            peripheral_type: d.peripheral & 0x1F,
+            vendor: printable(&d.vendor),
+            product: printable(&d.product),
+            revision: printable(&d.revision),
         })
     }
 
@@ -58,15 +65,20 @@ impl Inquiry {
 /// The payload of a VPD page after its 4-byte header, checked to be page
 /// `code` and bounded by its PAGE LENGTH (bytes 2..4).
 fn vpd_payload<'a>(page: &'static str, buf: &'a [u8], code: u8) -> Result<&'a [u8], ParseError> {
-    let b = Bytes::new(page, buf, 4)?;
-    if b.u8(1) != code {
+    let short = |got| ParseError::Length {
+        page,
+        expected: size_of::<VpdHeader>(),
+        got,
+    };
+    let (h, rest) = VpdHeader::ref_from_prefix(buf).map_err(|_| short(buf.len()))?;
+    if h.page_code != code {
         return Err(ParseError::Invalid {
             page,
-            reason: format!("page code {:02x}h, expected {code:02x}h", b.u8(1)),
+            reason: format!("page code {:02x}h, expected {code:02x}h", h.page_code),
         });
     }
-    let len = b.be(2, 2) as usize;
-    Ok(buf.get(4..4 + len).unwrap_or(&buf[4..]))
+    let len = usize::from(h.page_length.get());
+    Ok(rest.get(..len).unwrap_or(rest))
 }
 
 /// VPD page 00h: the VPD pages the device supports.
@@ -87,25 +99,20 @@ pub fn vpd_unit_serial(buf: &[u8]) -> Result<String, ParseError> {
 /// designator type (3 = NAA), byte 3 length, designator from byte 4.
 pub fn vpd_naa(buf: &[u8]) -> Result<Option<String>, ParseError> {
     let p = vpd_payload("vpd 83h", buf, VPD_DEVICE_ID)?;
-    let mut off = 0;
-    while off + 4 <= p.len() {
-        let len = usize::from(p[off + 3]);
-        let Some(designator) = p.get(off + 4..off + 4 + len) else {
-            break;
-        };
-        let (code_set, association, kind) =
-            (p[off] & 0x0F, (p[off + 1] >> 4) & 0x03, p[off + 1] & 0x0F);
-        if code_set == 1 && association == 0 && kind == 3 && matches!(len, 8 | 16) {
-            let hex: String = designator.iter().map(|b| format!("{b:02x}")).collect();
-            return Ok(Some(format!("naa.{hex}")));
-        }
-        off += 4 + len;
-    }
-    Ok(None)
+    Ok(designators(p)
+        .find(|(h, d)| {
+            h.code_set() == 1
+                && h.association() == 0
+                && h.designator_type() == DESIGNATOR_NAA
+                && matches!(d.len(), 8 | 16)
+        })
+        .map(|(_, d)| {
+            let hex: String = d.iter().map(|b| format!("{b:02x}")).collect();
+            format!("naa.{hex}")
+        }))
 }
 
-/// SPC-5 table "PROTOCOL IDENTIFIER values": 6 is SAS serial SCSI protocol.
-pub const PROTOCOL_SAS: u8 = 0x6;
+pub use super::layout::PROTOCOL_SAS;
 
 /// VPD page 83h: the transport protocol, as smartmontools'
 /// `scsi_decode_lu_dev_id` finds it: the first designator associated with
@@ -113,37 +120,25 @@ pub const PROTOCOL_SAS: u8 = 0x6;
 /// (byte 1 bit 7) says its PROTOCOL IDENTIFIER (byte 0 bits 7:4) is valid.
 pub fn vpd_protocol(buf: &[u8]) -> Result<Option<u8>, ParseError> {
     let p = vpd_payload("vpd 83h", buf, VPD_DEVICE_ID)?;
-    let mut off = 0;
-    while off + 4 <= p.len() {
-        let len = usize::from(p[off + 3]);
-        if off + 4 + len > p.len() {
-            break;
-        }
-        let association = (p[off + 1] >> 4) & 0x03;
-        if association != 0 && p[off + 1] & 0x80 != 0 {
-            return Ok(Some(p[off] >> 4));
-        }
-        off += 4 + len;
-    }
-    Ok(None)
+    Ok(designators(p)
+        .find(|(h, _)| h.association() != 0 && h.piv())
+        .map(|(h, _)| h.protocol()))
 }
 
 /// A VPD page as a device returns it: byte 1 the page code, bytes 2..4 the
 /// page length, then `payload` (the layout `vpd_payload` reads back).
 pub fn vpd_page(code: u8, payload: &[u8]) -> Vec<u8> {
-    let len = u16::try_from(payload.len()).unwrap_or(u16::MAX);
-    let mut out = vec![0, code];
-    out.extend_from_slice(&len.to_be_bytes());
-    out.extend_from_slice(&payload[..usize::from(len)]);
-    out
+    VpdPageBuilder::new(code).bytes(payload).build()
 }
 
 /// VPD page B1h bytes 4..6: medium rotation rate; 0001h is a non-rotating
 /// medium (an SSD), 0000h not reported, else rpm (SBC-4 6.6.2).
 pub fn vpd_rotation_rate(buf: &[u8]) -> Result<Option<u16>, ParseError> {
     let p = vpd_payload("vpd b1h", buf, VPD_BLOCK_CHARACTERISTICS)?;
-    let b = Bytes::new("vpd b1h", p, 2)?;
-    let rate = b.be(0, 2) as u16;
+    Bytes::new("vpd b1h", p, 2)?;
+    // The header and the payload the page length bounds, nothing after.
+    let page: BlockDeviceCharacteristics = read_padded(&buf[..4 + p.len()]);
+    let rate = page.medium_rotation_rate.get();
     Ok((rate != 0).then_some(rate))
 }
 
@@ -158,10 +153,12 @@ pub struct ReadCapacity16 {
 
 impl ReadCapacity16 {
     pub fn parse(buf: &[u8]) -> Result<Self, ParseError> {
+        // The last LBA and the block length are all the decoder needs.
         let b = Bytes::new("read capacity(16)", buf, 12)?;
+        let d: ReadCapacity16Data = read_padded(b.raw());
         Ok(Self {
-            last_lba: b.be(0, 8) as u64,
-            block_len: b.be(8, 4) as u32,
+            last_lba: d.returned_lba.get(),
+            block_len: d.block_length.get(),
         })
     }
 

@@ -5,8 +5,19 @@
 //! Parsing is bounded by the page length and by the buffer, whichever ends
 //! first; a parameter that does not fit is dropped, as smartmontools'
 //! `scsiDecodeErrCounterPage` does.
+//!
+//! The headers and the parameter values read at fixed offsets are laid out
+//! in [`super::log_layout`].
 
-use crate::decode::{Bytes, ParseError};
+use zerocopy::FromBytes;
+
+use super::layout::{PROTOCOL_SAS, read_padded};
+use super::log_layout::{
+    self as layout, BackgroundScanStatusValue, InformationalExceptionValue, LogPageBuilder,
+    LogPageHeader, PercentageUsedValue, PortValueHeader, SPF, SasPhyDescriptor, SelfTestValue,
+    TemperatureValue,
+};
+use crate::decode::ParseError;
 
 pub const SUPPORTED_PAGES: u8 = 0x00;
 pub const WRITE_ERRORS: u8 = 0x02;
@@ -51,67 +62,58 @@ pub struct LogPage {
 impl LogPage {
     /// Decodes the header of page `expected` (any subpage).
     pub fn parse(buf: &[u8], expected: u8) -> Result<Self, ParseError> {
-        let b = Bytes::new("log page", buf, 4)?;
-        let page = b.u8(0) & 0x3F;
+        let short = ParseError::Length {
+            page: "log page",
+            expected: size_of::<LogPageHeader>(),
+            got: buf.len(),
+        };
+        let (h, rest) = LogPageHeader::ref_from_prefix(buf).map_err(|_| short)?;
+        let page = h.page_code & 0x3F;
         if page != expected {
             return Err(ParseError::Invalid {
                 page: "log page",
                 reason: format!("page code {page:02x}h, expected {expected:02x}h"),
             });
         }
-        let len = b.be(2, 2) as usize;
-        let end = (4 + len).min(buf.len());
+        let len = usize::from(h.page_length.get());
         Ok(Self {
             page,
-            subpage: if b.u8(0) & 0x40 != 0 { b.u8(1) } else { 0 },
-            payload: buf[4..end].to_vec(),
+            subpage: if h.page_code & SPF != 0 {
+                h.subpage_code
+            } else {
+                0
+            },
+            payload: rest.get(..len).unwrap_or(rest).to_vec(),
         })
     }
 
     /// The log parameters, in order.
     pub fn params(&self) -> Vec<LogParam> {
-        let p = &self.payload;
-        let mut out = Vec::new();
-        let mut off = 0;
-        while off + 4 <= p.len() {
-            let len = usize::from(p[off + 3]);
-            let Some(value) = p.get(off + 4..off + 4 + len) else {
-                break;
-            };
-            out.push(LogParam {
-                code: u16::from_be_bytes([p[off], p[off + 1]]),
-                control: p[off + 2],
+        layout::params(&self.payload)
+            .map(|(h, value)| LogParam {
+                code: h.parameter_code.get(),
+                control: h.control,
                 value: value.to_vec(),
-            });
-            off += 4 + len;
-        }
-        out
+            })
+            .collect()
     }
 
     /// A page as a device returns it, in the layout [`Self::parse`] and
-    /// [`Self::params`] read: the header (SPF set with a non-zero
-    /// subpage) and each `(code, value)` parameter with control byte 03h
-    /// (binary format list, as SPC-5 sets it for counters). A value longer
-    /// than 255 bytes is cut to 255.
+    /// [`Self::params`] read ([`LogPageBuilder`]): each `(code, value)`
+    /// parameter with control byte 03h (binary format list, as SPC-5 sets
+    /// it for counters). A value longer than 255 bytes is cut to 255.
     pub fn encode(page: u8, subpage: u8, params: &[(u16, &[u8])]) -> Vec<u8> {
-        let mut body = Vec::new();
-        for &(code, value) in params {
-            let value = &value[..value.len().min(255)];
-            body.extend_from_slice(&code.to_be_bytes());
-            body.extend([0x03, value.len() as u8]);
-            body.extend_from_slice(value);
-        }
-        Self::encode_raw(page, subpage, &body)
+        params
+            .iter()
+            .fold(LogPageBuilder::new(page, subpage), |b, &(code, value)| {
+                b.param(code, value)
+            })
+            .build()
     }
 
     /// A page whose payload is not log parameters (00h: one byte per page).
     pub fn encode_raw(page: u8, subpage: u8, payload: &[u8]) -> Vec<u8> {
-        let len = u16::try_from(payload.len()).unwrap_or(u16::MAX);
-        let spf = if subpage != 0 { 0x40 } else { 0 };
-        let mut out = vec![(page & 0x3F) | spf, subpage];
-        out.extend_from_slice(&len.to_be_bytes());
-        out.extend_from_slice(&payload[..usize::from(len)]);
-        out
+        LogPageBuilder::new(page, subpage).raw(payload).build()
     }
 
     /// The first parameter with `code`.
@@ -187,7 +189,8 @@ pub fn temperature(buf: &[u8]) -> Result<Temperature, ParseError> {
     let p = LogPage::parse(buf, TEMPERATURE)?;
     let degrees = |code| {
         p.param(code)
-            .and_then(|v| v.value.get(1).copied())
+            .filter(|v| v.value.len() >= size_of::<TemperatureValue>())
+            .map(|v| read_padded::<TemperatureValue>(&v.value).celsius)
             .filter(|&t| t != 0xFF)
     };
     Ok(Temperature {
@@ -201,8 +204,9 @@ pub fn temperature(buf: &[u8]) -> Result<Temperature, ParseError> {
 pub fn start_stop_cycles(buf: &[u8]) -> Result<Option<u32>, ParseError> {
     Ok(LogPage::parse(buf, START_STOP)?
         .param(0x0004)
-        .filter(|v| v.value.len() >= 4 && v.value[..4] != [0xFF; 4])
-        .map(|v| u32::from_be_bytes([v.value[0], v.value[1], v.value[2], v.value[3]])))
+        .filter(|v| v.value.len() >= 4)
+        .map(|v| read_padded::<zerocopy::big_endian::U32>(&v.value).get())
+        .filter(|&n| n != u32::MAX))
 }
 
 /// Page 11h parameter 0001h: percentage used endurance indicator, the last
@@ -211,7 +215,8 @@ pub fn start_stop_cycles(buf: &[u8]) -> Result<Option<u32>, ParseError> {
 pub fn percentage_used(buf: &[u8]) -> Result<Option<u8>, ParseError> {
     Ok(LogPage::parse(buf, SOLID_STATE_MEDIA)?
         .param(0x0001)
-        .and_then(|v| v.value.get(3).copied()))
+        .filter(|v| v.value.len() >= size_of::<PercentageUsedValue>())
+        .map(|v| read_padded::<PercentageUsedValue>(&v.value).percentage_used))
 }
 
 /// Page 15h parameter 0000h (background scan status, 12 value bytes):
@@ -220,11 +225,13 @@ pub fn percentage_used(buf: &[u8]) -> Result<Option<u8>, ParseError> {
 pub fn power_on_minutes(buf: &[u8]) -> Result<Option<u64>, ParseError> {
     Ok(LogPage::parse(buf, BACKGROUND_SCAN)?
         .param(0x0000)
-        .filter(|v| v.value.len() >= 12)
+        .filter(|v| v.value.len() >= size_of::<BackgroundScanStatusValue>())
         .map(|v| {
-            u64::from(u32::from_be_bytes([
-                v.value[0], v.value[1], v.value[2], v.value[3],
-            ]))
+            u64::from(
+                read_padded::<BackgroundScanStatusValue>(&v.value)
+                    .power_on_minutes
+                    .get(),
+            )
         }))
 }
 
@@ -248,10 +255,16 @@ pub fn informational_exceptions(buf: &[u8]) -> Result<Option<InformationalExcept
     Ok(LogPage::parse(buf, INFORMATIONAL_EXCEPTIONS)?
         .param(0x0000)
         .filter(|v| v.value.len() >= 2)
-        .map(|v| InformationalException {
-            asc: v.value[0],
-            ascq: v.value[1],
-            temperature_celsius: v.value.get(2).copied().filter(|&t| t != 0xFF),
+        .map(|v| {
+            let ie = read_padded::<InformationalExceptionValue>(&v.value);
+            InformationalException {
+                asc: ie.asc,
+                ascq: ie.ascq,
+                // A 2-byte value has no temperature.
+                temperature_celsius: (v.value.len() > 2)
+                    .then_some(ie.most_recent_temperature)
+                    .filter(|&t| t != 0xFF),
+            }
         }))
 }
 
@@ -298,13 +311,14 @@ pub fn newest_self_test(buf: &[u8]) -> Result<Option<SelfTest>, ParseError> {
     Ok(page
         .param(0x0001)
         .filter(|v| v.value.len() >= 4)
+        .map(|v| read_padded::<SelfTestValue>(&v.value))
         // All zero: no test recorded (smartmontools stops at code 0, poh 0).
-        .filter(|v| v.value[0] != 0 || v.value[2] != 0 || v.value[3] != 0)
-        .map(|v| SelfTest {
-            code: v.value[0] >> 5,
-            result: v.value[0] & 0x0F,
-            segment: v.value[1],
-            power_on_hours: u16::from_be_bytes([v.value[2], v.value[3]]),
+        .filter(|t| t.code_result != 0 || t.power_on_hours.get() != 0)
+        .map(|t| SelfTest {
+            code: t.code_result >> 5,
+            result: t.code_result & 0x0F,
+            segment: t.self_test_number,
+            power_on_hours: t.power_on_hours.get(),
         }))
 }
 
@@ -328,26 +342,24 @@ pub fn sas_phys(buf: &[u8]) -> Result<Vec<SasPhy>, ParseError> {
     let page = LogPage::parse(buf, PROTOCOL_SPECIFIC_PORT)?;
     let mut out = Vec::new();
     for p in page.params() {
-        let v = &p.value;
-        if v.first().is_none_or(|b| b & 0x0F != 6) {
+        let Ok((port, mut rest)) = PortValueHeader::ref_from_prefix(&p.value) else {
+            continue;
+        };
+        if port.protocol & 0x0F != PROTOCOL_SAS {
             continue;
         }
-        // Value bytes 0..4: protocol, reserved, generation, number of
-        // phys; then one descriptor per phy, each its length + 4 bytes.
-        let mut off = 4;
-        while off + 48 <= v.len() {
-            let d = &v[off..];
-            let be32 = |i: usize| u32::from_be_bytes([d[i], d[i + 1], d[i + 2], d[i + 3]]);
+        // One descriptor per phy, each its length + 4 bytes (48 for SAS-1
+        // and SAS-1.1, which leave the length 0).
+        while let Ok((d, _)) = SasPhyDescriptor::ref_from_prefix(rest) {
             out.push(SasPhy {
                 port: p.code,
-                phy: d[1],
-                invalid_dwords: be32(32),
-                running_disparity_errors: be32(36),
-                loss_of_dword_sync: be32(40),
-                phy_reset_problems: be32(44),
+                phy: d.phy_identifier,
+                invalid_dwords: d.invalid_dword_count.get(),
+                running_disparity_errors: d.running_disparity_error_count.get(),
+                loss_of_dword_sync: d.loss_of_dword_sync_count.get(),
+                phy_reset_problems: d.phy_reset_problem_count.get(),
             });
-            // SAS-1 and SAS-1.1 leave the descriptor length 0: 48 bytes.
-            off += if d[3] < 44 { 48 } else { 4 + usize::from(d[3]) };
+            rest = rest.get(d.stride()..).unwrap_or(&[]);
         }
     }
     Ok(out)

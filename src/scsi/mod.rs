@@ -4,6 +4,13 @@
 //! `lib/scsicmds.cpp` and `src/scsiprint.cpp` are the independent reading the
 //! tests were checked against.
 //!
+//! Each page layout is defined once: the fixed parts as big-endian
+//! `zerocopy` structs and the variable framing (VPD header and designation
+//! descriptors, log page and parameter headers) with the builders that write
+//! it, in [`layout`] (identity pages, READ CAPACITY(16), the defect list
+//! header) and [`log_layout`] (LOG SENSE). The decoders read through them;
+//! the demo and the test fixtures are written through them.
+//!
 //! [`command`] holds the CDBs and what a completion means; the transport
 //! that issues them is `device::scsi_live`, the mapping onto the unified
 //! reading `health::scsi`.
@@ -11,7 +18,9 @@
 pub mod command;
 pub mod defects;
 pub mod identity;
+pub mod layout;
 pub mod log;
+pub mod log_layout;
 
 pub use command::ScsiRequest;
 pub use defects::grown_defects;

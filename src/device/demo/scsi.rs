@@ -1,17 +1,27 @@
 //! The simulated SAS SSD (`sdb`): its INQUIRY, VPD and LOG SENSE answers,
-//! built with the layouts the decoders read (`scsi::log::LogPage::encode`,
-//! `scsi::identity::vpd_page`) from [`sim::sas_ssd`]. Values and byte
-//! meanings as SPC-5 / SBC-4 lay them out; the page list is what a SAS SSD
+//! written through the layouts the decoders read (`scsi::layout`,
+//! `scsi::log_layout` and their page builders) from [`sim::sas_ssd`].
+//! Values and byte meanings as SPC-5 / SBC-4 lay them out; the page list is what a SAS SSD
 //! typically answers (no background scan page: power-on time comes from
 //! it, so it is there too).
 
 use std::time::Instant;
 
+use zerocopy::big_endian::{U32, U64};
+use zerocopy::{FromZeros, IntoBytes};
+
 use super::DemoDrive;
 use super::sim::{self, SasHealth};
 use crate::device::{FetchError, ScsiRequest, ScsiSource};
-use crate::scsi::identity::{PROTOCOL_SAS, vpd_page};
-use crate::scsi::log::{self, LogPage};
+use crate::scsi::layout::{
+    BlockDeviceCharacteristics, DESIGNATOR_NAA, DefectListHeader, DesignatorHeader,
+    FORMAT_PHYSICAL_SECTOR, InquiryData, PROTOCOL_SAS, ReadCapacity16Data, VpdPageBuilder, ascii,
+};
+use crate::scsi::log;
+use crate::scsi::log_layout::{
+    BackgroundScanStatusValue, InformationalExceptionValue, LogPageBuilder, PercentageUsedValue,
+    SasPhyDescriptor, TemperatureValue, sas_port_value,
+};
 
 /// Log pages the drive lists in page 00h.
 const LOG_PAGES: [u8; 11] = [
@@ -41,95 +51,96 @@ impl DemoScsi {
 }
 
 fn inquiry() -> Vec<u8> {
-    let mut b = vec![0u8; 36];
-    b[2] = 0x07; // SPC-5
-    b[3] = 0x02; // response data format 2
-    b[4] = 31; // additional length: 36 bytes
-    b[8..16].copy_from_slice(b"SEAGATE ");
-    b[16..32].copy_from_slice(b"XS800ME70084    ");
-    b[32..36].copy_from_slice(b"0003");
-    b
+    let mut d = InquiryData::new_zeroed();
+    d.version = 0x07; // SPC-5
+    d.response_data_format = 0x02;
+    d.additional_length = 31; // 36 bytes
+    d.vendor = ascii("SEAGATE");
+    d.product = ascii("XS800ME70084");
+    d.revision = ascii("0003");
+    d.as_bytes().to_vec()
 }
 
 /// VPD 83h: the logical unit's NAA (Seagate's OUI 000C50h, made-up ID),
 /// then the target port's NAA with PIV set and protocol SAS.
 fn device_id() -> Vec<u8> {
-    let mut p = vec![
-        0x01, 0x03, 0x00, 0x08, 0x50, 0x00, 0xC5, 0x00, 0xDE, 0x00, 0x00, 0x05,
-    ];
-    p.extend([(PROTOCOL_SAS << 4) | 0x01, 0x93, 0x00, 0x08]);
-    p.extend([0x50, 0x00, 0xC5, 0x00, 0xDE, 0x00, 0x00, 0x06]);
-    vpd_page(0x83, &p)
+    VpdPageBuilder::new(0x83)
+        .designator(
+            DesignatorHeader::new(0, 1, false, 0, DESIGNATOR_NAA, 8),
+            &0x5000_C500_DE00_0005u64.to_be_bytes(),
+        )
+        .designator(
+            DesignatorHeader::new(PROTOCOL_SAS, 1, true, 1, DESIGNATOR_NAA, 8),
+            &0x5000_C500_DE00_0006u64.to_be_bytes(),
+        )
+        .build()
 }
 
 /// Error counter page: 0003h corrected, 0005h bytes processed, 0006h
 /// uncorrected (SBC-4 6.4.x), 8-byte counters.
 fn error_counters(page: u8, corrected: u64, bytes: u64) -> Vec<u8> {
-    let (c, b, u) = (
-        corrected.to_be_bytes(),
-        bytes.to_be_bytes(),
-        0u64.to_be_bytes(),
-    );
-    LogPage::encode(page, 0, &[(0x0003, &c), (0x0005, &b), (0x0006, &u)])
+    LogPageBuilder::new(page, 0)
+        .value(0x0003, &U64::new(corrected))
+        .value(0x0005, &U64::new(bytes))
+        .value(0x0006, &U64::new(0))
+        .build()
 }
 
 /// Page 18h: one SAS port (relative target port 1) with one phy: value
 /// bytes 0..4 protocol 6, generation, number of phys; then a 48-byte phy
 /// descriptor (length 44) with the four error counts at 32..48.
 fn sas_port(h: &SasHealth) -> Vec<u8> {
-    let mut v = vec![PROTOCOL_SAS, 0, 1, 1];
-    let mut d = vec![0u8; 48];
-    d[3] = 44;
-    for (i, n) in h.phy_errors.iter().enumerate() {
-        d[32 + 4 * i..36 + 4 * i].copy_from_slice(&n.to_be_bytes());
-    }
-    v.extend(d);
-    LogPage::encode(log::PROTOCOL_SPECIFIC_PORT, 0, &[(0x0001, &v)])
+    let phy = SasPhyDescriptor::new(0, h.phy_errors);
+    LogPageBuilder::new(log::PROTOCOL_SPECIFIC_PORT, 0)
+        .param(0x0001, &sas_port_value(1, &[phy]))
+        .build()
 }
 
 fn log_page(page: u8, h: &SasHealth) -> Option<Vec<u8>> {
-    let be32 = |n: u32| n.to_be_bytes();
+    let temperature = |celsius| TemperatureValue {
+        reserved: 0,
+        celsius,
+    };
+    let page_of = || LogPageBuilder::new(page, 0);
     Some(match page {
-        log::SUPPORTED_PAGES => LogPage::encode_raw(0, 0, &LOG_PAGES),
+        log::SUPPORTED_PAGES => page_of().raw(&LOG_PAGES).build(),
         log::READ_ERRORS => error_counters(page, h.corrected[0], h.read_bytes),
         log::WRITE_ERRORS => error_counters(page, h.corrected[1], h.written_bytes),
         log::VERIFY_ERRORS => error_counters(page, h.corrected[2], h.read_bytes / 8),
-        log::NON_MEDIUM_ERRORS => LogPage::encode(page, 0, &[(0x0000, &[0, 0, 0, 4])]),
-        // 0000h temperature, 0001h reference temperature: °C in value byte 1.
-        log::TEMPERATURE => LogPage::encode(
-            page,
-            0,
-            &[
-                (0x0000, &[0, h.temperature_c]),
-                (0x0001, &[0, h.reference_c]),
-            ],
-        ),
+        log::NON_MEDIUM_ERRORS => page_of().value(0x0000, &U32::new(4)).build(),
+        // 0000h temperature, 0001h reference temperature.
+        log::TEMPERATURE => page_of()
+            .value(0x0000, &temperature(h.temperature_c))
+            .value(0x0001, &temperature(h.reference_c))
+            .build(),
         // 0003h specified cycles over the life, 0004h accumulated.
-        log::START_STOP => LogPage::encode(
-            page,
-            0,
-            &[
-                (0x0003, &be32(50_000)),
-                (0x0004, &be32(h.start_stop_cycles)),
-            ],
-        ),
-        // 0001h percentage used endurance indicator, value byte 3.
+        log::START_STOP => page_of()
+            .value(0x0003, &U32::new(50_000))
+            .value(0x0004, &U32::new(h.start_stop_cycles))
+            .build(),
         log::SOLID_STATE_MEDIA => {
-            LogPage::encode(page, 0, &[(0x0001, &[0, 0, 0, h.percentage_used])])
+            let mut v = PercentageUsedValue::new_zeroed();
+            v.percentage_used = h.percentage_used;
+            page_of().value(0x0001, &v).build()
         }
-        // 0000h background scan status: power-on minutes in value bytes 0..4.
+        // 0000h background scan status: the power-on minutes.
         log::BACKGROUND_SCAN => {
-            let mut v = vec![0u8; 12];
-            v[..4].copy_from_slice(&be32(h.power_on_minutes));
-            LogPage::encode(page, 0, &[(0x0000, &v)])
+            let mut v = BackgroundScanStatusValue::new_zeroed();
+            v.power_on_minutes.set(h.power_on_minutes);
+            page_of().value(0x0000, &v).build()
         }
         log::PROTOCOL_SPECIFIC_PORT => sas_port(h),
-        // 0000h: ASC 00h, ASCQ 00h (no exception), most recent temperature.
-        log::INFORMATIONAL_EXCEPTIONS => LogPage::encode(
-            page,
-            0,
-            &[(0x0000, &[0, 0, h.temperature_c, h.reference_c])],
-        ),
+        // 0000h: ASC 00h, ASCQ 00h (no exception), most recent temperature;
+        // the vendor byte carries the reference temperature.
+        log::INFORMATIONAL_EXCEPTIONS => {
+            let ie = InformationalExceptionValue {
+                asc: 0,
+                ascq: 0,
+                most_recent_temperature: h.temperature_c,
+                vendor: h.reference_c,
+            };
+            page_of().value(0x0000, &ie).build()
+        }
         _ => return None,
     })
 }
@@ -144,23 +155,24 @@ impl ScsiSource for DemoScsi {
         let unsupported = || Err(FetchError::Unsupported(format!("{req}: not simulated")));
         Ok(match req {
             ScsiRequest::Inquiry => inquiry(),
-            ScsiRequest::Vpd(0x00) => vpd_page(0x00, &[0x00, 0x80, 0x83, 0xB1]),
-            ScsiRequest::Vpd(0x80) => vpd_page(0x80, b"DEMO0000000000000005"),
+            ScsiRequest::Vpd(0x00) => VpdPageBuilder::new(0x00)
+                .bytes(&[0x00, 0x80, 0x83, 0xB1])
+                .build(),
+            ScsiRequest::Vpd(0x80) => VpdPageBuilder::new(0x80)
+                .bytes(b"DEMO0000000000000005")
+                .build(),
             ScsiRequest::Vpd(0x83) => device_id(),
             // Medium rotation rate 0001h: non-rotating.
             ScsiRequest::Vpd(0xB1) => {
-                let mut p = vec![0u8; 60];
-                p[1] = 0x01;
-                vpd_page(0xB1, &p)
+                let mut p = BlockDeviceCharacteristics::new();
+                p.medium_rotation_rate.set(1);
+                p.as_bytes().to_vec()
             }
             ScsiRequest::Vpd(_) => return unsupported(),
             // 800 GB in 512-byte blocks: last LBA 1 562 824 367.
-            ScsiRequest::ReadCapacity16 => {
-                let mut b = vec![0u8; 32];
-                b[..8].copy_from_slice(&1_562_824_367u64.to_be_bytes());
-                b[8..12].copy_from_slice(&512u32.to_be_bytes());
-                b
-            }
+            ScsiRequest::ReadCapacity16 => ReadCapacity16Data::new(1_562_824_367, 512)
+                .as_bytes()
+                .to_vec(),
             ScsiRequest::Log { page, subpage: 0 } => match log_page(page, &h) {
                 Some(p) => p,
                 None => return unsupported(),
@@ -169,8 +181,9 @@ impl ScsiSource for DemoScsi {
             // GLISTV, physical sector format (101b): 8 bytes per entry.
             ScsiRequest::GrownDefects => {
                 let len = (h.grown_defects * 8) as u16;
-                let [hi, lo] = len.to_be_bytes();
-                vec![0, 0x0D, hi, lo]
+                DefectListHeader::grown(FORMAT_PHYSICAL_SECTOR, len)
+                    .as_bytes()
+                    .to_vec()
             }
         })
     }
