@@ -1,9 +1,18 @@
 //! The simulated SATA drive's pages (`sda`): IDENTIFY DEVICE, SMART READ
 //! DATA / THRESHOLDS, the Device Statistics pages, the SMART self-test and
-//! summary error logs, as ACS lays them out, so they go through exactly the
-//! decoders a real drive's pages do.
+//! summary error logs, each filled in through the decoder's own layout
+//! (`ata::identify::IdentifyPage`, `ata::smart::SmartDataPage`, ...) and
+//! sealed with the one checksum rule ([`Checksummed::seal`]), so they go
+//! through exactly the decoders a real drive's pages do.
 
-use super::pages::Page;
+use zerocopy::IntoBytes;
+
+use crate::ata::devstat::{PageListPage, Statistic, StatisticsPage};
+use crate::ata::error_log::ErrorLogPage;
+use crate::ata::identify::{INTEGRITY_SIGNATURE, IdentifyPage, put_ata_string};
+use crate::ata::self_test::SelfTestLogPage;
+use crate::ata::smart::{AttributeEntry, SmartDataPage, SmartThresholdsPage, ThresholdEntry};
+use crate::ata::{Checksummed, Sector};
 
 /// What an ATA IDENTIFY DEVICE page says.
 pub struct AtaIdentity {
@@ -17,34 +26,29 @@ pub struct AtaIdentity {
 /// IDENTIFY DEVICE, 512 bytes: an SSD (rotation rate 1) with SMART, the
 /// self-test and error logs, GPL and the Device Statistics log.
 pub fn ata_identify(id: &AtaIdentity) -> Vec<u8> {
-    let mut p = Page::new(512);
-    p.word(0, 0x0040)
-        .ata_string(10, 10, id.serial)
-        .ata_string(23, 4, id.firmware)
-        .ata_string(27, 20, id.model)
-        .word(49, 0x0F00) // LBA, DMA
-        .word(53, 0x0006)
-        .word(60, id.sectors.min(0x0FFF_FFFF) as u16)
-        .word(61, (id.sectors.min(0x0FFF_FFFF) >> 16) as u16)
-        .word(76, 0x870E) // SATA 1.5/3/6 Gb/s, NCQ
-        .word(80, 0x07F0) // ACS-3 and earlier
-        .word(82, 0x746B) // SMART supported (bit 0)
-        .word(83, 0x7401) // LBA48 (bit 10)
-        .word(84, 0x4163) // SMART error log, self-test, GPL, WWN
-        .word(85, 0x7469) // SMART enabled (bit 0)
-        .word(86, 0xB401)
-        .word(87, 0x4163)
-        .word(106, 0x6003) // 512-byte logical, 4 KiB physical sectors
-        .word(217, 1) // non-rotating
-        .word(222, 0x107F)
-        .word(255, 0x00A5);
-    for i in 0..4 {
-        p.word(100 + i, (id.sectors >> (16 * i)) as u16);
-        p.word(108 + i, (id.wwn >> (16 * (3 - i))) as u16);
-    }
-    // Word 255's high byte is the checksum (signature A5h in the low byte).
-    p.checksum();
-    p.bytes()
+    let mut p = IdentifyPage::zeroed();
+    p.general_configuration = 0x0040.into();
+    put_ata_string(&mut p.serial, id.serial);
+    put_ata_string(&mut p.firmware, id.firmware);
+    put_ata_string(&mut p.model, id.model);
+    p.capabilities = 0x0F00.into(); // LBA, DMA
+    p.field_valid = 0x0006.into();
+    p.lba28_sectors = (id.sectors.min(0x0FFF_FFFF) as u32).into();
+    p.sata_capabilities = 0x870E.into(); // SATA 1.5/3/6 Gb/s, NCQ
+    p.major_version = 0x07F0.into(); // ACS-3 and earlier
+    p.command_set_1 = 0x746B.into(); // SMART supported (bit 0)
+    p.command_set_2 = 0x7401.into(); // LBA48 (bit 10)
+    p.command_set_extension = 0x4163.into(); // SMART error log, self-test, GPL, WWN
+    p.command_set_enabled_1 = 0x7469.into(); // SMART enabled (bit 0)
+    p.command_set_enabled_2 = 0xB401.into();
+    p.command_set_default = 0x4163.into();
+    p.lba48_sectors = id.sectors.into();
+    p.sector_size = 0x6003.into(); // 512-byte logical, 4 KiB physical sectors
+    p.set_wwn(id.wwn);
+    p.rotation_rate = 1.into(); // non-rotating
+    p.transport_major = 0x107F.into();
+    p.integrity_signature = INTEGRITY_SIGNATURE;
+    p.seal().as_bytes().to_vec()
 }
 
 /// One SMART attribute: id, flags, normalized value, worst, threshold, raw.
@@ -76,81 +80,77 @@ impl Attr {
 
 /// SMART READ DATA, 512 bytes (up to 30 attributes).
 pub fn ata_smart_data(attrs: &[Attr]) -> Vec<u8> {
-    let mut p = Page::new(512);
-    p.u16(0, 0x0010);
-    for (i, a) in attrs.iter().take(30).enumerate() {
-        let base = 2 + 12 * i;
-        p.u8(base, a.id)
-            .u16(base + 1, a.flags)
-            .u8(base + 3, a.value)
-            .u8(base + 4, a.worst);
-        p.raw(base + 5, &a.raw);
+    let mut p = SmartDataPage::zeroed();
+    p.revision = 0x0010.into();
+    for (slot, a) in p.attributes.iter_mut().zip(attrs) {
+        *slot = AttributeEntry {
+            id: a.id,
+            flags: a.flags.into(),
+            current: a.value,
+            worst: a.worst,
+            raw: a.raw,
+            reserved: 0,
+        };
     }
-    p.u8(367, 0x11) // offline capability: immediate, self-test
-        .u16(368, 0x0003)
-        .u8(370, 0x01) // error logging
-        .u8(372, 2) // short self-test: 2 minutes
-        .u8(373, 10)
-        .checksum();
-    p.bytes()
+    p.offline_collection_capability = 0x11; // immediate, self-test
+    p.smart_capability = 0x0003.into();
+    p.error_logging_capability = 0x01;
+    p.short_test_minutes = 2;
+    p.extended_test_minutes = 10;
+    p.seal().as_bytes().to_vec()
 }
 
 /// SMART READ THRESHOLDS, 512 bytes, in the same order as the data.
 pub fn ata_smart_thresholds(attrs: &[Attr]) -> Vec<u8> {
-    let mut p = Page::new(512);
-    p.u16(0, 0x0010);
-    for (i, a) in attrs.iter().take(30).enumerate() {
-        p.u8(2 + 12 * i, a.id).u8(3 + 12 * i, a.threshold);
+    let mut p = SmartThresholdsPage::zeroed();
+    p.revision = 0x0010.into();
+    for (slot, a) in p.thresholds.iter_mut().zip(attrs) {
+        *slot = ThresholdEntry {
+            id: a.id,
+            threshold: a.threshold,
+            ..ThresholdEntry::default()
+        };
     }
-    p.checksum();
-    p.bytes()
+    p.seal().as_bytes().to_vec()
 }
 
-/// One Device Statistics value: offset in the page, width (0 = a signed
-/// byte), value.
+/// One Device Statistics value: offset in the page, width in bytes (0 = a
+/// signed byte), value.
 pub type Stat = (usize, usize, i64);
 
 /// Device Statistics page `number` with `stats`, each flagged supported and
 /// valid (byte 7 of its qword: bits 7 and 6).
 pub fn ata_devstat_page(number: u8, stats: &[Stat]) -> Vec<u8> {
-    let mut p = Page::new(512);
-    p.u16(0, 0x0001).u8(2, number);
+    let mut p = StatisticsPage::new(number);
     for &(off, width, v) in stats {
-        p.uint(off, width.max(1), v as u128);
-        p.u8(off + 7, 0xC0);
+        let bits = 8 * width.clamp(1, 7);
+        p.set(off, Statistic::valid_value(v as u64 & ((1 << bits) - 1)));
     }
-    p.bytes()
+    p.as_bytes().to_vec()
 }
 
 /// Device Statistics page 00h: the list of supported pages.
 pub fn ata_devstat_list(pages: &[u8]) -> Vec<u8> {
-    let mut p = Page::new(512);
-    p.u16(0, 0x0001).u8(8, pages.len() as u8);
-    for (i, &n) in pages.iter().enumerate() {
-        p.u8(9 + i, n);
-    }
-    p.bytes()
+    PageListPage::new(pages).as_bytes().to_vec()
 }
 
 /// SMART self-test log (06h), 512 bytes: one short offline test with
 /// `status` (0 = completed without error) at `hours`.
 pub fn ata_self_test_log(status: u8, hours: u16) -> Vec<u8> {
-    let mut p = Page::new(512);
-    p.u16(0, 0x0001)
-        .u8(2, 0x01)
-        .u8(3, status)
-        .u16(4, hours)
-        .u8(508, 1)
-        .checksum();
-    p.bytes()
+    let mut p = SelfTestLogPage::zeroed();
+    p.revision = 0x0001.into();
+    p.descriptors[0].test_number = 0x01;
+    p.descriptors[0].status = status;
+    p.descriptors[0].life_timestamp = hours.into();
+    p.newest_index = 1;
+    p.seal().as_bytes().to_vec()
 }
 
 /// SMART summary error log (01h), 512 bytes, with the device error count.
 pub fn ata_error_log(count: u16) -> Vec<u8> {
-    let mut p = Page::new(512);
-    p.u8(0, 1)
-        .u8(1, if count > 0 { 1 } else { 0 })
-        .u16(452, count)
-        .checksum();
-    p.bytes()
+    let mut p = ErrorLogPage::zeroed();
+    p.revision = 1;
+    p.newest = u8::from(count > 0);
+    p.error_count = count.into();
+    p.seal().as_bytes().to_vec()
 }
