@@ -35,7 +35,6 @@ echo "== cargo doc (broken intra-doc links fail)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 echo "== fixture dumps agree with their meta.toml"
 python3 tests/fixtures/check_fixtures.py
-python3 tests/fixtures/check_sata_fixtures.py
 python3 tests/fixtures/check_sas_fixtures.py
 echo "== benchmark referee: scripts/syscall-latency.py on a hand-made trace"
 python3 scripts/syscall-latency.py --selftest
