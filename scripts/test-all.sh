@@ -33,8 +33,6 @@ echo "== cargo clippy"
 cargo clippy --all-targets --quiet -- -D warnings
 echo "== cargo doc (broken intra-doc links fail)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
-echo "== fixture dumps agree with their meta.toml"
-python3 tests/fixtures/check_sata_fixtures.py
 echo "== benchmark referee: scripts/syscall-latency.py on a hand-made trace"
 python3 scripts/syscall-latency.py --selftest
 echo "== real kernel: QEMU with emulated NVMe and SATA under the Debian kernel"

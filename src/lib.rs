@@ -20,7 +20,8 @@
 //!   error and self-test logs, UUID list), each reading through its page's one
 //!   layout struct, and NVMe status codes.
 //! - [`ata`]: SATA over SG_IO: pass-through CDBs and sense, and pure decoders
-//!   for IDENTIFY, SMART data/thresholds/status, Device Statistics, self-tests;
+//!   for IDENTIFY, SMART data/thresholds/status, Device Statistics, self-tests,
+//!   each reading through its page's one layout struct (`ata::sector`);
 //!   attribute names and raw formats (built-in table, drivedb.h) in `ata::attributes`.
 //! - [`scsi`]: SAS/SCSI disks: the CDBs and what a completion means, and
 //!   pure decoders (INQUIRY, VPD, READ CAPACITY(16), LOG SENSE pages, grown

@@ -6,7 +6,7 @@
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use ssd_exporter::ata::{SmartData, SmartThresholds};
-use ssd_exporter::device::demo::pages::{Attr, ata_smart_data, ata_smart_thresholds};
+use ssd_exporter::device::demo::ata::{Attr, ata_smart_data, ata_smart_thresholds};
 
 fn attrs(u: &mut Unstructured<'_>) -> Result<Vec<Attr>> {
     let mut out = Vec::new();

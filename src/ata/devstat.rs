@@ -8,13 +8,118 @@
 //! smartmontools `ataprint.cpp` (`devstat_info_0x0N`).
 
 use serde::Serialize;
+use zerocopy::little_endian::{U16, U64};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use super::passthrough::Command;
+use super::sector::Sector;
 use super::smart::read_log_command;
 use super::{LOG_DEVICE_STATISTICS, SECTOR};
-use crate::decode::{Bytes, ParseError};
+use crate::decode::ParseError;
 
 const PAGE: &str = "device statistics";
+
+/// Revision 0001h, the one ACS defines for every page.
+pub const REVISION: u16 = 0x0001;
+
+/// The 8-byte header of every Device Statistics page (ACS-4 "Device
+/// Statistics Information Header").
+#[derive(Debug, Clone, Copy, Default, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct DevstatHeader {
+    /// Bytes 0–1: revision number.
+    pub revision: U16,
+    /// Byte 2: page number.
+    pub page: u8,
+    /// Bytes 3–7: reserved.
+    pub reserved: [u8; 5],
+}
+
+impl DevstatHeader {
+    /// The header of page `page`, revision 0001h.
+    pub fn new(page: u8) -> Self {
+        Self {
+            revision: REVISION.into(),
+            page,
+            reserved: [0; 5],
+        }
+    }
+}
+
+/// A Device Statistics page 01h–07h: the header, then 63 statistics,
+/// qword i (1..=63) at byte 8·i, each with its value in bytes 0–6 and its
+/// flags in byte 7 (see [`Statistic`]). The one definition of the layout:
+/// the decoder reads through it, the demo and the fixture builder fill it.
+#[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct StatisticsPage {
+    /// Bytes 0–7.
+    pub header: DevstatHeader,
+    /// Bytes 8–511: statistics at offsets 008h..1F8h.
+    pub statistics: [U64; 63],
+}
+
+const _: () = assert!(size_of::<StatisticsPage>() == SECTOR);
+
+impl Sector for StatisticsPage {
+    const PAGE: &'static str = PAGE;
+}
+
+impl StatisticsPage {
+    /// An empty page `page` (revision 0001h, no statistic supported).
+    pub fn new(page: u8) -> Self {
+        let mut p = Self::zeroed();
+        p.header = DevstatHeader::new(page);
+        p
+    }
+
+    /// Sets the statistic at byte `offset`; false if there is no such slot.
+    pub fn set(&mut self, offset: usize, stat: Statistic) -> bool {
+        let Some(i) = (offset % 8 == 0)
+            .then(|| (offset / 8).checked_sub(1))
+            .flatten()
+        else {
+            return false;
+        };
+        match self.statistics.get_mut(i) {
+            Some(q) => {
+                *q = stat.to_qword().into();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Page 00h, the list of supported pages.
+#[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct PageListPage {
+    /// Bytes 0–7 (page number 00h).
+    pub header: DevstatHeader,
+    /// Byte 8: number of entries in the list.
+    pub count: u8,
+    /// Bytes 9–511: the supported page numbers, ascending.
+    pub pages: [u8; 503],
+}
+
+const _: () = assert!(size_of::<PageListPage>() == SECTOR);
+
+impl Sector for PageListPage {
+    const PAGE: &'static str = PAGE;
+}
+
+impl PageListPage {
+    /// Page 00h listing `pages` (at most 503 are kept).
+    pub fn new(pages: &[u8]) -> Self {
+        let mut p = Self::zeroed();
+        p.header = DevstatHeader::new(PAGE_LIST);
+        let n = pages.len().min(p.pages.len());
+        p.pages[..n].copy_from_slice(&pages[..n]);
+        p.count = n.min(usize::from(u8::MAX)) as u8;
+        p
+    }
+}
 
 /// Page 00h: list of supported pages.
 pub const PAGE_LIST: u8 = 0x00;
@@ -52,12 +157,32 @@ pub struct Statistic {
 }
 
 impl Statistic {
+    /// Flags b7: supported.
+    pub const SUPPORTED: u8 = 0x80;
+    /// Flags b6: valid.
+    pub const VALID: u8 = 0x40;
+
     fn from_qword(q: u64) -> Self {
         Self {
             value: q & 0x00FF_FFFF_FFFF_FFFF,
             flags: (q >> 56) as u8,
         }
     }
+
+    /// A supported, valid statistic holding `value` (bits above 55 are
+    /// dropped).
+    pub fn valid_value(value: u64) -> Self {
+        Self {
+            value: value & 0x00FF_FFFF_FFFF_FFFF,
+            flags: Self::SUPPORTED | Self::VALID,
+        }
+    }
+
+    /// The qword as the page holds it: value in bytes 0–6, flags in byte 7.
+    pub fn to_qword(self) -> u64 {
+        (self.value & 0x00FF_FFFF_FFFF_FFFF) | u64::from(self.flags) << 56
+    }
+
     /// Flags b7: the device implements this statistic.
     pub fn supported(&self) -> bool {
         self.flags & 0x80 != 0
@@ -88,19 +213,21 @@ impl DevstatPage {
     /// Decodes a 512-byte page, rejecting one whose header names another
     /// page (including 0, which smartmontools shows as "empty").
     pub fn parse(expected_page: u8, buf: &[u8]) -> Result<Self, ParseError> {
-        let b = Bytes::new(PAGE, buf, SECTOR)?;
-        let page = b.u8(2);
+        let p = StatisticsPage::view(buf)?;
+        let page = p.header.page;
         if page != expected_page {
             return Err(ParseError::Invalid {
                 page: PAGE,
                 reason: format!("header names page {page:02x}h, expected {expected_page:02x}h"),
             });
         }
-        let statistics = (1..SECTOR / 8)
-            .map(|i| Statistic::from_qword(b.u64(8 * i)))
+        let statistics = p
+            .statistics
+            .iter()
+            .map(|q| Statistic::from_qword(q.get()))
             .collect();
         Ok(Self {
-            revision: b.u16(0),
+            revision: p.header.revision.get(),
             page,
             statistics,
         })
@@ -144,15 +271,15 @@ impl DevstatPage {
 /// Page 00h: the supported page numbers (byte 8 = count, list from byte
 /// 9), including 00h itself when the device lists it.
 pub fn supported_pages(buf: &[u8]) -> Result<Vec<u8>, ParseError> {
-    let b = Bytes::new(PAGE, buf, SECTOR)?;
-    if b.u8(2) != PAGE_LIST {
+    let p = PageListPage::view(buf)?;
+    if p.header.page != PAGE_LIST {
         return Err(ParseError::Invalid {
             page: PAGE,
-            reason: format!("page list header names page {:02x}h", b.u8(2)),
+            reason: format!("page list header names page {:02x}h", p.header.page),
         });
     }
-    let count = usize::from(b.u8(8));
-    Ok(b.slice(9, count.min(SECTOR - 9)).to_vec())
+    let count = usize::from(p.count).min(p.pages.len());
+    Ok(p.pages[..count].to_vec())
 }
 
 /// The statistics the exporter reports, gathered from whichever pages the

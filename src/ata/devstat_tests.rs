@@ -169,3 +169,33 @@ fn commands() {
     assert_eq!(c.data_len(), 8 * 512);
     assert_eq!(c.cdb()[8], 0x04);
 }
+
+/// The layouts' fields sit at the bytes ACS-4 gives: header qword, then
+/// qword i at byte 8·i; page 00h's count at 8, its list from 9.
+#[test]
+fn layout_offsets_are_the_spec_bytes() {
+    use std::mem::offset_of;
+    assert_eq!(offset_of!(DevstatHeader, page), 2);
+    assert_eq!(offset_of!(StatisticsPage, statistics), 8);
+    assert_eq!(offset_of!(PageListPage, count), 8);
+    assert_eq!(offset_of!(PageListPage, pages), 9);
+}
+
+/// Written through the layout, a statistic's value and flags land at the
+/// spec's bytes (value low bytes first, flags in byte 7 of its qword).
+#[test]
+fn layout_writes_land_on_the_spec_bytes() {
+    let mut p = StatisticsPage::new(PAGE_TEMPERATURE);
+    assert!(p.set(0x58, Statistic::valid_value(70)));
+    assert!(p.set(0x08, Statistic::valid_value(0xF6)));
+    assert!(!p.set(0x09, Statistic::valid_value(1)));
+    assert!(!p.set(0x00, Statistic::valid_value(1)));
+    assert!(!p.set(0x200, Statistic::valid_value(1)));
+    let b = zerocopy::IntoBytes::as_bytes(&p);
+    assert_eq!(&b[..8], &[1, 0, 5, 0, 0, 0, 0, 0]);
+    assert_eq!(&b[0x08..0x10], &[0xF6, 0, 0, 0, 0, 0, 0, 0xC0]);
+    assert_eq!(&b[0x58..0x60], &[70, 0, 0, 0, 0, 0, 0, 0xC0]);
+    let list = PageListPage::new(&[0, 1, 7]);
+    let b = zerocopy::IntoBytes::as_bytes(&list);
+    assert_eq!(&b[..13], &[1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 1, 7, 0]);
+}

@@ -5,10 +5,14 @@
 //! revision, byte 1 index of the newest of five 90-byte error structures
 //! (bytes 2..452), bytes 452–453 device error count, byte 511 checksum.
 
+use zerocopy::little_endian::U16;
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+
+use super::SECTOR;
 use super::passthrough::Command;
+use super::sector::{Checksummed, Sector};
 use super::smart::read_log_command;
-use super::{SECTOR, byte_sum};
-use crate::decode::{Bytes, ParseError};
+use crate::decode::ParseError;
 
 /// SMART log address of the summary error log.
 pub const LOG_SMART_ERROR: u8 = 0x01;
@@ -17,6 +21,34 @@ pub const LOG_SMART_ERROR: u8 = 0x01;
 pub fn command() -> Command {
     read_log_command(LOG_SMART_ERROR, 1)
 }
+
+/// The summary error log sector (ACS-4 "Summary Error log"). The one
+/// definition of these offsets: the decoder reads through it, the demo and
+/// the fixture builder fill it in.
+#[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct ErrorLogPage {
+    /// Byte 0: revision (01h).
+    pub revision: u8,
+    /// Byte 1: index of the newest error data structure, 1..=5 (0 = none).
+    pub newest: u8,
+    /// Bytes 2–451: five 90-byte error data structures (not decoded).
+    pub structures: [[u8; 90]; 5],
+    /// Bytes 452–453: device error count.
+    pub error_count: U16,
+    /// Bytes 454–510: reserved.
+    pub reserved454: [u8; 57],
+    /// Byte 511: checksum.
+    pub checksum: u8,
+}
+
+const _: () = assert!(size_of::<ErrorLogPage>() == SECTOR);
+
+impl Sector for ErrorLogPage {
+    const PAGE: &'static str = "smart error log";
+}
+
+impl Checksummed for ErrorLogPage {}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ErrorLogSummary {
@@ -33,12 +65,12 @@ pub struct ErrorLogSummary {
 
 impl ErrorLogSummary {
     pub fn parse(buf: &[u8]) -> Result<Self, ParseError> {
-        let b = Bytes::new("smart error log", buf, SECTOR)?;
+        let p = ErrorLogPage::view(buf)?;
         Ok(Self {
-            revision: b.u8(0),
-            newest: b.u8(1),
-            error_count: b.u16(452),
-            checksum_valid: byte_sum(b.slice(0, SECTOR)) == 0,
+            revision: p.revision,
+            newest: p.newest,
+            error_count: p.error_count.get(),
+            checksum_valid: p.checksum_valid(),
         })
     }
 }
@@ -61,6 +93,15 @@ mod tests {
         assert!(log.checksum_valid);
         page[511] ^= 1;
         assert!(!ErrorLogSummary::parse(&page).unwrap().checksum_valid);
+    }
+
+    #[test]
+    fn layout_offsets_are_the_spec_bytes() {
+        use std::mem::offset_of;
+        assert_eq!(offset_of!(ErrorLogPage, newest), 1);
+        assert_eq!(offset_of!(ErrorLogPage, structures), 2);
+        assert_eq!(offset_of!(ErrorLogPage, error_count), 452);
+        assert_eq!(offset_of!(ErrorLogPage, checksum), 511);
     }
 
     #[test]

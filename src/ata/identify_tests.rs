@@ -186,3 +186,54 @@ fn command_and_short_buffer() {
         Err(ParseError::Length { expected: 512, .. })
     ));
 }
+
+/// The layout's fields sit at the bytes ACS-4 gives (word N at byte 2N).
+#[test]
+fn layout_offsets_are_the_spec_words() {
+    use std::mem::offset_of;
+    let words = [
+        (offset_of!(IdentifyPage, serial), 10),
+        (offset_of!(IdentifyPage, firmware), 23),
+        (offset_of!(IdentifyPage, model), 27),
+        (offset_of!(IdentifyPage, lba28_sectors), 60),
+        (offset_of!(IdentifyPage, major_version), 80),
+        (offset_of!(IdentifyPage, command_set_1), 82),
+        (offset_of!(IdentifyPage, command_set_2), 83),
+        (offset_of!(IdentifyPage, command_set_extension), 84),
+        (offset_of!(IdentifyPage, command_set_enabled_1), 85),
+        (offset_of!(IdentifyPage, command_set_enabled_2), 86),
+        (offset_of!(IdentifyPage, command_set_default), 87),
+        (offset_of!(IdentifyPage, lba48_sectors), 100),
+        (offset_of!(IdentifyPage, sector_size), 106),
+        (offset_of!(IdentifyPage, wwn), 108),
+        (offset_of!(IdentifyPage, logical_sector_words), 117),
+        (offset_of!(IdentifyPage, form_factor), 168),
+        (offset_of!(IdentifyPage, rotation_rate), 217),
+        (offset_of!(IdentifyPage, transport_major), 222),
+    ];
+    for (off, word) in words {
+        assert_eq!(off, 2 * word, "word {word}");
+    }
+    assert_eq!(offset_of!(IdentifyPage, integrity_signature), 510);
+    assert_eq!(offset_of!(IdentifyPage, checksum), 511);
+}
+
+/// Filled in through the layout, the sector reads back the same at the
+/// spec's words (written here by hand, not through the struct).
+#[test]
+fn layout_writes_land_on_the_spec_words() {
+    let mut p = IdentifyPage::zeroed();
+    put_ata_string(&mut p.serial, "AB");
+    p.lba48_sectors = 0x0001_0002_0003_0004.into();
+    p.set_wwn(0x5002_6B78_0000_0001);
+    p.rotation_rate = 1.into();
+    p.integrity_signature = INTEGRITY_SIGNATURE;
+    p.seal();
+    let b = zerocopy::IntoBytes::as_bytes(&p);
+    assert_eq!(&b[20..24], b"BA  ");
+    assert_eq!(&b[200..208], &[4, 0, 3, 0, 2, 0, 1, 0]);
+    assert_eq!(&b[216..224], &[0x02, 0x50, 0x78, 0x6B, 0, 0, 0x01, 0]);
+    assert_eq!(&b[434..436], &[1, 0]);
+    assert_eq!(b[510], 0xA5);
+    assert_eq!(b.iter().fold(0u8, |a, &x| a.wrapping_add(x)), 0);
+}

@@ -8,7 +8,11 @@
 //! takes the raw 512-byte sector and returns a typed value or a
 //! [`ParseError`](crate::decode::ParseError). Offsets come from
 //! `shared/reference/layouts.md`, ACS and SAT, cross-checked with
-//! smartmontools; each field's doc names its word or byte.
+//! smartmontools; each field's doc names its word or byte. Every 512-byte
+//! page is laid out once, as a `zerocopy` struct beside its decoder
+//! (`identify::IdentifyPage`, `smart::SmartDataPage`, ...; see [`sector`]):
+//! the decoder views the sector through it, and the demo and the fixture
+//! builder fill it in.
 //!
 //! Each command an exporter needs is available ready-made as a
 //! [`Command`] (taskfile, protocol, `CK_COND`, transfer length), e.g.
@@ -23,6 +27,7 @@ pub mod error_log;
 pub mod identify;
 pub mod passthrough;
 pub mod power;
+pub mod sector;
 pub mod self_test;
 pub mod sense;
 pub mod smart;
@@ -34,6 +39,7 @@ pub use devstat::{DeviceStatistics, DevstatPage, Statistic};
 pub use identify::Identify;
 pub use passthrough::{Command, Protocol, Taskfile, cdb16};
 pub use power::PowerMode;
+pub use sector::{Checksummed, Sector};
 pub use self_test::{Entry as SelfTestEntry, SelfTestLog};
 pub use sense::{AtaError, AtaRegisters, Sense, outcome, parse_sense};
 pub use smart::{RawAttribute, SmartData, SmartStatus, SmartThresholds};

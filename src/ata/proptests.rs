@@ -87,6 +87,37 @@ proptest! {
     }
 
     #[test]
+    fn every_layout_is_the_sector_itself(buf in sector()) {
+        use zerocopy::IntoBytes;
+        prop_assert_eq!(identify::IdentifyPage::view(&buf).unwrap().as_bytes(), &buf[..]);
+        prop_assert_eq!(smart::SmartDataPage::view(&buf).unwrap().as_bytes(), &buf[..]);
+        prop_assert_eq!(smart::SmartThresholdsPage::view(&buf).unwrap().as_bytes(), &buf[..]);
+        prop_assert_eq!(devstat::StatisticsPage::view(&buf).unwrap().as_bytes(), &buf[..]);
+        prop_assert_eq!(devstat::PageListPage::view(&buf).unwrap().as_bytes(), &buf[..]);
+        prop_assert_eq!(self_test::SelfTestLogPage::view(&buf).unwrap().as_bytes(), &buf[..]);
+        prop_assert_eq!(error_log::ErrorLogPage::view(&buf).unwrap().as_bytes(), &buf[..]);
+    }
+
+    /// The builders' seal and the decoders' check are one rule: any sector,
+    /// sealed, decodes with a valid checksum, and only byte 511 changes.
+    #[test]
+    fn a_sealed_sector_has_a_valid_checksum(buf in sector()) {
+        use zerocopy::{FromBytes, IntoBytes};
+        let mut p = smart::SmartDataPage::read_from_bytes(&buf).unwrap();
+        p.seal();
+        prop_assert_eq!(&p.as_bytes()[..511], &buf[..511]);
+        prop_assert!(SmartData::parse(p.as_bytes()).unwrap().checksum_valid);
+        let mut p = self_test::SelfTestLogPage::read_from_bytes(&buf).unwrap();
+        p.newest_index = 0;
+        p.seal();
+        prop_assert!(SelfTestLog::parse(p.as_bytes()).unwrap().checksum_valid);
+        let mut p = identify::IdentifyPage::read_from_bytes(&buf).unwrap();
+        p.integrity_signature = identify::INTEGRITY_SIGNATURE;
+        p.seal();
+        prop_assert_eq!(Identify::parse(p.as_bytes()).unwrap().checksum_valid, Some(true));
+    }
+
+    #[test]
     fn cdb_always_starts_with_85h(
         command in any::<u8>(), features in any::<u16>(), count in any::<u16>(),
         lba in any::<u64>(), ck in any::<bool>(), ext in any::<bool>(),

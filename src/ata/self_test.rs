@@ -6,17 +6,69 @@
 //! `ataprint.cpp` (`ataPrintSmartSelfTestlog`, `ataPrintSmartSelfTestEntry`).
 
 use serde::Serialize;
+use zerocopy::little_endian::{U16, U32};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use super::passthrough::Command;
+use super::sector::{Checksummed, Sector};
 use super::smart::read_log_command;
-use super::{LOG_SMART_SELF_TEST, SECTOR, byte_sum};
-use crate::decode::{Bytes, ParseError};
+use super::{LOG_SMART_SELF_TEST, SECTOR};
+use crate::decode::ParseError;
 
 const PAGE: &str = "smart self-test log";
-const ENTRIES_OFFSET: usize = 2;
-const ENTRY_LEN: usize = 24;
-const ENTRY_COUNT: usize = 21;
-const NEWEST_INDEX: usize = 508;
+/// Descriptor slots in the log.
+pub const ENTRY_COUNT: usize = 21;
+
+/// One 24-byte self-test log descriptor, at byte 2 + 24·n (ACS-4 "Self-test
+/// log descriptor entry"; smartmontools `struct ata_smart_selftestlog_struct`).
+#[derive(Debug, Clone, Copy, Default, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct SelfTestDescriptor {
+    /// Byte 0: content of LBA 7:0 of the SMART EXECUTE OFF-LINE IMMEDIATE
+    /// that ran the test.
+    pub test_number: u8,
+    /// Byte 1: self-test execution status (result in bits 7:4, percent
+    /// remaining / 10 in bits 3:0).
+    pub status: u8,
+    /// Bytes 2–3: power-on hours when the test completed.
+    pub life_timestamp: U16,
+    /// Byte 4: self-test failure checkpoint.
+    pub checkpoint: u8,
+    /// Bytes 5–8: LBA of the first failure (28-bit).
+    pub failing_lba: U32,
+    /// Bytes 9–23: vendor specific.
+    pub vendor: [u8; 15],
+}
+
+const _: () = assert!(size_of::<SelfTestDescriptor>() == 24);
+
+/// The SMART self-test log sector (ACS-4 "SMART Self-Test log"). The one
+/// definition of these offsets: the decoder reads through it, the demo and
+/// the fixture builder fill it in.
+#[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct SelfTestLogPage {
+    /// Bytes 0–1: revision (0001h).
+    pub revision: U16,
+    /// Bytes 2–505: 21 descriptors, used as a circular buffer.
+    pub descriptors: [SelfTestDescriptor; ENTRY_COUNT],
+    /// Bytes 506–507: vendor specific.
+    pub vendor506: [u8; 2],
+    /// Byte 508: 1-based index of the newest descriptor (0 = none).
+    pub newest_index: u8,
+    /// Bytes 509–510: reserved.
+    pub reserved509: [u8; 2],
+    /// Byte 511: checksum.
+    pub checksum: u8,
+}
+
+const _: () = assert!(size_of::<SelfTestLogPage>() == SECTOR);
+
+impl Sector for SelfTestLogPage {
+    const PAGE: &'static str = PAGE;
+}
+
+impl Checksummed for SelfTestLogPage {}
 
 /// SMART READ LOG of the self-test log: one sector.
 pub fn command() -> Command {
@@ -107,8 +159,8 @@ pub struct SelfTestLog {
 impl SelfTestLog {
     /// Decodes a 512-byte self-test log; an index beyond 21 is rejected.
     pub fn parse(buf: &[u8]) -> Result<Self, ParseError> {
-        let b = Bytes::new(PAGE, buf, SECTOR)?;
-        let newest_index = b.u8(NEWEST_INDEX);
+        let p = SelfTestLogPage::view(buf)?;
+        let newest_index = p.newest_index;
         if usize::from(newest_index) > ENTRY_COUNT {
             return Err(ParseError::Invalid {
                 page: PAGE,
@@ -119,14 +171,14 @@ impl SelfTestLog {
             None => Vec::new(),
             Some(newest) => (0..ENTRY_COUNT)
                 .map(|back| (newest + ENTRY_COUNT - back) % ENTRY_COUNT)
-                .filter_map(|slot| entry(&b, slot))
+                .filter_map(|slot| entry(p, slot))
                 .collect(),
         };
         Ok(Self {
-            revision: b.u16(0),
+            revision: p.revision.get(),
             newest_index,
             entries,
-            checksum_valid: byte_sum(b.slice(0, SECTOR)) == 0,
+            checksum_valid: p.checksum_valid(),
         })
     }
 
@@ -137,20 +189,19 @@ impl SelfTestLog {
 }
 
 /// The entry in `slot`, or None if its 24 bytes are all zero.
-fn entry(b: &Bytes<'_>, slot: usize) -> Option<Entry> {
-    let off = ENTRIES_OFFSET + slot * ENTRY_LEN;
-    if b.slice(off, ENTRY_LEN).iter().all(|&x| x == 0) {
+fn entry(p: &SelfTestLogPage, slot: usize) -> Option<Entry> {
+    let d = p.descriptors.get(slot)?;
+    if d.as_bytes().iter().all(|&x| x == 0) {
         return None;
     }
-    let status = b.u8(off + 1);
     Some(Entry {
         slot: slot as u8,
-        test_number: b.u8(off),
-        result: status >> 4,
-        remaining_percent: (status & 0x0F) * 10,
-        lifetime_hours: b.u16(off + 2),
-        checkpoint: b.u8(off + 4),
-        failing_lba: b.u32(off + 5),
+        test_number: d.test_number,
+        result: d.status >> 4,
+        remaining_percent: (d.status & 0x0F) * 10,
+        lifetime_hours: d.life_timestamp.get(),
+        checkpoint: d.checkpoint,
+        failing_lba: d.failing_lba.get(),
     })
 }
 

@@ -107,3 +107,41 @@ fn command_and_short_buffer() {
     assert_eq!((cdb[4], cdb[6], cdb[8]), (0xD5, 1, 0x06));
     assert!(SelfTestLog::parse(&[0u8; 100]).is_err());
 }
+
+/// The layout's fields sit at the bytes ACS-4 gives.
+#[test]
+fn layout_offsets_are_the_spec_bytes() {
+    use std::mem::offset_of;
+    assert_eq!(offset_of!(SelfTestLogPage, descriptors), 2);
+    assert_eq!(offset_of!(SelfTestLogPage, vendor506), 506);
+    assert_eq!(offset_of!(SelfTestLogPage, newest_index), 508);
+    assert_eq!(offset_of!(SelfTestLogPage, checksum), 511);
+    assert_eq!(offset_of!(SelfTestDescriptor, status), 1);
+    assert_eq!(offset_of!(SelfTestDescriptor, life_timestamp), 2);
+    assert_eq!(offset_of!(SelfTestDescriptor, checkpoint), 4);
+    assert_eq!(offset_of!(SelfTestDescriptor, failing_lba), 5);
+    assert_eq!(offset_of!(SelfTestDescriptor, vendor), 9);
+}
+
+/// Descriptor n written through the layout lands at byte 2 + 24·n.
+#[test]
+fn layout_writes_land_on_the_spec_bytes() {
+    let mut p = SelfTestLogPage::zeroed();
+    p.revision = 1.into();
+    p.descriptors[1] = SelfTestDescriptor {
+        test_number: 0x02,
+        status: 0x74,
+        life_timestamp: 0x1234.into(),
+        failing_lba: 0x0A0B_0C0D.into(),
+        ..Default::default()
+    };
+    p.newest_index = 2;
+    p.seal();
+    let b = zerocopy::IntoBytes::as_bytes(&p);
+    assert_eq!(
+        &b[26..35],
+        &[0x02, 0x74, 0x34, 0x12, 0, 0x0D, 0x0C, 0x0B, 0x0A]
+    );
+    assert_eq!(b[508], 2);
+    assert_eq!(b.iter().fold(0u8, |a, &x| a.wrapping_add(x)), 0);
+}

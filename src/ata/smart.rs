@@ -9,18 +9,132 @@
 //! `crate::ata::attributes`.
 
 use serde::Serialize;
+use zerocopy::little_endian::U16;
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use super::passthrough::Command;
+use super::sector::{Checksummed, Sector};
 use super::sense::AtaRegisters;
 use super::{
     SECTOR, SMART_LBA_HIGH, SMART_LBA_MID, SMART_READ_DATA, SMART_READ_LOG, SMART_READ_THRESHOLDS,
-    SMART_RETURN_STATUS, byte_sum,
+    SMART_RETURN_STATUS,
 };
-use crate::decode::{Bytes, ParseError};
+use crate::decode::ParseError;
 
-const ENTRIES_OFFSET: usize = 2;
-const ENTRY_LEN: usize = 12;
-const ENTRY_COUNT: usize = 30;
+/// Attribute slots in SMART READ DATA and READ THRESHOLDS.
+pub const ENTRY_COUNT: usize = 30;
+
+/// One 12-byte attribute slot of SMART READ DATA, at byte 2 + 12·n
+/// (smartmontools `struct ata_smart_attribute`).
+#[derive(Debug, Clone, Copy, Default, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct AttributeEntry {
+    /// Byte 0: attribute ID (0 = unused slot).
+    pub id: u8,
+    /// Bytes 1–2: flags.
+    pub flags: U16,
+    /// Byte 3: current normalized value.
+    pub current: u8,
+    /// Byte 4: worst normalized value.
+    pub worst: u8,
+    /// Bytes 5–10: raw value.
+    pub raw: [u8; 6],
+    /// Byte 11: reserved.
+    pub reserved: u8,
+}
+
+const _: () = assert!(size_of::<AttributeEntry>() == 12);
+
+/// SMART READ DATA (ACS-4 "Device SMART data structure"; smartmontools
+/// `struct ata_smart_values`). The one definition of these offsets: the
+/// decoder reads through it, the demo and the fixture builder fill it in.
+#[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct SmartDataPage {
+    /// Bytes 0–1: data structure revision (vendor specific; 0010h usual).
+    pub revision: U16,
+    /// Bytes 2–361: 30 attribute slots.
+    pub attributes: [AttributeEntry; ENTRY_COUNT],
+    /// Byte 362: off-line data collection status.
+    pub offline_collection_status: u8,
+    /// Byte 363: self-test execution status.
+    pub self_test_execution_status: u8,
+    /// Bytes 364–365: seconds to complete off-line data collection.
+    pub offline_collection_seconds: U16,
+    /// Byte 366: vendor specific.
+    pub vendor366: u8,
+    /// Byte 367: off-line data collection capability.
+    pub offline_collection_capability: u8,
+    /// Bytes 368–369: SMART capability (b0 saves data before power-saving
+    /// mode, b1 autosave timer).
+    pub smart_capability: U16,
+    /// Byte 370: error logging capability (b0 error logging supported).
+    pub error_logging_capability: u8,
+    /// Byte 371: vendor specific.
+    pub vendor371: u8,
+    /// Byte 372: short self-test polling time, minutes.
+    pub short_test_minutes: u8,
+    /// Byte 373: extended self-test polling time, minutes (FFh: see bytes
+    /// 375–376).
+    pub extended_test_minutes: u8,
+    /// Byte 374: conveyance self-test polling time, minutes.
+    pub conveyance_test_minutes: u8,
+    /// Bytes 375–376: extended self-test polling time, minutes, when byte
+    /// 373 is FFh.
+    pub extended_test_minutes_word: U16,
+    /// Bytes 377–385: reserved.
+    pub reserved377: [u8; 9],
+    /// Bytes 386–510: vendor specific.
+    pub vendor386: [u8; 125],
+    /// Byte 511: checksum.
+    pub checksum: u8,
+}
+
+const _: () = assert!(size_of::<SmartDataPage>() == SECTOR);
+
+impl Sector for SmartDataPage {
+    const PAGE: &'static str = "smart data";
+}
+
+impl Checksummed for SmartDataPage {}
+
+/// One 12-byte slot of SMART READ THRESHOLDS (smartmontools `struct
+/// ata_smart_threshold_entry`).
+#[derive(Debug, Clone, Copy, Default, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct ThresholdEntry {
+    /// Byte 0: attribute ID (0 = unused slot).
+    pub id: u8,
+    /// Byte 1: threshold.
+    pub threshold: u8,
+    /// Bytes 2–11: reserved.
+    pub reserved: [u8; 10],
+}
+
+const _: () = assert!(size_of::<ThresholdEntry>() == 12);
+
+/// SMART READ THRESHOLDS (smartmontools `struct ata_smart_thresholds_pvt`):
+/// the same 30 slots as the data, in the same order.
+#[derive(Debug, Clone, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct SmartThresholdsPage {
+    /// Bytes 0–1: revision.
+    pub revision: U16,
+    /// Bytes 2–361: 30 threshold slots.
+    pub thresholds: [ThresholdEntry; ENTRY_COUNT],
+    /// Bytes 362–510: reserved.
+    pub reserved362: [u8; 149],
+    /// Byte 511: checksum.
+    pub checksum: u8,
+}
+
+const _: () = assert!(size_of::<SmartThresholdsPage>() == SECTOR);
+
+impl Sector for SmartThresholdsPage {
+    const PAGE: &'static str = "smart thresholds";
+}
+
+impl Checksummed for SmartThresholdsPage {}
 
 /// SMART READ DATA: PIO data-in, one sector.
 pub fn read_data_command() -> Command {
@@ -83,9 +197,30 @@ impl RawAttribute {
     }
 }
 
-/// Offsets of the 30 attribute slots.
-fn entries() -> impl Iterator<Item = usize> {
-    (0..ENTRY_COUNT).map(|i| ENTRIES_OFFSET + i * ENTRY_LEN)
+impl From<&AttributeEntry> for RawAttribute {
+    fn from(e: &AttributeEntry) -> Self {
+        Self {
+            id: e.id,
+            flags: e.flags.get(),
+            value: e.current,
+            worst: e.worst,
+            raw: e.raw,
+            reserved: e.reserved,
+        }
+    }
+}
+
+impl From<&RawAttribute> for AttributeEntry {
+    fn from(a: &RawAttribute) -> Self {
+        Self {
+            id: a.id,
+            flags: a.flags.into(),
+            current: a.value,
+            worst: a.worst,
+            raw: a.raw,
+            reserved: a.reserved,
+        }
+    }
 }
 
 /// The SMART READ DATA sector.
@@ -111,28 +246,18 @@ impl SmartData {
     /// reported in [`checksum_valid`](Self::checksum_valid), not rejected:
     /// some drives never set it.
     pub fn parse(buf: &[u8]) -> Result<Self, ParseError> {
-        let b = Bytes::new("smart data", buf, SECTOR)?;
-        let attributes = entries()
-            .filter(|&off| b.u8(off) != 0)
-            .map(|off| {
-                let mut raw = [0u8; 6];
-                raw.copy_from_slice(b.slice(off + 5, 6));
-                RawAttribute {
-                    id: b.u8(off),
-                    flags: b.u16(off + 1),
-                    value: b.u8(off + 3),
-                    worst: b.u8(off + 4),
-                    raw,
-                    reserved: b.u8(off + 11),
-                }
-            })
-            .collect();
+        let p = SmartDataPage::view(buf)?;
         Ok(Self {
-            revision: b.u16(0),
-            attributes,
-            offline_collection_status: b.u8(362),
-            self_test_execution_status: b.u8(363),
-            checksum_valid: byte_sum(b.slice(0, SECTOR)) == 0,
+            revision: p.revision.get(),
+            attributes: p
+                .attributes
+                .iter()
+                .filter(|e| e.id != 0)
+                .map(RawAttribute::from)
+                .collect(),
+            offline_collection_status: p.offline_collection_status,
+            self_test_execution_status: p.self_test_execution_status,
+            checksum_valid: p.checksum_valid(),
         })
     }
 
@@ -157,15 +282,16 @@ pub struct SmartThresholds {
 impl SmartThresholds {
     /// Decodes a 512-byte SMART READ THRESHOLDS sector.
     pub fn parse(buf: &[u8]) -> Result<Self, ParseError> {
-        let b = Bytes::new("smart thresholds", buf, SECTOR)?;
-        let thresholds = entries()
-            .filter(|&off| b.u8(off) != 0)
-            .map(|off| (b.u8(off), b.u8(off + 1)))
-            .collect();
+        let p = SmartThresholdsPage::view(buf)?;
         Ok(Self {
-            revision: b.u16(0),
-            thresholds,
-            checksum_valid: byte_sum(b.slice(0, SECTOR)) == 0,
+            revision: p.revision.get(),
+            thresholds: p
+                .thresholds
+                .iter()
+                .filter(|e| e.id != 0)
+                .map(|e| (e.id, e.threshold))
+                .collect(),
+            checksum_valid: p.checksum_valid(),
         })
     }
 

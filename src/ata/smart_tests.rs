@@ -128,3 +128,57 @@ fn short_sectors_are_rejected() {
     assert!(SmartData::parse(&[0u8; 511]).is_err());
     assert!(SmartThresholds::parse(&[]).is_err());
 }
+
+/// The layouts' fields sit at the bytes smartmontools' `ata.h` and ACS-4
+/// give.
+#[test]
+fn layout_offsets_are_the_spec_bytes() {
+    use std::mem::offset_of;
+    assert_eq!(offset_of!(SmartDataPage, attributes), 2);
+    assert_eq!(offset_of!(SmartDataPage, offline_collection_status), 362);
+    assert_eq!(offset_of!(SmartDataPage, self_test_execution_status), 363);
+    assert_eq!(offset_of!(SmartDataPage, offline_collection_seconds), 364);
+    assert_eq!(
+        offset_of!(SmartDataPage, offline_collection_capability),
+        367
+    );
+    assert_eq!(offset_of!(SmartDataPage, smart_capability), 368);
+    assert_eq!(offset_of!(SmartDataPage, error_logging_capability), 370);
+    assert_eq!(offset_of!(SmartDataPage, short_test_minutes), 372);
+    assert_eq!(offset_of!(SmartDataPage, extended_test_minutes), 373);
+    assert_eq!(offset_of!(SmartDataPage, conveyance_test_minutes), 374);
+    assert_eq!(offset_of!(SmartDataPage, extended_test_minutes_word), 375);
+    assert_eq!(offset_of!(SmartDataPage, checksum), 511);
+    let entry = [
+        (offset_of!(AttributeEntry, flags), 1),
+        (offset_of!(AttributeEntry, current), 3),
+        (offset_of!(AttributeEntry, worst), 4),
+        (offset_of!(AttributeEntry, raw), 5),
+        (offset_of!(AttributeEntry, reserved), 11),
+    ];
+    for (got, want) in entry {
+        assert_eq!(got, want);
+    }
+    assert_eq!(offset_of!(SmartThresholdsPage, thresholds), 2);
+    assert_eq!(offset_of!(ThresholdEntry, threshold), 1);
+    assert_eq!(offset_of!(SmartThresholdsPage, checksum), 511);
+}
+
+/// Slot n written through the layout lands at byte 2 + 12·n, and `seal`
+/// makes the sector sum to zero.
+#[test]
+fn layout_writes_land_on_the_spec_bytes() {
+    let mut p = SmartDataPage::zeroed();
+    p.attributes[2] = AttributeEntry::from(&RawAttribute {
+        id: 9,
+        flags: 0x0032,
+        value: 98,
+        worst: 97,
+        raw: [0xD2, 0x04, 0, 0, 0, 0],
+        reserved: 0,
+    });
+    p.seal();
+    let b = zerocopy::IntoBytes::as_bytes(&p);
+    assert_eq!(&b[26..38], &[9, 0x32, 0, 98, 97, 0xD2, 0x04, 0, 0, 0, 0, 0]);
+    assert_eq!(b.iter().fold(0u8, |a, &x| a.wrapping_add(x)), 0);
+}

@@ -18,6 +18,7 @@
 //! Serial numbers start with `DEMO`; the landing page and the log say the
 //! drives are simulated.
 
+pub mod ata;
 pub mod pages;
 pub mod scsi;
 pub mod sim;
@@ -29,7 +30,8 @@ use std::time::Instant;
 use crate::ata::{PowerMode, smart::SmartStatus};
 use crate::device::discovery::Transport;
 use crate::device::{AtaRead, AtaSource, FetchError, NvmeRequest, NvmeSource};
-use pages::{AtaIdentity, NvmeIdentity};
+use ata::AtaIdentity;
+use pages::NvmeIdentity;
 pub use scsi::DemoScsi;
 use sim::Model;
 
@@ -189,24 +191,24 @@ impl AtaSource for DemoSata {
         let t = self.started.elapsed().as_secs_f64();
         let devstat = sim::dc600m_devstat(t);
         Ok(match req {
-            AtaRead::Identify => pages::ata_identify(&AtaIdentity {
+            AtaRead::Identify => ata::ata_identify(&AtaIdentity {
                 serial: "DEMO0000000000000004",
                 model: "KINGSTON SEDC600M960G",
                 firmware: "SCEKH5.1",
                 sectors: 1_875_385_008,
                 wwn: 0x5002_6B78_DE00_0004,
             }),
-            AtaRead::SmartData => pages::ata_smart_data(&sim::dc600m_attributes(t)),
-            AtaRead::SmartThresholds => pages::ata_smart_thresholds(&sim::dc600m_attributes(t)),
-            AtaRead::SelfTestLog => pages::ata_self_test_log(0, 17_500),
-            AtaRead::ErrorLog => pages::ata_error_log(0),
+            AtaRead::SmartData => ata::ata_smart_data(&sim::dc600m_attributes(t)),
+            AtaRead::SmartThresholds => ata::ata_smart_thresholds(&sim::dc600m_attributes(t)),
+            AtaRead::SelfTestLog => ata::ata_self_test_log(0, 17_500),
+            AtaRead::ErrorLog => ata::ata_error_log(0),
             AtaRead::DevStat { page: 0 } => {
                 let mut list = vec![0];
                 list.extend(devstat.iter().map(|(n, _)| *n));
-                pages::ata_devstat_list(&list)
+                ata::ata_devstat_list(&list)
             }
             AtaRead::DevStat { page } => match devstat.iter().find(|(n, _)| *n == page) {
-                Some((n, stats)) => pages::ata_devstat_page(*n, stats),
+                Some((n, stats)) => ata::ata_devstat_page(*n, stats),
                 None => {
                     return Err(FetchError::Unsupported(format!("{req}: not simulated")));
                 }

@@ -13,7 +13,8 @@
 //!   [`SHUTDOWN_PERIOD`] seconds (first at [`SHUTDOWN_FIRST`]);
 //! - the failing drive's media errors rise every [`MEDIA_ERROR_PERIOD`].
 
-use super::pages::{Attr, NvmeHealth, OcpHealth, Stat};
+use super::ata::{Attr, Stat};
+use super::pages::{NvmeHealth, OcpHealth};
 
 /// Simulated seconds of drive life per real second.
 pub const COMPRESSION: f64 = 60.0;

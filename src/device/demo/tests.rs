@@ -5,7 +5,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::pages::{self, Attr, NvmeHealth, OcpHealth};
+use super::ata::{self, Attr};
+use super::pages::{self, NvmeHealth, OcpHealth};
 use super::sim::{self, Latency, Model};
 use super::*;
 use crate::ata::attributes::Namer;
@@ -83,7 +84,7 @@ fn nvme_identify_carries_strings_and_thresholds() {
 
 #[test]
 fn ata_pages_decode_with_valid_checksums() {
-    let id = Identify::parse(&pages::ata_identify(&AtaIdentity {
+    let id = Identify::parse(&ata::ata_identify(&AtaIdentity {
         serial: "DEMO4",
         model: "KINGSTON SEDC600M960G",
         firmware: "SCEKH5.1",
@@ -99,14 +100,14 @@ fn ata_pages_decode_with_valid_checksums() {
     assert!(id.is_ssd() && id.smart_enabled && id.gpl_supported);
 
     let attrs = [Attr::counter(231, 0x0033, 96, 10, 96)];
-    let data = SmartData::parse(&pages::ata_smart_data(&attrs)).unwrap();
+    let data = SmartData::parse(&ata::ata_smart_data(&attrs)).unwrap();
     let a = data.attribute(231).unwrap();
     assert_eq!((a.value, a.worst, a.raw48()), (96, 96, 96));
     assert!(a.prefailure());
-    let thr = SmartThresholds::parse(&pages::ata_smart_thresholds(&attrs)).unwrap();
+    let thr = SmartThresholds::parse(&ata::ata_smart_thresholds(&attrs)).unwrap();
     assert_eq!(thr.get(231), Some(10));
 
-    let page = DevstatPage::parse(5, &pages::ata_devstat_page(5, &[(0x08, 0, -3)])).unwrap();
+    let page = DevstatPage::parse(5, &ata::ata_devstat_page(5, &[(0x08, 0, -3)])).unwrap();
     assert_eq!(page.statistic(0x08).map(|s| s.valid()), Some(true));
     assert_eq!(page.get(0x08), Some(0xFD)); // a signed byte, raw
 }
