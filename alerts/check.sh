@@ -51,13 +51,13 @@ done
 run "promtool test rules alerts/tests/*.yml (${#test_files[@]} files)" \
     "$promtool" test rules "${test_files[@]}"
 run "rules use only metrics in docs/metrics.md" \
-    python3 "$here/lint.py" metrics "${rule_files[@]}"
+    python3 -m tools.alerts_lint metrics "${rule_files[@]}"
 run "every runbook_url anchor is the alert's heading in docs/runbooks.md" \
-    python3 "$here/lint.py" runbooks alerts/ssd_exporter.rules.yml
+    python3 -m tools.alerts_lint runbooks alerts/ssd_exporter.rules.yml
 run "every alert has a firing and a non-firing test case" \
-    python3 "$here/lint.py" alert-tests alerts/ssd_exporter.rules.yml "${test_files[@]}"
+    python3 -m tools.alerts_lint alert-tests alerts/ssd_exporter.rules.yml "${test_files[@]}"
 run "every recording rule is queried by a test" \
-    python3 "$here/lint.py" record-tests alerts/fleet.rules.yml "${test_files[@]}"
+    python3 -m tools.alerts_lint record-tests alerts/fleet.rules.yml "${test_files[@]}"
 
 echo
 if ((${#failed[@]} == 0)); then

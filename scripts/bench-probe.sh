@@ -19,7 +19,7 @@
 #            same-rate figures are comparable.
 #  referee   (needs perf and the raw_syscalls tracepoints; REF_ROUNDS, 2)
 #            rounds like the concurrent ones, recorded system-wide by `perf
-#            record` of pread64 enter/exit; scripts/syscall-latency.py then
+#            record` of pread64 enter/exit; tools/syscall_latency.py then
 #            times every 4 KiB read of each program from the kernel's own
 #            tracepoints. Per round: each tool's p50/p99 over the kernel's
 #            for the very same I/Os (what the measuring adds), and the
@@ -147,7 +147,7 @@ for i in $(seq 1 "$REF_ROUNDS"); do
     -e raw_syscalls:sys_exit --filter 'id == 17' -- bash -c \
     '"$1" probe "$2" "$3" "$4" >"$5" & pid=$!; fio_qd1 "$3" "$4" "$6"; wait "$pid"' _ \
     "$BENCH" "$DEV" "$ACC_RATE" "$ACC_SECONDS" "$WORK/ref-probe-$i.json" "$WORK/ref-fio-$i.json" 2>/dev/null
-  perf script --ns -i "$WORK/ref-$i.data" 2>/dev/null | python3 scripts/syscall-latency.py >"$WORK/ref-$i.kernel.json"
+  perf script --ns -i "$WORK/ref-$i.data" 2>/dev/null | python3 -m tools.syscall_latency >"$WORK/ref-$i.kernel.json"
 done
 
 if [ "$CPU_PAIRS" -gt 0 ]; then

@@ -33,17 +33,17 @@ echo "== cargo clippy"
 cargo clippy --all-targets --quiet -- -D warnings
 echo "== cargo doc (broken intra-doc links fail)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
-echo "== benchmark referee: scripts/syscall-latency.py on a hand-made trace"
-python3 scripts/syscall-latency.py --selftest
+echo "== benchmark referee: tools/syscall_latency.py on a hand-made trace"
+python3 -m tools.syscall_latency --selftest
 echo "== real kernel: QEMU with emulated NVMe and SATA under the Debian kernel"
 tests/vm/run.sh
 echo "== operators' kit: rules, dashboards, deployment"
 alerts/check.sh
-python3 tests/ops/grafana.py selftest
-python3 tests/ops/grafana.py validate dashboards/*.json
-python3 dashboards/generate.py --check
+python3 -m tools.grafana selftest
+python3 -m tools.grafana validate dashboards/*.json
+python3 -m tools.dashboards.generate --check
 cargo build --quiet --bin ssd_exporter
-tests/ops/prometheus_e2e.py target/debug/ssd_exporter
+python3 -m tools.ops.prometheus_e2e target/debug/ssd_exporter
 tests/ops/k8s.sh
 tests/ops/systemd.sh
 tests/ops/deb.sh
@@ -54,11 +54,11 @@ FUZZ_TARGET_DIR=${SSD_FUZZ_TARGET:-${XDG_CACHE_HOME:-$HOME/.cache}/ssd_exporter-
   FUZZ_PROFILE=dev FUZZ_RUNS=500 scripts/fuzz.sh 3
 echo "== web config: TLS, basic auth, mTLS, rotation, socket activation (curl, promtool)"
 tests/ops/web_tls.sh target/debug/ssd_exporter
-tests/ops/prometheus_tls.py target/debug/ssd_exporter
-tests/ops/web_limits.py target/debug/ssd_exporter
+python3 -m tools.ops.prometheus_tls target/debug/ssd_exporter
+python3 -m tools.ops.web_limits target/debug/ssd_exporter
 echo "== isolation: 100 drives whose every open hangs (FIFOs in a fake sysfs); hostile replay page files"
-tests/ops/hung_opens.py target/debug/ssd_exporter
-tests/ops/bad_replay.py target/debug/ssd_exporter
+python3 -m tools.ops.hung_opens target/debug/ssd_exporter
+python3 -m tools.ops.bad_replay target/debug/ssd_exporter
 echo "== cargo test"
 log=$(mktemp)
 set +e

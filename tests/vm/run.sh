@@ -2,8 +2,12 @@
 # The real-kernel test: boot Debian's kernel under QEMU with emulated NVMe controllers
 # and an AHCI disk, run ssd_exporter next to nvme-cli, compare.
 #
-#   tests/vm/run.sh [--bench] [run.py options...]
-#   tests/vm/run.sh --peer <nvme-exporter binary> [peer.py options...]   (issue 13)
+#   tests/vm/run.sh [--bench] [tools/vm/run.py options...]
+#   tests/vm/run.sh --peer <nvme-exporter binary> [tools/vm/peer.py options...]   (issue 13)
+#
+# The host side is the Python package tools (tools/vm), run as python3 -m tools.vm.run
+# (or tools.vm.peer) with the repository root on PYTHONPATH, so that relative paths
+# in the options (--keep DIR, --recheck DIR) keep meaning the caller's directory.
 #
 # Environment: SSD_VM_CACHE (kernel + initramfs cache, default <repo>/.vm-cache),
 # CARGO_TARGET_DIR (as cargo uses it).
@@ -27,7 +31,8 @@ INITRD=$CACHE/initrd${PEER:+-peer}.cpio.gz
 SSD_VM_PEER=$PEER SSD_VM_CACHE=$CACHE SSD_VM_KERNEL_DIR=$KDIR SSD_VM_KERNEL_VERSION=$KVER \
     "$HERE/build-initramfs.sh" "$EXPORTER" "$INITRD"
 
-[ -z "$PEER" ] || exec python3 "$HERE/peer.py" --kernel "$KDIR/boot/vmlinuz-$KVER" \
+export PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}"
+[ -z "$PEER" ] || exec python3 -m tools.vm.peer --kernel "$KDIR/boot/vmlinuz-$KVER" \
     --initrd "$INITRD" --peer "$PEER" "$@"
-exec python3 "$HERE/run.py" --kernel "$KDIR/boot/vmlinuz-$KVER" --initrd "$INITRD" \
+exec python3 -m tools.vm.run --kernel "$KDIR/boot/vmlinuz-$KVER" --initrd "$INITRD" \
     --exporter "$EXPORTER" "$@"

@@ -1,7 +1,7 @@
 # Stage e (sourced by main.sh with --bench): CPU per poll, exporter vs smartctl, for
 # nvme0 and for sda, then for each SCSI disk (run_bench_scsi).
 # Writes raw /proc/<pid>/stat lines, scrapes and /proc/uptime into $SHARE/bench;
-# tests/vm/bench.py does the arithmetic (clock ticks assumed 100 Hz: busybox has no
+# tools/vm/bench.py does the arithmetic (clock ticks assumed 100 Hz: busybox has no
 # getconf, and Debian's kernel uses USER_HZ 100).
 BENCH_WINDOW=20
 SMARTCTL_RUNS=50

@@ -2,7 +2,7 @@
 # item 5). Each fault stage takes the exporter's threads and fds before the fault
 # (settled_stats), scrapes /metrics every 0.5 s while the host injects and clears the
 # fault (watch_metrics: each scrape's duration, threads and fds in its first line),
-# and takes threads and fds again after the recovery. tests/vm/faults.py judges.
+# and takes threads and fds again after the recovery. tools/vm/faults.py judges.
 
 # The blocking pool's threads outlive their work by tokio's keep-alive (10 s): the
 # "after" figures are taken once the thread count is back to the "before" one, or

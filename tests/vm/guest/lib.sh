@@ -1,6 +1,6 @@
 # Helpers for the guest scenario (busybox sh). Sourced by main.sh.
 #
-# Coordination with the host (tests/vm/run.py) goes through files in the 9p share:
+# Coordination with the host (tools/vm/run.py) goes through files in the 9p share:
 #   guest writes $SHARE/stage-<name>.ready, the host acts (QMP) and writes
 #   $SHARE/stage-<name>.go; in a watch_metrics the guest scrapes /metrics into
 #   $SHARE/<name>/scrape-NNN.txt until the host writes $SHARE/stage-<name>.stop.

@@ -1,5 +1,5 @@
 # The guest scenario (busybox sh), run by /init with the host share at /mnt/host.
-# The host (tests/vm/run.py) evaluates everything written here; this script only
+# The host (tools/vm/run.py) evaluates everything written here; this script only
 # collects: raw nvme-cli outputs, /metrics scrapes, a device dump, benchmark numbers.
 . /guest/lib.sh
 

@@ -1,5 +1,5 @@
 # The side-by-side benchmark of issue 13 (busybox sh), run by /init instead of main.sh
-# when the host (tests/vm/peer.py) wrote $SHARE/peer-config. ssd_exporter and
+# when the host (tools/vm/peer.py) wrote $SHARE/peer-config. ssd_exporter and
 # jpetrucciani/nvme-exporter (/usr/bin/nvme-exporter) run one after the other, never
 # together, in the same boot with 8 emulated NVMe controllers and an AHCI disk.
 # Only raw files are written here ($SHARE/peer/...): /proc/<pid>/stat and

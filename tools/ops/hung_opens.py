@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Every device open hangs, and the exporter keeps serving with bounded threads.
 
 A fake sysfs lists 100 NVMe controllers, each with one namespace; every
@@ -24,7 +23,7 @@ rescans every second and probes every namespace. Checked, each wait bounded:
    it;
 6. SIGTERM ends the process within 5 s although 200 threads are stuck.
 
-Usage: tests/ops/hung_opens.py [path/to/ssd_exporter]
+Usage: python3 -m tools.ops.hung_opens [path/to/ssd_exporter]
 (default target/debug/ssd_exporter). Python 3.11 standard library only.
 Prints PASS/FAIL lines, the figures, and "N passed, N failed"; exits 1 on
 a failure.
@@ -41,8 +40,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from prometheus_e2e import ROOT, free_port  # noqa: E402
+from tools import ROOT
+from tools.ops.common import free_port
 
 DRIVES = 100
 THREAD_BOUND = 2 * DRIVES + 32

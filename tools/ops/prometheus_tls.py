@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Debian's Prometheus scraping `ssd_exporter --demo` over TLS with basic
 auth, on loopback, the way README "Security" tells operators to set it up
 (`scheme: https`, `basic_auth`, `tls_config.ca_file`):
@@ -10,7 +9,7 @@ auth, on loopback, the way README "Security" tells operators to set it up
 Certificates come from openssl; the password hash is the one in
 examples/web-config.yml ("change-me"). Every wait is bounded.
 
-Usage: tests/ops/prometheus_tls.py [path/to/ssd_exporter]
+Usage: python3 -m tools.ops.prometheus_tls [path/to/ssd_exporter]
 (default target/debug/ssd_exporter). Python 3.11 standard library only.
 Prints PASS/FAIL lines and "N passed, N failed"; exits 1 on a failure.
 """
@@ -25,8 +24,8 @@ import time
 import urllib.parse
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from prometheus_e2e import ROOT, free_port, get, wait_http  # noqa: E402
+from tools import ROOT
+from tools.ops.common import free_port, get, make_certs, wait_http
 
 results = {"passed": 0, "failed": 0}
 
@@ -34,23 +33,6 @@ results = {"passed": 0, "failed": 0}
 def check(ok, what):
     print(("PASS " if ok else "FAIL ") + what)
     results["passed" if ok else "failed"] += 1
-
-
-def openssl(*args):
-    subprocess.run(["openssl", *args], check=True, capture_output=True)
-
-
-def make_certs(tmp):
-    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
-            "-nodes", "-days", "2", "-subj", "/CN=ssd_exporter test CA",
-            "-keyout", str(tmp / "ca.key"), "-out", str(tmp / "ca.crt"))
-    openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-            "-subj", "/CN=127.0.0.1", "-keyout", str(tmp / "server.key"),
-            "-out", str(tmp / "server.csr"))
-    (tmp / "server.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
-    openssl("x509", "-req", "-in", str(tmp / "server.csr"), "-CA", str(tmp / "ca.crt"),
-            "-CAkey", str(tmp / "ca.key"), "-CAcreateserial", "-days", "2",
-            "-extfile", str(tmp / "server.ext"), "-out", str(tmp / "server.crt"))
 
 
 def main():

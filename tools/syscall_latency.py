@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The kernel's own timing of a process's 4 KiB pread64 calls, as a referee.
 
 Reads `perf script --ns` output of a recording made with
@@ -84,7 +83,7 @@ def selftest():
     assert sorted(by_comm) == ["fio", "probe loop0"], by_comm
     assert [round(x * 1e6, 3) for x in by_comm["fio"]] == [300.0], by_comm
     assert nearest_rank(got, 0.5) == 200.0 and nearest_rank(got, 0.99) == 300.0
-    print("syscall-latency.py selftest: ok")
+    print("syscall_latency selftest: ok")
     return 0
 
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """A replay folder whose page files are hostile: counted, bounded, the rest served.
 
 Two copies of the Kingston DC2000B fixture are replayed, polled every
@@ -14,7 +13,7 @@ size cap, reading it grew RSS to 7 GB within 20 s) and ocp-smart-log.bin a
    and under 64 MiB in all, over 10 polls;
 4. the log names the file and the cap, once (not every poll).
 
-Usage: tests/ops/bad_replay.py [path/to/ssd_exporter]
+Usage: python3 -m tools.ops.bad_replay [path/to/ssd_exporter]
 (default target/debug/ssd_exporter). Python 3.11 standard library only.
 Prints PASS/FAIL lines and "N passed, N failed"; exits 1 on a failure.
 """
@@ -29,8 +28,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from prometheus_e2e import ROOT, free_port  # noqa: E402
+from tools import ROOT
+from tools.ops.common import free_port
 
 FIXTURE = ROOT / "tests/fixtures/nvme/kingston-dc2000b/nvme0"
 results = {"passed": 0, "failed": 0}

@@ -33,8 +33,8 @@ import json
 import time
 from pathlib import Path
 
-from probe import scsi_blocks, scsi_disks
-from prom import Sample, one, select
+from tools.vm.probe import scsi_blocks, scsi_disks
+from tools.vm.prom import Sample, one, select
 
 SLOW_SERIAL = "NVME0002"
 SLOW_ID = "nvme2"

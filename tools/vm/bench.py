@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from prom import parse_exposition
+from tools.vm.prom import parse_exposition
 
 CLK_TCK = 100  # assumed: busybox has no getconf; Debian's USER_HZ is 100
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from panels import (DASHED_RED, DRIVE_URL, FLEET_UID, HEALTH_MAP, MERGE,
-                    POLL_RATE_INTERVAL, SEVERITY_MAP, Board, bargauge, dashboard, organize,
-                    override, per_drive, q, sel, sel_instance, stat, state_timeline, table,
-                    thresholds, timeseries, value_map, variables, with_model)
+from tools.dashboards.panels import (DASHED_RED, DRIVE_URL, FLEET_UID, HEALTH_MAP, MERGE,
+                                     POLL_RATE_INTERVAL, SEVERITY_MAP, Board, bargauge,
+                                     dashboard, organize, override, per_drive, q, sel,
+                                     sel_instance, stat, state_timeline, table, thresholds,
+                                     timeseries, value_map, variables, with_model)
 
 WHO = "{{instance}} {{device}}"
 YEAR = 365 * 86400

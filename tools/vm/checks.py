@@ -13,8 +13,8 @@ import json
 import math
 from pathlib import Path
 
-from prom import Sample, one, parse_exposition, select
-from probe import PROBE_RATE  # noqa: F401  (run.py passes it to the guest)
+from tools.vm.prom import Sample, one, parse_exposition, select
+from tools.vm.probe import PROBE_RATE  # noqa: F401  (run.py passes it to the guest)
 
 CONTROLLERS = {"nvme0": "NVME0000", "nvme1": "NVME0001"}
 SATA_DISKS = {"sda": "SATA0000"}  # checked by sata.py
@@ -202,14 +202,14 @@ class Report:
             self.check("equality", False, "the guest never finished stage a")
             return
         equality(self, share)
-        import scsi
+        from tools.vm import scsi
         scsi.harness(self, share)
         scsi.equality(self, share)
         scsi.transports(self, share)
         scsi.lacking_pages_absent(self, share)
         if (share / "d/metrics-after.txt").exists():
             scsi.missing_pages(self, share)
-        import sata
+        from tools.vm import sata
         sata.equality(self, share)
         sata.labels(self, share)
         if (share / "s").is_dir():
@@ -222,16 +222,16 @@ class Report:
             if (share / stage).is_dir():
                 self.check(f"{stage}_exporter_alive", (share / stage / "exporter-alive").exists(),
                            f"the exporter process was gone after {stage} (see exporter.log)")
-        import probe
+        from tools.vm import probe
         probe.all_checks(self, share)
         if (share / "b-set/nvme0-smart-log.json").exists():
             cw = _load_json(share / "b-set/nvme0-smart-log.json").get("critical_warning")
             self.check("critical_warning_injected_nvme_cli", cw == 4,
                        f"nvme-cli critical_warning after qom-set 0x4: {cw}")
-        import fault_checks
+        from tools.vm import fault_checks
         fault_checks.all_checks(self, share)
         if (share / "stage-d.ready").exists():
-            from replay import dump_and_replay, dump_and_replay_sata
+            from tools.vm.replay import dump_and_replay, dump_and_replay_sata
             dump_and_replay(self, share, exporter)
             dump_and_replay_sata(self, share, exporter)
             scsi.dump_and_replay(self, share, exporter)
@@ -390,5 +390,5 @@ def _labels(r: Report, share: Path) -> None:
 # ---- stage e ------------------------------------------------------------------------
 
 def bench_result(share: Path) -> dict:
-    from bench import summarize
+    from tools.vm.bench import summarize
     return summarize(share / "bench")

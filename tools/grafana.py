@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The shipped Grafana dashboards as data: their queries, ready to run against
 a real Prometheus, and the structural checks an import relies on.
 
@@ -12,12 +11,12 @@ Library (Python 3.11, stdlib only):
   (``ssd_probe_latency_seconds_bucket`` stays so; ``family`` maps it back);
 - ``validate(path)``: problems that would break an import or a panel.
 
-CLI::
+CLI, from the repository root::
 
-    grafana.py validate dashboards/*.json
-    grafana.py queries dashboards/*.json --instance REGEX --device REGEX
-    grafana.py promql dashboards/*.json --url http://127.0.0.1:9090 ...
-    grafana.py selftest
+    python3 -m tools.grafana validate dashboards/*.json
+    python3 -m tools.grafana queries dashboards/*.json --instance REGEX --device REGEX
+    python3 -m tools.grafana promql dashboards/*.json --url http://127.0.0.1:9090 ...
+    python3 -m tools.grafana selftest
 """
 
 from __future__ import annotations

@@ -17,10 +17,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from probe import scsi_disks
-from prom import Sample, one, parse_exposition, select
+from tools.vm.probe import scsi_disks
+from tools.vm.prom import Sample, one, parse_exposition, select
 
-# what run.py gives QEMU's scsi-hd, and what guest/lib.sh gives scsi_debug
+# what run.py gives QEMU's scsi-hd, and what tests/vm/guest/lib.sh gives scsi_debug
 VSCSI = {"scsi_vendor": "QEMU", "scsi_product": "QEMU SCSI TEST", "serial_number": "VSCSI0000",
          "logical_unit_id": "0x5000c50015ea71ad"}
 SAS = {"scsi_vendor": "SEAGATE", "scsi_product": "XS800LE10003"}
@@ -190,7 +190,7 @@ DUMP_FILES = {
 
 
 def dump_and_replay(r, share: Path, exporter: Path) -> None:
-    from replay import _replay_equals_live
+    from tools.vm.replay import _replay_equals_live
     for key, dev in sorted(scsi_disks(share).items()):
         d, dump = share / "d", share / "dump" / dev
         rc = (d / f"dump-{dev}.rc").read_text().strip() if (d / f"dump-{dev}.rc").exists() else "?"

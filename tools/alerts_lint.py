@@ -1,10 +1,10 @@
-#!/usr/bin/env python3
-"""Project checks on the rule files that promtool cannot make (run by check.sh).
+"""Project checks on the rule files that promtool cannot make (run by
+alerts/check.sh). From the repository root:
 
-    lint.py metrics      RULES...              metrics used are in docs/metrics.md
-    lint.py runbooks     ALERT_RULES           runbook_url anchors exist in docs/runbooks.md
-    lint.py alert-tests  ALERT_RULES TESTS...  each alert fires in a test and is spared in one
-    lint.py record-tests RECORD_RULES TESTS... each recording rule is queried by a test
+    python3 -m tools.alerts_lint metrics      RULES...              metrics used are in docs/metrics.md
+    python3 -m tools.alerts_lint runbooks     ALERT_RULES           runbook_url anchors exist in docs/runbooks.md
+    python3 -m tools.alerts_lint alert-tests  ALERT_RULES TESTS...  each alert fires in a test and is spared in one
+    python3 -m tools.alerts_lint record-tests RECORD_RULES TESTS... each recording rule is queried by a test
 
 Standard library only, so it runs wherever promtool does. The rule and test
 files are read line by line in the layout they are written in (one key per
@@ -15,7 +15,8 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools import ROOT
+
 RUNBOOK = ROOT / "docs" / "runbooks.md"
 METRICS_DOC = ROOT / "docs" / "metrics.md"
 RUNBOOK_BASE = "https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#"

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from panels import (DASHED_RED, DRIVE_UID, FLEET_URL, HEALTH_MAP, MERGE,
-                    POLL_RATE_INTERVAL, SEVERITY_MAP, Board, dashboard, heatmap, organize,
-                    override, q, sel, stat, state_timeline, table, thresholds,
-                    timeseries, value_map, variables, with_model)
+from tools.dashboards.panels import (DASHED_RED, DRIVE_UID, FLEET_URL, HEALTH_MAP, MERGE,
+                                     POLL_RATE_INTERVAL, SEVERITY_MAP, Board, dashboard,
+                                     heatmap, organize, override, q, sel, stat, state_timeline,
+                                     table, thresholds, timeseries, value_map, variables,
+                                     with_model)
 
 YEAR = 365 * 86400
 RATE = "[$__rate_interval]"

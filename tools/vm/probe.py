@@ -24,7 +24,7 @@ import json
 import re
 from pathlib import Path
 
-from prom import Sample, one, parse_exposition, select
+from tools.vm.prom import Sample, one, parse_exposition, select
 
 PROBE_RATE = 50.0
 # block -> (device label, serial)

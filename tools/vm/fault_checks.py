@@ -7,10 +7,10 @@ import json
 import statistics
 from pathlib import Path
 
-from faults import (FD_SLACK, GONE_LIMIT, POLL_GAP_LIMIT, RECOVERY_LIMIT, REPLUG_LIMIT,
+from tools.vm.faults import (FD_SLACK, GONE_LIMIT, POLL_GAP_LIMIT, RECOVERY_LIMIT, REPLUG_LIMIT,
                     SCRAPE_LIMIT, SLOW_READ_SECONDS, SLOW_SERIAL, THREAD_FAULT_SLACK,
                     THREAD_SLACK, TIMEOUT_SEEN_LIMIT, _gone_limit, sas_disk, survivors)
-from prom import Sample, one, parse_exposition, select
+from tools.vm.prom import Sample, one, parse_exposition, select
 
 
 def _scrapes(folder: Path) -> list[tuple[dict, list[Sample]]]:

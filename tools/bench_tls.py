@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """What TLS (and basic auth) cost a scrape, against plaintext, same run.
 
 Starts two release exporters with --demo on loopback, one plain and one with
@@ -14,7 +13,7 @@ exporter's own CPU per scrape (utime + stime from /proc/<pid>/stat over the
 run, 100 Hz ticks), for each. Nothing is asserted; the numbers go to
 BENCHMARKS.md.
 
-Usage: scripts/bench-tls.py [scrapes=300]
+Usage: python3 -m tools.bench_tls [scrapes=300]
 (needs target/release/ssd_exporter: cargo build --release --bin ssd_exporter)
 """
 
@@ -27,10 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests/ops"))
-from prometheus_e2e import free_port, wait_http  # noqa: E402
-from prometheus_tls import make_certs  # noqa: E402
+from tools import ROOT
+from tools.ops.common import free_port, make_certs, wait_http
 
 TICK = os.sysconf("SC_CLK_TCK")
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The connection limits against misbehaving clients, on 127.0.0.1 only,
 every loop bounded in count and time:
 
@@ -16,7 +15,7 @@ every loop bounded in count and time:
    sequential scrapes run. Every scrape must be answered and no poll may fail
    for want of descriptors; the scrapes' p50/p99 are printed (BENCHMARKS.md).
 
-Usage: tests/ops/web_limits.py [path/to/ssd_exporter]
+Usage: python3 -m tools.ops.web_limits [path/to/ssd_exporter]
 (default target/debug/ssd_exporter). Python 3.11 standard library only.
 Prints PASS/FAIL lines and "N passed, N failed"; exits 1 on a failure.
 """
@@ -28,8 +27,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from prometheus_e2e import ROOT, free_port, wait_http  # noqa: E402
+from tools import ROOT
+from tools.ops.common import free_port, wait_http
 
 results = {"passed": 0, "failed": 0}
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Side by side with jpetrucciani/nvme-exporter (issue 13): one QEMU boot, 8 NVMe.
 
     tests/vm/run.sh --peer /path/to/nvme-exporter [--scrapes N] [--poll-window S] [--keep DIR]
@@ -11,7 +10,7 @@ The peer is not part of this repository; build it from its public source:
 run.sh builds ssd_exporter (release) and an initramfs holding both exporters and a
 copy of smartmontools' drivedb.h at /peer/drivedb.h (outside the paths the exporter
 and smartctl look at by default); this script boots it with 8 emulated NVMe
-controllers and an AHCI disk, and the guest (guest/peer.sh) runs the exporters one
+controllers and an AHCI disk, and the guest (tests/vm/guest/peer.sh) runs the exporters one
 after the other, never two at once. The guest only records raw /proc files and
 scrapes into the share; the arithmetic is here. Output: a JSON summary (also
 share/peer/summary.json) and a table. Exit status 0 when every figure was measured;
@@ -31,8 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from prom import parse_exposition  # noqa: E402
+from tools.vm.prom import parse_exposition
 
 CLK_TCK = 100  # assumed, as in bench.py: busybox has no getconf; Debian's USER_HZ is 100
 NVME = 8

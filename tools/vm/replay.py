@@ -12,7 +12,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from prom import Sample, parse_exposition
+from tools.vm.prom import Sample, parse_exposition
 
 # Series that legitimately differ between live and replay, or between two scrapes.
 VOLATILE = {"ssd_last_poll_timestamp_seconds", "ssd_poll_duration_seconds",

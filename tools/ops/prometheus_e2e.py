@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The operators' kit against the real thing: Debian's Prometheus on loopback
 scraping `ssd_exporter --demo` and `ssd_exporter --replay <every fixture>`,
 with the alert and recording rules loaded. Through Prometheus' HTTP API it
@@ -14,7 +13,7 @@ checks that:
 The rules are loaded with every `for:` shortened to 0s (a copy in a temp
 dir): the point is whether each expression matches real data, not the wait.
 
-Usage: tests/ops/prometheus_e2e.py [path/to/ssd_exporter]
+Usage: python3 -m tools.ops.prometheus_e2e [path/to/ssd_exporter]
 (default target/debug/ssd_exporter). Python 3.11 standard library only.
 """
 
@@ -23,7 +22,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -32,9 +30,8 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import grafana  # noqa: E402  (tests/ops/grafana.py)
+from tools import ROOT, grafana
+from tools.ops.common import free_port, get, wait_http
 
 # The demo's drives (README "Demo") and the fixtures' healthy drives.
 DEMO_HEALTHY = {"nvme0", "nvme1", "sda", "sdb"}
@@ -87,28 +84,6 @@ def check(ok, what):
     print(("PASS " if ok else "FAIL ") + what)
     if not ok:
         failures.append(what)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def get(url, timeout=10):
-    with urllib.request.urlopen(url, timeout=timeout) as r:
-        return r.read().decode()
-
-
-def wait_http(url, what, seconds=30):
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            return get(url, timeout=2)
-        except OSError:
-            if time.monotonic() > deadline:
-                raise SystemExit(f"{what} did not answer at {url}")
-            time.sleep(0.2)
 
 
 def exposition_names(text):

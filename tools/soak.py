@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """Soak: run the exporter for a while under scrapes and report threads,
 descriptors and RSS over time, to show nothing grows.
 
-    scripts/soak.py [--binary target/release/ssd_exporter] [--minutes 10]
-                    [--mode demo|replay]
+    python3 -m tools.soak [--binary target/release/ssd_exporter] [--minutes 10]
+                          [--mode demo|replay]
 
 `demo` serves the simulated fleet (every drive's pages through the live
 pollers, a simulated probe per drive) polling every 2 s; `replay` serves
@@ -17,20 +16,14 @@ Python 3.11 standard library only.
 
 import argparse
 import re
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tools import ROOT
+from tools.ops.common import free_port
 
 
 def sample(pid):

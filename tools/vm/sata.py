@@ -17,7 +17,7 @@ import json
 import math
 from pathlib import Path
 
-from prom import Sample, one, parse_exposition, select
+from tools.vm.prom import Sample, one, parse_exposition, select
 
 DEVICE = "sda"
 SERIAL = "SATA0000"

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Boot the test guest under QEMU and check ssd_exporter against nvme-cli.
 
-    run.py --kernel VMLINUZ --initrd INITRD --exporter HOST_BINARY [--bench]
+    python3 -m tools.vm.run --kernel VMLINUZ --initrd INITRD --exporter HOST_BINARY [--bench]
 
 The guest (tests/vm/guest/main.sh) runs the exporter next to nvme-cli and writes
 everything it sees into a 9p share; this script drives the emulated hardware over QMP
@@ -27,10 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import checks  # noqa: E402
-import faults  # noqa: E402
-from prom import parse_exposition  # noqa: E402
+from tools.vm import checks, faults
+from tools.vm.prom import parse_exposition
 
 IMAGE_SIZE = 64 * 1024 * 1024
 # Zeros at the start of each image (no partition table for the kernel to find),

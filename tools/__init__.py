@@ -1,0 +1,46 @@
+"""ssd_exporter's Python tools: one package for every Python script the
+repository ships (operations checks, VM tests, dashboards, alert lint,
+benchmarks). Python 3.11, standard library only.
+
+The convention:
+
+- Everything is run as a module from the repository root, never as a file
+  path: ``python3 -m tools.ops.prometheus_e2e target/debug/ssd_exporter``,
+  ``python3 -m tools.grafana selftest``. From another directory, put the
+  repository root on ``PYTHONPATH`` (tests/vm/run.sh does, so that relative
+  paths in its arguments keep meaning what they meant in the caller's
+  directory).
+- Modules import each other through the package only
+  (``from tools.ops.common import free_port``, ``from tools.vm import
+  prom``); no module edits the import search path.
+- Repository files are found from ``tools.ROOT``, not from the current
+  directory.
+
+Layout:
+
+- ``tools.grafana``: the shipped dashboards as data (queries, validation);
+  used by ``tools.dashboards`` and ``tools.ops.prometheus_e2e``; CLI
+  ``validate``, ``queries``, ``promql``, ``selftest``.
+- ``tools.dashboards``: the Grafana dashboards as code (``panels``,
+  ``fleet``, ``drive``); ``python3 -m tools.dashboards.generate [--check]``
+  writes dashboards/*.json and the panel table of dashboards/README.md.
+- ``tools.ops``: checks of the operators' kit against a built exporter
+  (``prometheus_e2e``, ``prometheus_tls``, ``web_limits``, ``hung_opens``,
+  ``bad_replay``), each ``python3 -m tools.ops.<check> [path/to/ssd_exporter]``;
+  ``tools.ops.common`` holds their shared helpers (free ports, HTTP waits,
+  test certificates).
+- ``tools.vm``: the host side of the real-kernel QEMU tests
+  (``python3 -m tools.vm.run``, ``python3 -m tools.vm.peer``; tests/vm/run.sh
+  is the usual entry), with the checks and the exposition parser they share.
+  The guest side (tests/vm/guest) is shell: the initramfs has no Python.
+- ``tools.alerts_lint``: the rule checks promtool cannot make
+  (alerts/check.sh).
+- ``tools.syscall_latency``, ``tools.bench_tls``, ``tools.soak``: the
+  benchmark referee (scripts/bench-probe.sh), the TLS scrape benchmark and
+  the soak run (BENCHMARKS.md, RELIABILITY.md).
+"""
+
+from pathlib import Path
+
+# The repository root: every module finds the repository's files from here.
+ROOT = Path(__file__).resolve().parent.parent
