@@ -1,6 +1,7 @@
-//! Page encoders for the simulated drives: the inverse of the decoders, byte
-//! for byte as `shared/reference/layouts.md` lays the pages out, so a demo
-//! drive's pages go through exactly the decoders a real drive's do.
+//! NVMe page encoders for the simulated drives, written through the
+//! decoders' own layout structs, so a demo drive's pages go through exactly
+//! the decoders a real drive's do (the ATA ones are in `ata`, the SCSI
+//! ones in `scsi`).
 //!
 //! Only the fields the exporter reads (and a few a tool would expect to be
 //! plausible) are filled; everything else stays zero, as on many drives.
@@ -13,84 +14,6 @@ use crate::nvme::identify_ns::IdNsPage;
 use crate::nvme::ocp::{OcpSmartLogPage, le_bytes};
 use crate::nvme::self_test::SelfTestLogPage;
 use crate::nvme::smart_log::SmartLogPage;
-
-/// A zero-filled buffer with little-endian field writers.
-pub struct Page(Vec<u8>);
-
-impl Page {
-    pub fn new(len: usize) -> Self {
-        Self(vec![0; len])
-    }
-
-    /// `len` bytes of `v`, little-endian, at `off` (bits above `len` bytes
-    /// are dropped, as a narrower device field would drop them).
-    pub fn uint(&mut self, off: usize, len: usize, v: u128) -> &mut Self {
-        let bytes = v.to_le_bytes();
-        self.0[off..off + len].copy_from_slice(&bytes[..len]);
-        self
-    }
-
-    pub fn u8(&mut self, off: usize, v: u8) -> &mut Self {
-        self.uint(off, 1, v.into())
-    }
-
-    pub fn u16(&mut self, off: usize, v: u16) -> &mut Self {
-        self.uint(off, 2, v.into())
-    }
-
-    pub fn u32(&mut self, off: usize, v: u32) -> &mut Self {
-        self.uint(off, 4, v.into())
-    }
-
-    pub fn u64(&mut self, off: usize, v: u64) -> &mut Self {
-        self.uint(off, 8, v.into())
-    }
-
-    pub fn u128(&mut self, off: usize, v: u128) -> &mut Self {
-        self.uint(off, 16, v)
-    }
-
-    /// `data` as is at `off`.
-    pub fn raw(&mut self, off: usize, data: &[u8]) -> &mut Self {
-        self.0[off..off + data.len()].copy_from_slice(data);
-        self
-    }
-
-    /// NVMe string: ASCII, space padded.
-    pub fn ascii(&mut self, off: usize, len: usize, text: &str) -> &mut Self {
-        let field = &mut self.0[off..off + len];
-        field.fill(b' ');
-        let n = text.len().min(len);
-        field[..n].copy_from_slice(&text.as_bytes()[..n]);
-        self
-    }
-
-    /// ATA string: space padded, the two characters of each word swapped.
-    pub fn ata_string(&mut self, word: usize, words: usize, text: &str) -> &mut Self {
-        self.ascii(2 * word, 2 * words, text);
-        for w in self.0[2 * word..2 * (word + words)].chunks_exact_mut(2) {
-            w.swap(0, 1);
-        }
-        self
-    }
-
-    /// IDENTIFY word `n`.
-    pub fn word(&mut self, n: usize, v: u16) -> &mut Self {
-        self.u16(2 * n, v)
-    }
-
-    /// Byte 511 such that the 512 bytes sum to 0 mod 256 (ATA checksums).
-    pub fn checksum(&mut self) -> &mut Self {
-        self.0[511] = 0;
-        let sum = self.0[..512].iter().fold(0u8, |a, &b| a.wrapping_add(b));
-        self.0[511] = sum.wrapping_neg();
-        self
-    }
-
-    pub fn bytes(&self) -> Vec<u8> {
-        self.0.clone()
-    }
-}
 
 /// Kelvin for a whole °C reading (NVMe temperatures are Kelvin).
 pub fn kelvin(celsius: f64) -> u16 {
