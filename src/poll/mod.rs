@@ -5,6 +5,7 @@
 pub mod factory;
 pub mod fallback;
 pub mod nvme;
+pub mod refresh;
 pub mod sata;
 pub mod scsi;
 pub mod source;

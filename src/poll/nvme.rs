@@ -1,6 +1,7 @@
 //! Polling an NVMe controller: which pages, in which order, and what a
 //! failure of each means. Shared by live drives, replayed dumps and `dump`.
 
+use super::refresh::{self, Refresh};
 use super::source::Source;
 use super::tracker::Tracker;
 use super::{PollOutcome, Poller, keep};
@@ -36,7 +37,7 @@ impl PollPolicy {
     /// identity every 10th poll, the error log when its count moved. A
     /// steady-state poll of a plain NVMe drive is then one admin command.
     pub const LIVE: Self = Self {
-        identity_every: 10,
+        identity_every: refresh::LIVE_EVERY,
         error_log_on_change: true,
     };
 }
@@ -45,8 +46,8 @@ impl PollPolicy {
 pub struct NvmePoller {
     src: Box<dyn NvmeSource>,
     policy: PollPolicy,
-    /// Polls so far, for [`PollPolicy::identity_every`].
-    polls: u64,
+    /// Which polls refresh identity ([`Refresh`]).
+    refresh: Refresh,
     /// Page support and logged failures.
     tracker: Tracker,
     /// OCP UUID index, once known for this identity refresh (0: the
@@ -65,7 +66,7 @@ impl NvmePoller {
         Self {
             src,
             policy,
-            polls: 0,
+            refresh: Refresh::every(policy.identity_every),
             tracker,
             ocp_uuid_index: None,
             pages: NvmePages::default(),
@@ -76,9 +77,7 @@ impl NvmePoller {
     /// One poll, handing every fetched page's bytes to `sink`.
     pub fn poll_with(&mut self, sink: RawSink<'_>) -> PollOutcome {
         let mut out = PollOutcome::default();
-        let refresh =
-            self.pages.id.is_none() || self.polls % self.policy.identity_every.max(1) == 0;
-        self.polls += 1;
+        let refresh = self.refresh.due(self.pages.id.is_some());
         if refresh {
             // The slow schedule of the page-support model: whatever was
             // unsupported is asked again, and the OCP index found again.
@@ -279,7 +278,7 @@ impl Poller for NvmePoller {
     }
 
     fn reset(&mut self) {
-        self.polls = 0;
+        self.refresh.reset();
         self.tracker = Tracker::new(self.src.origin());
         self.ocp_uuid_index = None;
         self.pages = NvmePages::default();
@@ -355,6 +354,7 @@ mod tests {
     ) -> (NvmePoller, Asked) {
         let (mut p, asked) = poller(answers);
         p.policy = policy;
+        p.refresh = Refresh::every(policy.identity_every);
         (p, asked)
     }
 

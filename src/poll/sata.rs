@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use tracing::debug;
 
+use super::refresh::{self, Refresh};
 use super::source::{DEVSTAT_PAGES, Source};
 use super::tracker::Tracker;
 use super::{PollOutcome, Poller, keep};
@@ -39,7 +40,7 @@ impl SataPolicy {
         wake_standby: false,
     };
     pub const LIVE: Self = Self {
-        identity_every: 10,
+        identity_every: refresh::LIVE_EVERY,
         wake_standby: false,
     };
 }
@@ -48,7 +49,8 @@ pub struct SataPoller {
     src: Box<dyn AtaSource>,
     namer: Arc<Namer>,
     policy: SataPolicy,
-    polls: u64,
+    /// Which polls refresh identity ([`Refresh`]).
+    refresh: Refresh,
     tracker: Tracker,
     pages: SataPages,
     /// Names and meanings for this model, from the last IDENTIFY.
@@ -67,7 +69,7 @@ impl SataPoller {
             src,
             namer,
             policy,
-            polls: 0,
+            refresh: Refresh::every(policy.identity_every),
             tracker,
             pages: SataPages::default(),
             presets: None,
@@ -84,9 +86,7 @@ impl SataPoller {
             out.skipped = Some("standby");
             return out;
         }
-        let refresh =
-            self.pages.identify.is_none() || self.polls % self.policy.identity_every.max(1) == 0;
-        self.polls += 1;
+        let refresh = self.refresh.due(self.pages.identify.is_some());
         if refresh {
             // The page-support model's slow schedule: ask again whatever
             // was unsupported.
@@ -291,7 +291,7 @@ impl Poller for SataPoller {
     }
 
     fn reset(&mut self) {
-        self.polls = 0;
+        self.refresh.reset();
         self.tracker = Tracker::new(self.src.origin());
         self.pages = SataPages::default();
         self.presets = None;

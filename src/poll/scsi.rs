@@ -8,6 +8,7 @@
 
 use tracing::debug;
 
+use super::refresh::{self, Refresh};
 use super::source::{SCSI_LOG_PAGES, Source};
 use super::tracker::Tracker;
 use super::{PollOutcome, Poller, keep};
@@ -32,7 +33,9 @@ pub struct ScsiPolicy {
 
 impl ScsiPolicy {
     pub const EVERY_PAGE: Self = Self { identity_every: 1 };
-    pub const LIVE: Self = Self { identity_every: 10 };
+    pub const LIVE: Self = Self {
+        identity_every: refresh::LIVE_EVERY,
+    };
 }
 
 /// What a page read means for its cached decode.
@@ -56,8 +59,8 @@ pub struct ScsiPoller {
     src: Box<dyn ScsiSource>,
     /// What discovery saw (`Sas` from the SAS transport class in sysfs).
     hint: Transport,
-    policy: ScsiPolicy,
-    polls: u64,
+    /// Which polls refresh identity ([`Refresh`]).
+    refresh: Refresh,
     tracker: Tracker,
     pages: ScsiPages,
     /// VPD 00h and log 00h lists, from the last refresh.
@@ -71,8 +74,7 @@ impl ScsiPoller {
         Self {
             src,
             hint,
-            policy,
-            polls: 0,
+            refresh: Refresh::every(policy.identity_every),
             tracker,
             pages: ScsiPages::default(),
             vpd_list: None,
@@ -83,9 +85,7 @@ impl ScsiPoller {
     /// One poll, handing every answer read to `sink`.
     pub fn poll_with(&mut self, sink: RawSink<'_>) -> PollOutcome {
         let mut out = PollOutcome::default();
-        let refresh =
-            self.pages.inquiry.is_none() || self.polls % self.policy.identity_every.max(1) == 0;
-        self.polls += 1;
+        let refresh = self.refresh.due(self.pages.inquiry.is_some());
         if refresh {
             self.tracker.recheck();
         }
@@ -371,7 +371,7 @@ impl Poller for ScsiPoller {
     }
 
     fn reset(&mut self) {
-        self.polls = 0;
+        self.refresh.reset();
         self.tracker = Tracker::new(self.src.origin());
         self.pages = ScsiPages::default();
         self.vpd_list = None;
