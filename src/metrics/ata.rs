@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use prometheus_client::metrics::MetricType;
 
-use super::{Enc, Exposition, Labels, family};
+use super::{Enc, Exposition, family};
 use crate::health::AtaAttribute;
 
 /// `(name, help, field)` of the four attribute families.
@@ -50,11 +50,13 @@ impl Exposition {
                     .as_ref()
                     .map_or(&[][..], |r| &r.ata_attributes[..]);
                 attrs.iter().filter_map(move |a| {
-                    let mut l: Labels<'_> = Self::base(d);
-                    l.extend([
-                        ("id", ids[usize::from(a.id)].as_str()),
-                        ("name", a.name.as_str()),
-                    ]);
+                    let l = Self::with(
+                        d,
+                        [
+                            ("id", ids[usize::from(a.id)].as_str()),
+                            ("name", a.name.as_str()),
+                        ],
+                    );
                     field(a).map(|v| (l, v))
                 })
             });

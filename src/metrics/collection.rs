@@ -31,7 +31,7 @@ impl Exposition {
             let id = &d.identity;
             let l = Self::with(
                 d,
-                &[
+                [
                     ("transport", id.transport.as_str()),
                     ("model", &id.model),
                     ("firmware", &id.firmware),
@@ -101,7 +101,7 @@ impl Exposition {
             }
             counts
                 .into_iter()
-                .map(move |(r, n)| (Self::with(d, &[("reason", r)]), Wide(u128::from(n))))
+                .map(move |(r, n)| (Self::with(d, [("reason", r)]), Wide(u128::from(n))))
         });
         counter(
             enc,
@@ -112,7 +112,7 @@ impl Exposition {
         let modes = self
             .drives
             .iter()
-            .filter_map(|d| d.power_mode.map(|m| (Self::with(d, &[("mode", m)]), 1.0)));
+            .filter_map(|d| d.power_mode.map(|m| (Self::with(d, [("mode", m)]), 1.0)));
         family(
             enc,
             "ssd_power_mode",
@@ -124,7 +124,7 @@ impl Exposition {
             let sources = poll_sources(d);
             sources
                 .into_iter()
-                .map(move |(s, n)| (Self::with(d, &[("source", s)]), Wide(u128::from(n))))
+                .map(move |(s, n)| (Self::with(d, [("source", s)]), Wide(u128::from(n))))
         });
         counter(
             enc,
@@ -141,12 +141,7 @@ impl Exposition {
                 Task::Poll => Some((t, d.restarts.get(&t).copied().unwrap_or(0))),
                 Task::Probe => probes.map(|n| (t, n)),
             });
-            counts.map(move |(t, n)| {
-                (
-                    Self::with(d, &[("task", t.as_label())]),
-                    Wide(u128::from(n)),
-                )
-            })
+            counts.map(move |(t, n)| (Self::with(d, [("task", t.as_label())]), Wide(u128::from(n))))
         });
         counter(
             enc,
@@ -157,7 +152,7 @@ impl Exposition {
         let pages = self.drives.iter().flat_map(|d| {
             d.pages
                 .iter()
-                .map(move |(p, ok)| (Self::with(d, &[("page", p.as_label())]), f64::from(*ok)))
+                .map(move |(p, ok)| (Self::with(d, [("page", p.as_label())]), f64::from(*ok)))
         });
         family(
             enc,

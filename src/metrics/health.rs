@@ -20,7 +20,7 @@ impl Exposition {
         let temps = readings.iter().flat_map(|(d, r)| {
             r.temperatures
                 .iter()
-                .map(|(s, t)| (Self::with(d, &[("sensor", s)]), *t))
+                .map(|(s, t)| (Self::with(d, [("sensor", s)]), *t))
         });
         family(
             enc,
@@ -35,7 +35,7 @@ impl Exposition {
                 ("critical", r.temperature_critical_celsius),
             ]
             .into_iter()
-            .filter_map(|(level, t)| t.map(|t| (Self::with(d, &[("level", level)]), t)))
+            .filter_map(|(level, t)| t.map(|t| (Self::with(d, [("level", level)]), t)))
         });
         family(
             enc,
@@ -47,10 +47,7 @@ impl Exposition {
         let bits = |f: fn(&Reading) -> &Vec<(Condition, bool)>| {
             readings.iter().flat_map(move |(d, r)| {
                 f(r).iter().map(move |&(c, set)| {
-                    (
-                        Self::with(d, &[("condition", c.as_label())]),
-                        f64::from(set),
-                    )
+                    (Self::with(d, [("condition", c.as_label())]), f64::from(set))
                 })
             })
         };
@@ -86,7 +83,7 @@ impl Exposition {
                     THROTTLE_LEVELS
                         .iter()
                         .zip(v)
-                        .map(move |(l, n)| (Self::with(d, &[("level", l)]), Wide(u128::from(n))))
+                        .map(move |(l, n)| (Self::with(d, [("level", l)]), Wide(u128::from(n))))
                 })
             })
         };
@@ -105,7 +102,7 @@ impl Exposition {
         let blocks = readings.iter().flat_map(|(d, r)| {
             r.bad_blocks
                 .iter()
-                .map(|&(a, n)| (Self::with(d, &[("area", a)]), n as f64))
+                .map(|&(a, n)| (Self::with(d, [("area", a)]), n as f64))
         });
         family(
             enc,
@@ -116,7 +113,7 @@ impl Exposition {
         )?;
         let tests = readings.iter().filter_map(|(d, r)| {
             r.self_test_last_result
-                .map(|res| (Self::with(d, &[("result", res)]), 1.0))
+                .map(|res| (Self::with(d, [("result", res)]), 1.0))
         });
         family(
             enc,

@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex};
 
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{
-    CounterValueEncoder, DescriptorEncoder, EncodeCounterValue, EncodeMetric,
+    CounterValueEncoder, DescriptorEncoder, EncodeCounterValue, EncodeLabel, EncodeLabelSet,
+    EncodeMetric, LabelSetEncoder,
 };
 use prometheus_client::metrics::MetricType;
 use prometheus_client::metrics::counter::ConstCounter;
@@ -132,8 +133,27 @@ impl EncodeCounterValue for Wide {
     }
 }
 
-/// Label pairs borrowed from the snapshots: no per-series string copies.
-type Labels<'a> = Vec<(&'static str, &'a str)>;
+/// `device` and `serial`: the labels every per-drive series starts with,
+/// borrowed from its snapshot.
+#[derive(Debug, Clone, Copy)]
+struct DriveLabels<'a> {
+    device: &'a str,
+    serial: &'a str,
+}
+
+impl EncodeLabelSet for DriveLabels<'_> {
+    fn encode(&self, encoder: &mut LabelSetEncoder) -> fmt::Result {
+        ("device", self.device).encode(encoder.encode_label())?;
+        ("serial", self.serial).encode(encoder.encode_label())
+    }
+}
+
+/// A family's own labels after [`DriveLabels`], fixed in number per
+/// family: a series is `(DriveLabels, Own<N>)`, with no allocation.
+type Own<'a, const N: usize> = [(&'static str, &'a str); N];
+
+/// The labels of a series with none (process-wide, one per family).
+const NO_LABELS: Own<'static, 0> = [];
 
 /// Which families an [`Exposition`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -229,7 +249,7 @@ impl Exposition {
         let drives = matches!(self.parts, Parts::All | Parts::Drives);
         let probes = matches!(self.parts, Parts::All | Parts::Probes);
         if globals {
-            let labels = vec![
+            let labels = [
                 ("version", self.build.version.as_str()),
                 ("revision", self.build.revision.as_str()),
             ];
@@ -241,7 +261,7 @@ impl Exposition {
                 MetricType::Gauge,
                 [(labels, 1.0)],
             )?;
-            let n = [(Vec::new(), self.monitored as f64)];
+            let n = [(NO_LABELS, self.monitored as f64)];
             family(
                 enc,
                 "ssd_exporter_devices",
@@ -272,28 +292,29 @@ impl Exposition {
 
 impl Exposition {
     /// `device` and `serial`, the labels every per-drive series carries.
-    fn base(d: &DriveSnapshot) -> Labels<'_> {
-        vec![("device", &d.device), ("serial", &d.identity.serial)]
+    fn base(d: &DriveSnapshot) -> DriveLabels<'_> {
+        DriveLabels {
+            device: &d.device,
+            serial: &d.identity.serial,
+        }
     }
 
-    fn with<'a>(d: &'a DriveSnapshot, extra: &[(&'static str, &'a str)]) -> Labels<'a> {
-        let mut l = Vec::with_capacity(2 + extra.len());
-        l.extend([
-            ("device", d.device.as_str()),
-            ("serial", &d.identity.serial),
-        ]);
-        l.extend_from_slice(extra);
-        l
+    /// [`Exposition::base`], then the family's own labels.
+    fn with<'a, const N: usize>(
+        d: &'a DriveSnapshot,
+        own: Own<'a, N>,
+    ) -> (DriveLabels<'a>, Own<'a, N>) {
+        (Self::base(d), own)
     }
 }
 
 /// Writes one gauge family; a family without rows writes nothing.
-fn family<'a>(
+fn family<L: EncodeLabelSet>(
     enc: &mut Enc,
     name: &'static str,
     help: &str,
     kind: MetricType,
-    rows: impl IntoIterator<Item = (Labels<'a>, f64)>,
+    rows: impl IntoIterator<Item = (L, f64)>,
 ) -> fmt::Result {
     let mut rows = rows.into_iter().peekable();
     enc.note(name, rows.peek().is_some());
@@ -308,11 +329,11 @@ fn family<'a>(
 }
 
 /// Writes one counter family (`name` without `_total`).
-fn counter<'a, V: EncodeCounterValue>(
+fn counter<L: EncodeLabelSet, V: EncodeCounterValue>(
     enc: &mut Enc,
     name: &'static str,
     help: &str,
-    rows: impl IntoIterator<Item = (Labels<'a>, V)>,
+    rows: impl IntoIterator<Item = (L, V)>,
 ) -> fmt::Result {
     let mut rows = rows.into_iter().peekable();
     enc.note(name, rows.peek().is_some());

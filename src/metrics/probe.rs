@@ -4,7 +4,9 @@ use std::fmt;
 
 use prometheus_client::metrics::MetricType;
 
-use super::{Enc, Exposition, Labels, Wide, counter, family};
+use prometheus_client::encoding::{EncodeLabel, EncodeLabelSet, LabelSetEncoder};
+
+use super::{Enc, Exposition, Wide, counter, family};
 use crate::probe::fleet::ProbeView;
 use crate::probe::qos;
 
@@ -13,16 +15,32 @@ use crate::probe::runner::SkipReason;
 /// Drive name → serial.
 type Serials<'a> = std::collections::HashMap<&'a str, &'a str>;
 
+/// `device`, `serial` and `block`: the labels every probe series starts
+/// with (serial empty for a `--probe.device` that is no monitored drive).
+#[derive(Debug, Clone, Copy)]
+struct ProbeLabels<'a> {
+    device: &'a str,
+    serial: &'a str,
+    block: &'a str,
+}
+
+impl EncodeLabelSet for ProbeLabels<'_> {
+    fn encode(&self, encoder: &mut LabelSetEncoder) -> fmt::Result {
+        ("device", self.device).encode(encoder.encode_label())?;
+        ("serial", self.serial).encode(encoder.encode_label())?;
+        ("block", self.block).encode(encoder.encode_label())
+    }
+}
+
 impl Exposition {
     /// `device` and `serial` of the drive a probe belongs to (serial empty
     /// for a `--probe.device` that is no monitored drive), plus `block`.
-    fn probe_base<'a>(serials: &Serials<'a>, p: &'a ProbeView) -> Labels<'a> {
-        let serial = serials.get(p.drive.as_str()).copied().unwrap_or("");
-        vec![
-            ("device", p.drive.as_str()),
-            ("serial", serial),
-            ("block", p.block.as_str()),
-        ]
+    fn probe_base<'a>(serials: &Serials<'a>, p: &'a ProbeView) -> ProbeLabels<'a> {
+        ProbeLabels {
+            device: &p.drive,
+            serial: serials.get(p.drive.as_str()).copied().unwrap_or(""),
+            block: &p.block,
+        }
     }
 
     pub(super) fn probe(&self, enc: &mut Enc) -> fmt::Result {
@@ -38,13 +56,12 @@ impl Exposition {
         let quantiles = self.probes.iter().flat_map(|p| {
             p.ops.iter().flat_map(move |o| {
                 o.quantiles.iter().map(move |&(q, v)| {
-                    let mut l = Self::probe_base(serials, p);
-                    l.extend([
+                    let own = [
                         ("op", o.op.as_label()),
                         ("q", q),
                         ("window", p.window.as_str()),
-                    ]);
-                    (l, v)
+                    ];
+                    ((Self::probe_base(serials, p), own), v)
                 })
             })
         });
@@ -57,9 +74,8 @@ impl Exposition {
         )?;
         let samples = self.probes.iter().flat_map(|p| {
             p.ops.iter().map(move |o| {
-                let mut l = Self::probe_base(serials, p);
-                l.extend([("op", o.op.as_label()), ("window", p.window.as_str())]);
-                (l, o.window_samples as f64)
+                let own = [("op", o.op.as_label()), ("window", p.window.as_str())];
+                ((Self::probe_base(serials, p), own), o.window_samples as f64)
             })
         });
         family(
@@ -72,9 +88,8 @@ impl Exposition {
         let ios = self.probes.iter().flat_map(|p| {
             p.ops.iter().flat_map(move |o| {
                 o.ios.iter().map(move |(r, n)| {
-                    let mut l = Self::probe_base(serials, p);
-                    l.extend([("op", o.op.as_label()), ("result", r.as_label())]);
-                    (l, Wide(u128::from(n)))
+                    let own = [("op", o.op.as_label()), ("result", r.as_label())];
+                    ((Self::probe_base(serials, p), own), Wide(u128::from(n)))
                 })
             })
         });
@@ -91,9 +106,8 @@ impl Exposition {
                 SkipReason::ALL.iter().map(|&r| (r, 0)).collect();
             counts.extend(p.skipped.iter().copied());
             counts.into_iter().map(move |(r, n)| {
-                let mut l = Self::probe_base(serials, p);
-                l.push(("reason", r.as_label()));
-                (l, Wide(u128::from(n)))
+                let own = [("reason", r.as_label())];
+                ((Self::probe_base(serials, p), own), Wide(u128::from(n)))
             })
         });
         counter(
@@ -127,10 +141,9 @@ impl Exposition {
             .encode_descriptor(name, help, None, MetricType::Histogram)?;
         for p in &self.probes {
             for o in &p.ops {
-                let mut l = Self::probe_base(serials, p);
-                l.push(("op", o.op.as_label()));
+                let l = (Self::probe_base(serials, p), [("op", o.op.as_label())]);
                 let mut h = m.encode_family(&l)?;
-                h.encode_histogram::<Labels<'_>>(o.sum, o.count, &o.buckets, None)?;
+                h.encode_histogram::<[(&str, &str); 0]>(o.sum, o.count, &o.buckets, None)?;
             }
         }
         Ok(())
@@ -139,8 +152,7 @@ impl Exposition {
     pub(super) fn qos_targets(&self, enc: &mut Enc) -> fmt::Result {
         let rows = self.drives.iter().flat_map(|d| {
             qos::targets_for(&d.identity.model).iter().map(move |t| {
-                let mut l = Self::base(d);
-                l.extend([("op", t.op.as_label()), ("q", t.quantile_label)]);
+                let l = Self::with(d, [("op", t.op.as_label()), ("q", t.quantile_label)]);
                 (l, t.seconds)
             })
         });

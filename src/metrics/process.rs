@@ -12,7 +12,7 @@ use nix::time::{ClockId, clock_gettime};
 use nix::unistd::{SysconfVar, sysconf};
 use prometheus_client::metrics::MetricType;
 
-use super::{Enc, Exposition, counter, family};
+use super::{Enc, Exposition, NO_LABELS, counter, family};
 
 /// What one read of /proc/self gives.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -132,7 +132,7 @@ impl Exposition {
         let Some(p) = self.process else {
             return Ok(());
         };
-        let one = |v: f64| [(Vec::new(), v)];
+        let one = |v: f64| [(NO_LABELS, v)];
         counter(
             enc,
             "process_cpu_seconds",

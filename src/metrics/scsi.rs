@@ -24,7 +24,7 @@ impl Exposition {
         let per_op = |f: fn(&ScsiReading) -> &Vec<(ScsiOp, u128)>| {
             readings.iter().flat_map(move |(d, s)| {
                 f(s).iter()
-                    .map(move |&(op, n)| (Self::with(d, &[("op", op.as_label())]), Wide(n)))
+                    .map(move |&(op, n)| (Self::with(d, [("op", op.as_label())]), Wide(n)))
             })
         };
         counter(
@@ -69,7 +69,7 @@ impl Exposition {
         let phys = readings.iter().flat_map(|(d, s)| {
             s.sas_phys.iter().flat_map(move |p| {
                 PhyErrorKind::ALL.iter().zip(p.counts).map(move |(k, n)| {
-                    let l = Self::with(d, &[("phy", p.phy.as_str()), ("kind", k.as_label())]);
+                    let l = Self::with(d, [("phy", p.phy.as_str()), ("kind", k.as_label())]);
                     (l, Wide(u128::from(n)))
                 })
             })

@@ -25,7 +25,7 @@ impl Exposition {
         let problems = judged().flat_map(|(d, v)| {
             v.problems.iter().map(move |p| {
                 (
-                    Self::with(d, &[("problem", p.name), ("severity", p.severity.as_str())]),
+                    Self::with(d, [("problem", p.name), ("severity", p.severity.as_str())]),
                     1.0,
                 )
             })
@@ -40,7 +40,7 @@ impl Exposition {
         let unknown = judged().flat_map(|(d, v)| {
             v.unknown
                 .iter()
-                .map(move |&u| (Self::with(d, &[("data", u)]), 1.0))
+                .map(move |&u| (Self::with(d, [("data", u)]), 1.0))
         });
         family(
             enc,
