@@ -161,19 +161,25 @@ pub async fn run(
     }
 }
 
-/// Sleeps `d` on the poll thread, or less if the loop is stopped; false
-/// when stopped.
-fn nap(shared: &Shared, d: Duration) -> bool {
-    let until = Instant::now() + d;
+/// Sleeps on the poll thread until `d` after `from` (an instant the caller
+/// already read, so that the clock is read once per nap: in a guest
+/// without a TSC each read is a system call), or less if the loop is
+/// stopped; false when stopped.
+fn nap(shared: &Shared, from: Instant, d: Duration) -> bool {
+    let until = from + d;
+    let mut left = d;
     loop {
         if shared.stopped() {
             return false;
         }
-        let now = Instant::now();
-        if now >= until {
-            return true;
+        std::thread::park_timeout(left);
+        if shared.stopped() {
+            return false;
         }
-        std::thread::park_timeout(until - now);
+        match until.checked_duration_since(Instant::now()) {
+            Some(rest) if !rest.is_zero() => left = rest,
+            _ => return true,
+        }
     }
 }
 
@@ -273,7 +279,7 @@ fn poll_thread(
                     judge(s, SystemTime::now());
                 });
                 let backoff = schedule.interval.saturating_mul(1 << (panics - 1).min(5));
-                if !nap(&shared, backoff) {
+                if !nap(&shared, started + elapsed, backoff) {
                     return;
                 }
                 continue;
@@ -300,10 +306,8 @@ fn poll_thread(
                 });
             }
         }
-        if !nap(
-            &shared,
-            jittered(schedule.interval, schedule.jitter, fastrand::f64()),
-        ) {
+        let interval = jittered(schedule.interval, schedule.jitter, fastrand::f64());
+        if !nap(&shared, started + elapsed, interval) {
             return;
         }
     }
