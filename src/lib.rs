@@ -25,22 +25,27 @@
 //!   attribute names and raw formats (built-in table, drivedb.h) in `ata::attributes`.
 //! - [`scsi`]: SAS/SCSI disks: the CDBs and what a completion means, and
 //!   pure decoders (INQUIRY, VPD, READ CAPACITY(16), LOG SENSE pages, grown
-//!   defects).
+//!   defects), reading through big-endian layouts and the one framing of log
+//!   parameters and VPD designators (`scsi::layout`, `scsi::log_layout`).
 //! - [`device`]: where page bytes come from — a live controller, a replay
 //!   folder or the `--demo` simulation, behind one trait per transport —
 //!   plus sysfs discovery (which transport drives each disk).
 //! - [`poll`]: one poll of one drive: which pages, what a failure means,
-//!   what the drive supports ([`poll::Source`] names every page).
+//!   what the drive supports ([`poll::Source`] names every page), the
+//!   identity-refresh schedule (`poll::refresh`); every poller is made in
+//!   `poll::factory` (serve, check, dump, demo and the tests).
 //! - [`dump`]: `ssd_exporter dump`, a poll whose pages are written to a folder.
 //! - [`health`]: the unified reading that NVMe, SATA and SCSI pages map onto; the
 //!   verdict (rules over the reading and its history), wear-out forecast and
 //!   datasheet ratings.
 //! - [`probe`]: the latency probe: Poisson schedule, busy back-off, read and
 //!   opt-in write I/O, histogram and sliding-window quantiles, one thread per
-//!   drive.
+//!   drive; its `op` and `result` labels as enums (`probe::op`).
 //! - [`snapshot`]: the latest state of every drive, shared with the server.
-//! - [`metrics`]: every metric's name, help, type and labels, in one place;
-//!   each drive's series encoded once per snapshot and copied into a scrape.
+//! - [`metrics`]: every metric's name, help, type and typed label set, in
+//!   one place; each drive's series encoded once per snapshot and copied
+//!   into a scrape (on the server's async thread when nothing needs
+//!   encoding).
 //! - [`http`]: the server: `/metrics`, the landing page, `/healthz`; TLS,
 //!   basic auth and headers from the exporter-toolkit web config; the
 //!   connection cap.
