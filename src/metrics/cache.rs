@@ -35,8 +35,33 @@ type ProbePart = (Arc<Vec<ProbeView>>, ProbeKey, PerFormat);
 
 /// What a probe part depends on besides the views: each shown drive's
 /// serial (its probes' `serial` label) and the drives not shown yet (whose
-/// probes wait, see [`super::held_back`]).
-type ProbeKey = (Vec<(String, String)>, Vec<String>);
+/// probes wait, see [`super::held_back`]). Compared on every scrape without
+/// allocating; built only when it changed.
+#[derive(Debug, PartialEq)]
+struct ProbeKey {
+    serials: Vec<(String, String)>,
+    pending: Vec<String>,
+}
+
+impl ProbeKey {
+    fn of(drives: &[Arc<DriveSnapshot>], pending: Vec<String>) -> Self {
+        let serials = drives
+            .iter()
+            .map(|d| (d.device.clone(), d.identity.serial.clone()))
+            .collect();
+        Self { serials, pending }
+    }
+
+    fn is(&self, drives: &[Arc<DriveSnapshot>], pending: &[String]) -> bool {
+        self.pending == pending
+            && self.serials.len() == drives.len()
+            && self
+                .serials
+                .iter()
+                .zip(drives)
+                .all(|((device, serial), d)| *device == d.device && *serial == d.identity.serial)
+    }
+}
 
 /// Pieces per format (`OpenMetrics`, `Prometheus`), encoded on first use.
 type PerFormat = [Option<Arc<Pieces>>; 2];
@@ -113,6 +138,7 @@ impl Cache {
         fill_missing: bool,
     ) -> Option<String> {
         let monitored = drives.len();
+        // Usually none: no allocation.
         let pending: Vec<String> = drives
             .iter()
             .filter(|d| d.polls == 0 && d.skipped.is_empty())
@@ -164,13 +190,6 @@ impl Cache {
         format: TextFormat,
         fill_missing: bool,
     ) -> Option<Arc<Pieces>> {
-        let key: ProbeKey = (
-            drives
-                .iter()
-                .map(|d| (d.device.clone(), d.identity.serial.clone()))
-                .collect(),
-            pending,
-        );
         let mut cached = lock(&self.probes, fill_missing)?;
         // The views are versioned by their `Arc` (one per publication);
         // no probes at all (`--probe.disable`, replay) is always the same.
@@ -179,14 +198,19 @@ impl Cache {
         };
         if !cached
             .as_ref()
-            .is_some_and(|(p, k, _)| same(p) && *k == key)
+            .is_some_and(|(p, k, _)| same(p) && k.is(drives, &pending))
         {
             if !fill_missing {
                 return None;
             }
-            *cached = Some((Arc::clone(&probes), key, [None, None]));
+            *cached = Some((
+                Arc::clone(&probes),
+                ProbeKey::of(drives, pending),
+                [None, None],
+            ));
         }
-        let (_, (_, pending), per_format) = cached.as_mut().map(|(p, k, f)| (p, k, f))?;
+        let (_, ProbeKey { pending, .. }, per_format) =
+            cached.as_mut().map(|(p, k, f)| (p, k, f))?;
         let slot = &mut per_format[format as usize];
         if slot.is_none() && fill_missing {
             let probes: Vec<ProbeView> = probes

@@ -41,8 +41,14 @@ struct Stat {
 /// parentheses, so fields are counted after the last `)`.
 fn parse_stat(text: &str) -> Option<Stat> {
     let rest = &text[text.rfind(')')? + 1..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let n = |i: usize| f.get(i)?.parse::<u64>().ok();
+    // Fields in order, each skipped to once: no vector of all 50.
+    let mut f = rest.split_whitespace();
+    let mut at = 0;
+    let mut n = |i: usize| {
+        let v = f.nth(i - at)?.parse::<u64>().ok();
+        at = i + 1;
+        v
+    };
     Some(Stat {
         utime_ticks: n(11)?,
         stime_ticks: n(12)?,
