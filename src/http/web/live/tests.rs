@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use hyper::header::{self, HeaderMap, HeaderValue};
 
-use super::WebConfig;
-use super::live::{Live, Step};
+use super::{Live, Step};
 use crate::http::tests::pki::{Pki, write};
+use crate::http::web::WebConfig;
 
 /// Writes `text` beside `path` and renames it over `path`, as an operator's
 /// tooling (or a Secret update) does: a new inode, so the change is seen
