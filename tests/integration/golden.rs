@@ -66,10 +66,7 @@ fn fixtures_values_equal_the_hand_calculations_in_meta_toml() {
     let series = parse(&serve_fixtures(""));
     let mut checked = 0;
     for dir in fixtures() {
-        let meta: toml::Table = std::fs::read_to_string(dir.join("meta.toml"))
-            .unwrap()
-            .parse()
-            .unwrap();
+        let meta = meta(&dir);
         let base = BTreeMap::from([
             (
                 "device".to_string(),
