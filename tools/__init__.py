@@ -32,7 +32,8 @@ Layout:
   stopping what was started, test certificates).
 - ``tools.vm``: the host side of the real-kernel QEMU tests
   (``python3 -m tools.vm.run``, ``python3 -m tools.vm.peer``; tests/vm/run.sh
-  is the usual entry), with the checks and the exposition parser they share.
+  is the usual entry), with the checks, the exposition parser and the work
+  folder (``tools.vm.work``) they share.
   The guest side (tests/vm/guest) is shell: the initramfs has no Python.
 - ``tools.alerts_lint``: the rule checks promtool cannot make
   (alerts/check.sh).
