@@ -2,6 +2,7 @@ use super::*;
 use crate::device::FetchError;
 use crate::device::replay::NvmeReplay;
 use crate::poll::PollOutcome;
+use crate::poll::tests::belief;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -62,13 +63,6 @@ fn poller_with(answers: Vec<(NvmeRequest, FetchError)>, policy: PollPolicy) -> (
     let (mut p, asked) = poller(answers);
     p.policy = policy;
     (p, asked)
-}
-
-fn belief(out: &PollOutcome, source: Source) -> Option<bool> {
-    out.pages
-        .iter()
-        .find(|(s, _)| *s == source)
-        .map(|&(_, b)| b)
 }
 
 #[test]

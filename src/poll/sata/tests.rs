@@ -3,7 +3,7 @@ use crate::ata::PowerMode;
 use crate::ata::smart::SmartStatus;
 use crate::device::FetchError;
 use crate::device::replay::SataReplay;
-use crate::poll::PollOutcome;
+use crate::poll::tests::belief;
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -61,13 +61,6 @@ fn poller(
         SataPoller::new(Box::new(fake), Arc::new(Namer::builtin()), policy),
         asked,
     )
-}
-
-fn belief(out: &PollOutcome, source: Source) -> Option<bool> {
-    out.pages
-        .iter()
-        .find(|(s, _)| *s == source)
-        .map(|&(_, b)| b)
 }
 
 #[test]
