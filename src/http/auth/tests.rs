@@ -1,15 +1,6 @@
 use super::*;
+use crate::http::tests::basic_headers;
 use hyper::header::HeaderValue;
-
-fn basic(user: &str, password: &str) -> HeaderMap {
-    let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
-    let mut h = HeaderMap::new();
-    h.insert(
-        header::AUTHORIZATION,
-        HeaderValue::from_str(&format!("Basic {token}")).unwrap(),
-    );
-    h
-}
 
 fn auth() -> Arc<BasicAuth> {
     let hash = bcrypt::hash("s3cret", 4).unwrap();
@@ -27,17 +18,29 @@ fn the_dummy_hash_is_a_valid_bcrypt_hash() {
 #[tokio::test]
 async fn right_password_passes_and_is_cached() {
     let a = auth();
-    assert!(a.allows("/metrics", &basic("prometheus", "s3cret")).await);
+    assert!(
+        a.allows("/metrics", &basic_headers("prometheus", "s3cret"))
+            .await
+    );
     assert_eq!(a.cached(), 1);
-    assert!(a.allows("/metrics", &basic("prometheus", "s3cret")).await);
+    assert!(
+        a.allows("/metrics", &basic_headers("prometheus", "s3cret"))
+            .await
+    );
     assert_eq!(a.cached(), 1);
 }
 
 #[tokio::test]
 async fn wrong_password_unknown_user_and_no_header_fail_and_are_not_cached() {
     let a = auth();
-    assert!(!a.allows("/metrics", &basic("prometheus", "wrong")).await);
-    assert!(!a.allows("/metrics", &basic("nobody", "s3cret")).await);
+    assert!(
+        !a.allows("/metrics", &basic_headers("prometheus", "wrong"))
+            .await
+    );
+    assert!(
+        !a.allows("/metrics", &basic_headers("nobody", "s3cret"))
+            .await
+    );
     assert!(!a.allows("/metrics", &HeaderMap::new()).await);
     let mut bearer = HeaderMap::new();
     bearer.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer x"));
@@ -53,7 +56,7 @@ async fn excluded_paths_need_no_credentials() {
 #[test]
 fn a_password_may_contain_colons() {
     assert_eq!(
-        credentials(&basic("u", "a:b")),
+        credentials(&basic_headers("u", "a:b")),
         Some(("u".into(), "a:b".into()))
     );
 }
