@@ -28,12 +28,24 @@ impl NvmeSource for Scripted {
     }
 }
 
+/// The Kingston DC2000B dump these tests replay.
+const DC2000B: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/nvme/kingston-dc2000b/nvme0"
+);
+
 fn dc2000b() -> NvmeReplay {
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/nvme/kingston-dc2000b/nvme0"
-    );
-    NvmeReplay::new(Path::new(dir))
+    NvmeReplay::new(Path::new(DC2000B))
+}
+
+/// A copy of just `files` of the DC2000B dump, in a folder the test may
+/// change.
+fn dc2000b_files(files: &[&str]) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    for f in files {
+        std::fs::copy(Path::new(DC2000B).join(f), tmp.path().join(f)).unwrap();
+    }
+    tmp
 }
 
 fn smart() -> NvmeRequest {
@@ -186,15 +198,8 @@ fn another_vendors_c0h_page_is_not_ocp_and_never_an_error() {
 fn an_ocp_page_with_the_right_guid_that_fails_to_decode_is_an_error() {
     // A 300-byte answer: too short to carry a GUID, so it is not judged
     // "not OCP" but counted as the decode failure it is.
-    let tmp = tempfile::tempdir().unwrap();
-    let src = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/nvme/kingston-dc2000b/nvme0"
-    ));
-    for f in ["id-ctrl.bin", "smart-log.bin"] {
-        std::fs::copy(src.join(f), tmp.path().join(f)).unwrap();
-    }
-    let ocp = std::fs::read(src.join("ocp-smart-log.bin")).unwrap();
+    let tmp = dc2000b_files(&["id-ctrl.bin", "smart-log.bin"]);
+    let ocp = std::fs::read(Path::new(DC2000B).join("ocp-smart-log.bin")).unwrap();
     std::fs::write(tmp.path().join("ocp-smart-log.bin"), &ocp[..300]).unwrap();
     let mut p = NvmePoller::new(
         Box::new(NvmeReplay::new(tmp.path())),
@@ -306,11 +311,7 @@ fn ocp_is_located_by_the_uuid_list_else_index_0() {
 /// A copy of the DC2000B dump in a folder the test may change.
 fn dc2000b_copy() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
-    let src = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/nvme/kingston-dc2000b/nvme0"
-    ));
-    for e in std::fs::read_dir(src).unwrap() {
+    for e in std::fs::read_dir(DC2000B).unwrap() {
         let e = e.unwrap();
         std::fs::copy(e.path(), tmp.path().join(e.file_name())).unwrap();
     }
@@ -408,14 +409,7 @@ fn link_retraining_is_not_served_from_a_page_older_than_the_field() {
 
 #[test]
 fn live_policy_rereads_identity_every_tenth_poll_and_the_error_log_on_change() {
-    let tmp = tempfile::tempdir().unwrap();
-    let src = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/nvme/kingston-dc2000b/nvme0"
-    ));
-    for f in ["id-ctrl.bin", "smart-log.bin", "error-log.bin"] {
-        std::fs::copy(src.join(f), tmp.path().join(f)).unwrap();
-    }
+    let tmp = dc2000b_files(&["id-ctrl.bin", "smart-log.bin", "error-log.bin"]);
     let asked = Asked::default();
     let scripted = Scripted {
         inner: NvmeReplay::new(tmp.path()),
