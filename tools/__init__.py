@@ -27,11 +27,13 @@ Layout:
 - ``tools.ops``: checks of the operators' kit against a built exporter
   (``prometheus_e2e``, ``prometheus_tls``, ``web_limits``, ``hung_opens``,
   ``bad_replay``), each ``python3 -m tools.ops.<check> [path/to/ssd_exporter]``;
-  ``tools.ops.common`` holds their shared helpers (free ports, HTTP waits,
-  test certificates).
+  ``tools.ops.common`` holds their shared helpers (the PASS/FAIL tally, the
+  binary under test, free ports, HTTP waits, starting Prometheus and
+  stopping what was started, test certificates).
 - ``tools.vm``: the host side of the real-kernel QEMU tests
   (``python3 -m tools.vm.run``, ``python3 -m tools.vm.peer``; tests/vm/run.sh
-  is the usual entry), with the checks and the exposition parser they share.
+  is the usual entry), with the checks, the exposition parser and the work
+  folder (``tools.vm.work``) they share.
   The guest side (tests/vm/guest) is shell: the initramfs has no Python.
 - ``tools.alerts_lint``: the rule checks promtool cannot make
   (alerts/check.sh).

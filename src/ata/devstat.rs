@@ -374,5 +374,4 @@ impl DeviceStatistics {
 }
 
 #[cfg(test)]
-#[path = "devstat_tests.rs"]
 mod tests;

@@ -362,5 +362,4 @@ fn major_version(w80: u16) -> Option<u8> {
 }
 
 #[cfg(test)]
-#[path = "identify_tests.rs"]
 mod tests;

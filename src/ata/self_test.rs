@@ -206,5 +206,4 @@ fn entry(p: &SelfTestLogPage, slot: usize) -> Option<Entry> {
 }
 
 #[cfg(test)]
-#[path = "self_test_tests.rs"]
 mod tests;

@@ -297,5 +297,4 @@ pub fn scsi_status_name(status: u8) -> &'static str {
 }
 
 #[cfg(test)]
-#[path = "sense_tests.rs"]
 mod tests;

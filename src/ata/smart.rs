@@ -333,5 +333,4 @@ impl SmartStatus {
 }
 
 #[cfg(test)]
-#[path = "smart_tests.rs"]
 mod tests;

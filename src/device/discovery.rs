@@ -278,5 +278,4 @@ fn natural_key(name: &str) -> (String, u64) {
 }
 
 #[cfg(test)]
-#[path = "discovery_tests.rs"]
 mod tests;

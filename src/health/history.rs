@@ -241,5 +241,4 @@ impl History {
 pub use crate::timefmt::utc_seconds as utc;
 
 #[cfg(test)]
-#[path = "history_tests.rs"]
 mod tests;

@@ -81,6 +81,6 @@ const ALL: [&str; 8] = [
     "throttling",
     "plp",
 ];
+
 #[cfg(test)]
-#[path = "verdict_tests.rs"]
 mod tests;

@@ -13,8 +13,6 @@ mod limits;
 mod negotiate;
 mod routes;
 pub mod server;
-#[cfg(test)]
-mod tests;
 pub mod web;
 
 use std::sync::Arc;
@@ -108,3 +106,6 @@ impl Default for ServerConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

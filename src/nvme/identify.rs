@@ -359,5 +359,4 @@ fn nul_terminated(raw: &[u8]) -> String {
 }
 
 #[cfg(test)]
-#[path = "identify_tests.rs"]
 mod tests;

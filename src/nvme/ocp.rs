@@ -430,5 +430,4 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 #[cfg(test)]
-#[path = "ocp_tests.rs"]
 mod tests;

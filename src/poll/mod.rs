@@ -76,3 +76,6 @@ pub trait Poller: Send {
     /// after a panic in `poll`: the next poll starts like the first.
     fn reset(&mut self);
 }
+
+#[cfg(test)]
+mod tests;

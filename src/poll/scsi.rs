@@ -380,5 +380,4 @@ impl Poller for ScsiPoller {
 }
 
 #[cfg(test)]
-#[path = "scsi_tests.rs"]
 mod tests;

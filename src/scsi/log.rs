@@ -366,5 +366,4 @@ pub fn sas_phys(buf: &[u8]) -> Result<Vec<SasPhy>, ParseError> {
 }
 
 #[cfg(test)]
-#[path = "log_tests.rs"]
 mod tests;

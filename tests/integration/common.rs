@@ -30,6 +30,54 @@ pub fn fixtures() -> Vec<PathBuf> {
     dirs
 }
 
+/// The fixture device folders of one transport (`nvme`, `sata`, `sas`),
+/// sorted.
+pub fn fixtures_of(transport: &str) -> Vec<PathBuf> {
+    fixtures()
+        .into_iter()
+        .filter(|d| {
+            d.parent().and_then(Path::parent).and_then(Path::file_name) == Some(transport.as_ref())
+        })
+        .collect()
+}
+
+/// A dump folder's `meta.toml`, parsed.
+pub fn meta(dir: &Path) -> toml::Table {
+    std::fs::read_to_string(dir.join("meta.toml"))
+        .unwrap_or_else(|e| panic!("{}/meta.toml: {e}", dir.display()))
+        .parse()
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+}
+
+/// One file of a dump folder.
+pub fn dump_file(dir: &Path, name: &str) -> Vec<u8> {
+    std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{}/{name}: {e}", dir.display()))
+}
+
+/// The `files` a dump's `meta.toml` lists, sorted.
+pub fn listed_files(meta: &toml::Table) -> Vec<String> {
+    let mut listed: Vec<String> = meta["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    listed.sort();
+    listed
+}
+
+/// The names in a dump folder that `keep` accepts, sorted.
+pub fn present_files(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut present: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| keep(n))
+        .collect();
+    present.sort();
+    present
+}
+
 /// A running exporter, killed on drop.
 pub struct Exporter {
     child: Child,

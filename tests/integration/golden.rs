@@ -66,10 +66,7 @@ fn fixtures_values_equal_the_hand_calculations_in_meta_toml() {
     let series = parse(&serve_fixtures(""));
     let mut checked = 0;
     for dir in fixtures() {
-        let meta: toml::Table = std::fs::read_to_string(dir.join("meta.toml"))
-            .unwrap()
-            .parse()
-            .unwrap();
+        let meta = meta(&dir);
         let base = BTreeMap::from([
             (
                 "device".to_string(),
@@ -198,6 +195,15 @@ fn openmetrics_exposition_has_the_same_samples() {
     );
 }
 
+/// The first `ssd_polls_total` series of a scrape.
+fn first_polls_total(series: &BTreeMap<String, f64>) -> f64 {
+    series
+        .iter()
+        .find(|(k, _)| k.starts_with("ssd_polls_total{"))
+        .map(|(_, v)| *v)
+        .unwrap()
+}
+
 #[test]
 fn replay_rereads_files_so_counters_follow_a_changed_page() {
     let tmp = tempfile::tempdir().unwrap();
@@ -224,11 +230,7 @@ fn replay_rereads_files_so_counters_follow_a_changed_page() {
     smart[160] = 0x02;
     smart[161] = 0x01;
     std::fs::write(dir.join("smart-log.bin"), &smart).unwrap();
-    let polls = before
-        .iter()
-        .find(|(k, _)| k.starts_with("ssd_polls_total{"))
-        .map(|(_, v)| *v)
-        .unwrap();
+    let polls = first_polls_total(&before);
     let after = parse(&exporter.scrape_after_polls(&devices, polls + 2.0));
     assert_eq!(media(&after), Some(258.0));
     // A page that turns bad is counted and the last good values are kept.
@@ -289,11 +291,7 @@ fn a_sas_drive_whose_defects_and_uncorrected_errors_grow_is_judged_so() {
     assert_eq!(read[last], 9);
     read[last] = 10;
     std::fs::write(dir.join("log-03.bin"), &read).unwrap();
-    let polls = before
-        .iter()
-        .find(|(k, _)| k.starts_with("ssd_polls_total{"))
-        .map(|(_, v)| *v)
-        .unwrap();
+    let polls = first_polls_total(&before);
     let after = parse(&exporter.scrape_after_polls(&devices, polls + 2.0));
     let p = problems(&after);
     assert!(p.contains(&"grown_defects_increasing".to_string()), "{p:?}");

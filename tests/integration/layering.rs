@@ -110,7 +110,7 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
     let src = repo().join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
-    // Test-only files (`#[path = "x_tests.rs"]`, `tests/` folders) are not layers.
+    // Test-only files (`tests.rs`, `tests/` folders) are not layers.
     files.retain(|f| {
         let rel = f.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
         !rel.contains("tests") && rel != "main.rs" && rel != "lib.rs"
@@ -170,6 +170,43 @@ fn sibling_files_import_each_other_without_cycles() {
     assert!(!siblings.is_empty());
     let found = cycles(&siblings);
     assert!(found.is_empty(), "file cycles: {found:?}");
+}
+
+/// The one test convention (README, Development): a module's unit tests are
+/// its child file `tests` (`a/b.rs` → `a/b/tests.rs`, `a/mod.rs` →
+/// `a/tests.rs`), never an inline `mod tests { … }` block nor a `#[path]`
+/// to a file elsewhere.
+#[test]
+fn unit_tests_are_the_modules_own_tests_file() {
+    let src = repo().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    let mut bad = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let l = line.trim_start();
+            if l.starts_with("//") {
+                continue;
+            }
+            let what = if l.contains("mod tests {") {
+                "an inline `mod tests { … }` block"
+            } else if l.starts_with("#[path") {
+                "a `#[path]` attribute"
+            } else {
+                continue;
+            };
+            let rel = f.strip_prefix(repo()).unwrap().display();
+            bad.push(format!("{rel}:{}: {what}", n + 1));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "unit tests go in the module's own `tests` file (`#[cfg(test)] mod tests;` \
+         at the end; `src/a/b.rs` -> `src/a/b/tests.rs`):\n{}",
+        bad.join("\n")
+    );
 }
 
 /// The checker itself: a cycle it must see, and a chain it must not.

@@ -16,6 +16,7 @@
 # Prints PASS/SKIP lines and "N passed, N failed"; exits non-zero on a failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tests/ops/lib.sh
 repo=$PWD
 unit=systemd/ssd_exporter.service
 max_exposure=2.5
@@ -27,18 +28,7 @@ command -v strace >/dev/null || need+=(strace)
 command -v pgrep >/dev/null || need+=(procps)
 command -v losetup >/dev/null || need+=(mount)
 command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "== installing: ${need[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
-
-passed=0
-failed=0
-pass() { echo "PASS: $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
-skip() { echo "SKIP: $*"; }
+install_missing "${need[@]}"
 
 tmp=$(mktemp -d)
 loopdev=

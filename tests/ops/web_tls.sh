@@ -22,6 +22,7 @@
 # Prints PASS/FAIL lines and "N passed, N failed"; exits non-zero on a failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tests/ops/lib.sh
 bin=$(realpath "${1:-target/debug/ssd_exporter}")
 [ -x "$bin" ] || { echo "no binary at $bin (cargo build)"; exit 1; }
 
@@ -30,18 +31,7 @@ command -v promtool >/dev/null || need+=(prometheus)
 command -v curl >/dev/null || need+=(curl)
 command -v openssl >/dev/null || need+=(openssl)
 command -v systemd-socket-activate >/dev/null || need+=(systemd)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "== installing: ${need[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
-
-passed=0
-failed=0
-pass() { echo "PASS: $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
-check() { local what=$1; shift; if "$@"; then pass "$what"; else fail "$what"; fi; }
+install_missing "${need[@]}"
 
 tmp=$(mktemp -d)
 pids=()

@@ -29,15 +29,10 @@ import urllib.request
 from pathlib import Path
 
 from tools import ROOT
-from tools.ops.common import free_port
+from tools.ops.common import Checks, exporter_binary, free_port, stop_all
 
 FIXTURE = ROOT / "tests/fixtures/nvme/kingston-dc2000b/nvme0"
-results = {"passed": 0, "failed": 0}
-
-
-def check(ok, what):
-    print(("PASS " if ok else "FAIL ") + what)
-    results["passed" if ok else "failed"] += 1
+check = Checks()
 
 
 def scrape(port):
@@ -63,7 +58,7 @@ def rss_kib(pid):
 
 
 def main():
-    binary = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "target/debug/ssd_exporter")
+    binary = exporter_binary()
     tmp = Path(tempfile.mkdtemp(prefix="ssd-bad-replay-"))
     good, bad = tmp / "good/nvme0", tmp / "bad/nvme9"
     shutil.copytree(FIXTURE, good)
@@ -120,17 +115,12 @@ def main():
         check(len(named) >= 1, "the log names the file and the cap")
         check(len(named) == 1, f"and says it once, not every poll ({len(named)} lines)")
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_all([proc])
         log.close()
-        if results["failed"]:
+        if check.failed:
             print("".join(log_path.read_text().splitlines(True)[-10:]))
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{results['passed']} passed, {results['failed']} failed")
-    return 1 if results["failed"] else 0
+    return check.summary()
 
 
 if __name__ == "__main__":

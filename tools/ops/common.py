@@ -1,11 +1,77 @@
-"""What the ops checks (and tools.bench_tls) share: a free loopback port, a
-bounded wait for an HTTP endpoint, and a throwaway CA and server certificate
-made with openssl."""
+"""What the ops checks (and tools.bench_tls) share: their PASS/FAIL tally,
+the binary they test, a free loopback port, a bounded wait for an HTTP
+endpoint, starting Debian's Prometheus and stopping what was started, and a
+throwaway CA and server certificate made with openssl."""
 
+import shutil
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
+from pathlib import Path
+
+from tools import ROOT
+
+
+class Checks:
+    """`check(ok, what)` prints a PASS or FAIL line and counts it;
+    `check.summary()` prints "N passed, N failed" and returns the exit
+    status (1 on a failure)."""
+
+    def __init__(self):
+        self.passed = 0
+        self.failures = []
+
+    def __call__(self, ok, what):
+        print(("PASS " if ok else "FAIL ") + what)
+        if ok:
+            self.passed += 1
+        else:
+            self.failures.append(what)
+
+    @property
+    def failed(self):
+        return len(self.failures)
+
+    def summary(self):
+        print(f"{self.passed} passed, {self.failed} failed")
+        return 1 if self.failures else 0
+
+
+def exporter_binary():
+    """The binary a check runs: its first argument, else
+    target/debug/ssd_exporter."""
+    return Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "target/debug/ssd_exporter")
+
+
+def prometheus_binary():
+    prom_bin = shutil.which("prometheus")
+    if not prom_bin:
+        raise SystemExit("prometheus is not installed (apt-get install prometheus)")
+    return prom_bin
+
+
+def start_prometheus(prom_bin, tmp, port):
+    """Prometheus with tmp/prometheus.yml on 127.0.0.1:port, its data and
+    its log (prometheus.log) in tmp; returns the process and its URL."""
+    proc = subprocess.Popen(
+        [prom_bin, f"--config.file={tmp / 'prometheus.yml'}",
+         f"--storage.tsdb.path={tmp / 'data'}",
+         f"--web.listen-address=127.0.0.1:{port}"],
+        stdout=open(tmp / "prometheus.log", "w"), stderr=subprocess.STDOUT)
+    return proc, f"http://127.0.0.1:{port}"
+
+
+def stop_all(procs, timeout=10):
+    """SIGTERM to every process, then SIGKILL to any not gone in timeout s."""
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
 
 
 def free_port():

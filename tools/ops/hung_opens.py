@@ -40,8 +40,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from tools import ROOT
-from tools.ops.common import free_port
+from tools.ops.common import Checks, exporter_binary, free_port
 
 DRIVES = 100
 THREAD_BOUND = 2 * DRIVES + 32
@@ -50,12 +49,7 @@ THREAD_BOUND = 2 * DRIVES + 32
 # socket, the scan's open sysfs folder. A leak here grows by drives, not by
 # a handful: each stuck open that were retried would hold a thread.
 SLACK = 4
-results = {"passed": 0, "failed": 0}
-
-
-def check(ok, what):
-    print(("PASS " if ok else "FAIL ") + what)
-    results["passed" if ok else "failed"] += 1
+check = Checks()
 
 
 def fake_host(root: Path):
@@ -111,7 +105,7 @@ def devices(text):
 
 
 def main():
-    binary = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "target/debug/ssd_exporter")
+    binary = exporter_binary()
     tmp = Path(tempfile.mkdtemp(prefix="ssd-hung-"))
     sys_dir, dev = fake_host(tmp)
     port = free_port()
@@ -248,13 +242,12 @@ def main():
             proc.kill()
             proc.wait()
         log.close()
-        if results["failed"]:
+        if check.failed:
             print("  exporter log tail:")
             print("".join((tmp / "exporter.log").read_text().splitlines(True)[-15:]))
         # Opens still blocked on the FIFOs died with the process.
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{results['passed']} passed, {results['failed']} failed")
-    return 1 if results["failed"] else 0
+    return check.summary()
 
 
 if __name__ == "__main__":

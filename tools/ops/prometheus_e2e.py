@@ -21,7 +21,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -31,7 +30,9 @@ import urllib.request
 from pathlib import Path
 
 from tools import ROOT, grafana
-from tools.ops.common import free_port, get, wait_http
+from tools.ops.common import (
+    Checks, exporter_binary, free_port, get, prometheus_binary, start_prometheus, stop_all,
+    wait_http)
 
 # The demo's drives (README "Demo") and the fixtures' healthy drives.
 DEMO_HEALTHY = {"nvme0", "nvme1", "sda", "sdb"}
@@ -77,13 +78,7 @@ FIXTURE_SAS_FAILING_ALERTS = {
 # errors rise every 20 s, and `increase()` needs two samples either side.
 WARMUP_SECONDS = 45
 
-failures = []
-
-
-def check(ok, what):
-    print(("PASS " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
+check = Checks()
 
 
 def exposition_names(text):
@@ -149,10 +144,8 @@ def query(prom, expr):
 
 
 def main():
-    binary = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "target/debug/ssd_exporter")
-    prom_bin = shutil.which("prometheus")
-    if not prom_bin:
-        raise SystemExit("prometheus is not installed (apt-get install prometheus)")
+    binary = exporter_binary()
+    prom_bin = prometheus_binary()
     tmp = Path(tempfile.mkdtemp(prefix="ssd-prom-"))
     procs = []
     try:
@@ -189,12 +182,8 @@ scrape_configs:
       - targets: ['127.0.0.1:{replay_port}']
         labels: {{fleet: fixtures}}
 """)
-        procs.append(subprocess.Popen(
-            [prom_bin, f"--config.file={tmp / 'prometheus.yml'}",
-             f"--storage.tsdb.path={tmp / 'data'}",
-             f"--web.listen-address=127.0.0.1:{prom_port}"],
-            stdout=open(tmp / "prometheus.log", "w"), stderr=subprocess.STDOUT))
-        prom = f"http://127.0.0.1:{prom_port}"
+        prom_proc, prom = start_prometheus(prom_bin, tmp, prom_port)
+        procs.append(prom_proc)
         demo_text = wait_http(f"http://127.0.0.1:{demo_port}/metrics", "ssd_exporter --demo")
         wait_http(f"http://127.0.0.1:{replay_port}/metrics", "ssd_exporter --replay")
         wait_http(f"{prom}/-/ready", "prometheus")
@@ -282,21 +271,15 @@ scrape_configs:
         stray = {k: v for k, v in firing.items() if k[1] == "-"}
         check(not stray, "no drive-less alert fires" + (f": {stray}" if stray else ""))
     finally:
-        for p in procs:
-            p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        if failures:
+        stop_all(procs)
+        if check.failures:
             for f in ("exporters.log", "prometheus.log"):
                 if (tmp / f).exists():
                     print(f"---- {f} (tail)")
                     print("\n".join((tmp / f).read_text().splitlines()[-15:]))
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"prometheus e2e: {'FAIL' if failures else 'PASS'} ({len(failures)} failed)")
-    sys.exit(1 if failures else 0)
+    print(f"prometheus e2e: {'FAIL' if check.failures else 'PASS'} ({check.failed} failed)")
+    sys.exit(1 if check.failures else 0)
 
 
 if __name__ == "__main__":

@@ -25,21 +25,16 @@ import urllib.parse
 from pathlib import Path
 
 from tools import ROOT
-from tools.ops.common import free_port, get, make_certs, wait_http
+from tools.ops.common import (
+    Checks, exporter_binary, free_port, get, make_certs, prometheus_binary, start_prometheus,
+    stop_all, wait_http)
 
-results = {"passed": 0, "failed": 0}
-
-
-def check(ok, what):
-    print(("PASS " if ok else "FAIL ") + what)
-    results["passed" if ok else "failed"] += 1
+check = Checks()
 
 
 def main():
-    binary = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "target/debug/ssd_exporter")
-    prom_bin = shutil.which("prometheus")
-    if not prom_bin:
-        raise SystemExit("prometheus is not installed (apt-get install prometheus)")
+    binary = exporter_binary()
+    prom_bin = prometheus_binary()
     example = (ROOT / "examples/web-config.yml").read_text()
     bcrypt_hash = re.search(r"^  prometheus: (\S+)$", example, re.M).group(1)
     tmp = Path(tempfile.mkdtemp(prefix="ssd-prom-tls-"))
@@ -77,12 +72,8 @@ def main():
 """
         (tmp / "prometheus.yml").write_text(
             "global:\n  scrape_interval: 2s\n  scrape_timeout: 2s\nscrape_configs:" + jobs)
-        procs.append(subprocess.Popen(
-            [prom_bin, f"--config.file={tmp / 'prometheus.yml'}",
-             f"--storage.tsdb.path={tmp / 'data'}",
-             f"--web.listen-address=127.0.0.1:{prom_port}"],
-            stdout=open(tmp / "prometheus.log", "w"), stderr=subprocess.STDOUT))
-        prom = f"http://127.0.0.1:{prom_port}"
+        prom_proc, prom = start_prometheus(prom_bin, tmp, prom_port)
+        procs.append(prom_proc)
         wait_http(f"{prom}/-/ready", "prometheus")
 
         # Wait (bounded) until every job has been scraped at least once.
@@ -113,16 +104,9 @@ def main():
         check(bool(r) and float(r[0]["value"][1]) >= 1,
               "series scraped over TLS reach Prometheus")
     finally:
-        for p in procs:
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop_all(procs)
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{results['passed']} passed, {results['failed']} failed")
-    return 1 if results["failed"] else 0
+    return check.summary()
 
 
 if __name__ == "__main__":

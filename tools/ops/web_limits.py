@@ -25,17 +25,11 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from tools import ROOT
-from tools.ops.common import free_port, wait_http
+from tools.ops.common import Checks, exporter_binary, free_port, wait_http
 
-results = {"passed": 0, "failed": 0}
-
-
-def check(ok, what):
-    print(("PASS " if ok else "FAIL ") + what)
-    results["passed" if ok else "failed"] += 1
+check = Checks()
 
 
 def scrape(port, path="/healthz", attempts=50):
@@ -110,7 +104,7 @@ def stop(proc):
 
 
 def main():
-    binary = str(Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "target/debug/ssd_exporter"))
+    binary = str(exporter_binary())
     base = [binary, "--demo", "--probe.disable"]
 
     # 1. slow clients against a cap of 8
@@ -177,8 +171,7 @@ def main():
         starved = [l for l in err.splitlines() if "poll failed" in l and ("os error 24" in l or "Too many open files" in l)]
         check(not starved, f"no poll failed for want of descriptors ({len(starved)} did)")
 
-    print(f"{results['passed']} passed, {results['failed']} failed")
-    return 1 if results["failed"] else 0
+    return check.summary()
 
 
 if __name__ == "__main__":

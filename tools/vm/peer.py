@@ -26,11 +26,11 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from tools.vm.prom import parse_exposition
+from tools.vm.work import work_folder
 
 CLK_TCK = 100  # assumed, as in bench.py: busybox has no getconf; Debian's USER_HZ is 100
 NVME = 8
@@ -368,14 +368,7 @@ def main() -> int:
         return 0
     if not args.kernel or not args.initrd:
         ap.error("--kernel and --initrd are required (except with --recheck)")
-    if args.keep:
-        work = args.keep
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir(parents=True)
-    else:
-        work = Path(tempfile.mkdtemp(prefix="ssd-vm-peer-"))
-    share = work / "share"
-    share.mkdir()
+    work, share = work_folder(args.keep, "ssd-vm-peer-")
     (share / "peer-config").write_text(
         f"SCRAPES={args.scrapes}\nIDLE={args.idle}\nPOLL_WINDOW={args.poll_window}\n"
         f"SMARTCTL_RUNS={args.smartctl_runs}\n")

@@ -22,12 +22,12 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from tools.vm import checks, faults
 from tools.vm.prom import parse_exposition
+from tools.vm.work import work_folder
 
 IMAGE_SIZE = 64 * 1024 * 1024
 # Zeros at the start of each image (no partition table for the kernel to find),
@@ -312,14 +312,7 @@ def main() -> int:
     if not args.kernel or not args.initrd:
         ap.error("--kernel and --initrd are required (except with --recheck)")
 
-    if args.keep:
-        work = args.keep
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir(parents=True)
-    else:
-        work = Path(tempfile.mkdtemp(prefix="ssd-vm-"))
-    share = work / "share"
-    share.mkdir()
+    work, share = work_folder(args.keep, "ssd-vm-")
     (share / "config").write_text(f"BENCH={1 if args.bench else 0}\n"
                                   f"PROBE_RATE={checks.PROBE_RATE:g}\n")
 

@@ -376,5 +376,4 @@ fn string_literal(text: &str, start: usize) -> Option<(String, usize)> {
 }
 
 #[cfg(test)]
-#[path = "drivedb_tests.rs"]
 mod tests;

@@ -20,9 +20,6 @@ pub mod presets;
 pub mod rawfmt;
 mod temp;
 
-#[cfg(test)]
-mod tests;
-
 pub use namer::{DrivePresets, MediaKind, Namer};
 pub use rawfmt::{AttrBytes, ByteOrder, Decoded, RawFormat, decode, decode_bytes};
 
@@ -115,3 +112,6 @@ pub struct MeaningDef {
     pub source: ValueSource,
     pub scale: f64,
 }
+
+#[cfg(test)]
+mod tests;

@@ -22,8 +22,6 @@ pub mod ata;
 pub mod pages;
 pub mod scsi;
 pub mod sim;
-#[cfg(test)]
-mod tests;
 
 use std::time::Instant;
 
@@ -224,3 +222,6 @@ impl AtaSource for DemoSata {
         Ok(PowerMode::ActiveOrIdle)
     }
 }
+
+#[cfg(test)]
+mod tests;

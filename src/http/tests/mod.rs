@@ -20,6 +20,23 @@ use tokio::task::JoinHandle;
 
 use super::{DriveRow, Exposition, Format, ServerConfig, serve};
 
+/// An `Authorization: Basic` value for `user` and `password`.
+pub(crate) fn basic_header(user: &str, password: &str) -> String {
+    use base64::Engine as _;
+    let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+    format!("Basic {token}")
+}
+
+/// Request headers with just that `Authorization`.
+pub(crate) fn basic_headers(user: &str, password: &str) -> hyper::HeaderMap {
+    let mut h = hyper::HeaderMap::new();
+    h.insert(
+        hyper::header::AUTHORIZATION,
+        hyper::header::HeaderValue::from_str(&basic_header(user, password)).unwrap(),
+    );
+    h
+}
+
 /// The text-format body the fake serves: long and repetitive, like a real
 /// exposition, so gzip visibly shrinks it.
 fn text_body() -> String {

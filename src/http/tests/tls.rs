@@ -7,14 +7,13 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use base64::Engine as _;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use super::pki::{Leaf, Pki, write};
-use super::{Fake, Reply, TestServer, parse_head, request_bytes};
+use super::{Fake, Reply, TestServer, basic_header, parse_head, request_bytes};
 use crate::http::ServerConfig;
 use crate::http::web::live::Live;
 use crate::http::web::{ClientAuth, WebConfig};
@@ -273,10 +272,7 @@ async fn basic_auth_answers_401_without_and_200_with_the_password() {
     assert_eq!(reply.header("www-authenticate"), Some("Basic"));
     assert_eq!(reply.header("x-content-type-options"), Some("nosniff"));
 
-    let basic = |pw: &str| {
-        let token = base64::engine::general_purpose::STANDARD.encode(format!("prometheus:{pw}"));
-        format!("Basic {token}")
-    };
+    let basic = |pw: &str| basic_header("prometheus", pw);
     let wrong = basic("guess");
     let (reply, _) = get_tls(
         s.server.addr,

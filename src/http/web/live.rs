@@ -261,3 +261,6 @@ impl Live {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -14,11 +14,6 @@ mod sans;
 pub mod tls;
 mod tls_names;
 
-#[cfg(test)]
-mod live_tests;
-#[cfg(test)]
-mod tests;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -420,3 +415,6 @@ fn headers(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests;

@@ -4,11 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hyper::header::{self, HeaderMap, HeaderValue};
-
-use super::WebConfig;
-use super::live::{Live, Step};
+use super::{Live, Step};
+use crate::http::tests::basic_headers;
 use crate::http::tests::pki::{Pki, write};
+use crate::http::web::WebConfig;
 
 /// Writes `text` beside `path` and renames it over `path`, as an operator's
 /// tooling (or a Secret update) does: a new inode, so the change is seen
@@ -26,20 +25,10 @@ fn users(user: &str, password: &str) -> String {
     )
 }
 
-fn basic(user: &str, password: &str) -> HeaderMap {
-    use base64::Engine as _;
-    let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
-    let mut h = HeaderMap::new();
-    h.insert(
-        header::AUTHORIZATION,
-        HeaderValue::from_str(&format!("Basic {token}")).unwrap(),
-    );
-    h
-}
-
 async fn allows(live: &Live, user: &str, password: &str) -> bool {
     let auth = live.current().auth.clone().expect("authentication on");
-    auth.allows("/metrics", &basic(user, password)).await
+    auth.allows("/metrics", &basic_headers(user, password))
+        .await
 }
 
 fn start(dir: &Path, text: &str) -> (PathBuf, Arc<Live>) {

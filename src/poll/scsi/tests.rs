@@ -7,6 +7,7 @@ use std::time::Instant;
 use super::*;
 use crate::device::FetchError;
 use crate::device::demo::{DemoScsi, FLEET};
+use crate::poll::tests::belief;
 use crate::scsi::log::LogPage;
 
 /// The demo's SAS SSD, with pages the test rejects, breaks or lists.
@@ -65,13 +66,6 @@ fn poller(
 
 fn log(page: u8) -> ScsiRequest {
     ScsiRequest::Log { page, subpage: 0 }
-}
-
-fn belief(out: &PollOutcome, source: Source) -> Option<bool> {
-    out.pages
-        .iter()
-        .find(|(s, _)| *s == source)
-        .map(|&(_, b)| b)
 }
 
 #[test]

@@ -1,0 +1,56 @@
+use super::*;
+use crate::config::RawFile;
+use crate::probe::fleet::Fleet;
+use crate::probe::runner::ProbeConfig;
+use crate::snapshot::Store;
+use tokio::sync::Notify;
+
+/// The hot-plug race seen in the VM: discovery finds a new controller
+/// before the kernel has created its namespace's block device. The next
+/// pass, which lists the namespace, must start its probe.
+#[tokio::test]
+async fn a_namespace_listed_on_a_later_pass_gets_its_probe() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sys, dev) = (dir.path().join("sys"), dir.path().join("dev"));
+    std::fs::create_dir_all(&dev).unwrap();
+    let config = Config::try_from(RawFile::parse("").unwrap()).unwrap();
+    let fleet = Arc::new(Fleet::new(
+        ProbeConfig {
+            sysfs: sys.clone(),
+            rate: 1.0,
+            ..ProbeConfig::default()
+        },
+        dev.clone(),
+        None,
+    ));
+    let ctx = Ctx {
+        namer: Arc::new(config.namer()),
+        judge: super::super::judge(&config.health, None),
+        config,
+        store: Arc::new(Store::default()),
+        probes: Some(fleet.clone()),
+        gone: Arc::new(Notify::new()),
+    };
+    let found = |namespaces: &[&str]| Discovered {
+        name: "nvme9".into(),
+        transport: Transport::Nvme,
+        dev_path: dev.join("nvme9"),
+        model: "TEST".into(),
+        serial: "S9".into(),
+        firmware: "1".into(),
+        namespaces: namespaces.iter().map(|n| n.to_string()).collect(),
+    };
+    let mut running = Drives(HashMap::new());
+    let starts = reconcile(&mut running, vec![found(&[])], &ctx);
+    start_probes(&ctx, starts);
+    assert!(running.0.contains_key("nvme9"));
+    assert!(fleet.views().is_empty());
+
+    crate::probe::fake_block_device(&sys, &dev, "nvme9n1");
+    let starts = reconcile(&mut running, vec![found(&["nvme9n1"])], &ctx);
+    start_probes(&ctx, starts);
+    let views = fleet.views();
+    assert_eq!(views.len(), 1, "the namespace that appeared is not probed");
+    assert_eq!(views[0].block, "nvme9n1");
+    fleet.stop_drive("nvme9");
+}

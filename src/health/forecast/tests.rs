@@ -1,0 +1,108 @@
+use std::time::SystemTime;
+
+use super::*;
+
+const DAY: u64 = 86_400;
+const T0: u64 = 1_796_083_200; // 2026-12-01T00:00:00Z
+
+fn at(secs: u64) -> SystemTime {
+    SystemTime::UNIX_EPOCH + Duration::from_secs(secs)
+}
+
+fn reading(used: Option<f64>, power_on: Option<u128>) -> Reading {
+    let mut r = Reading {
+        percentage_used_ratio: used,
+        ..Reading::default()
+    };
+    r.counters.power_on_seconds = power_on;
+    r
+}
+
+fn close(a: Option<f64>, b: f64) -> bool {
+    a.is_some_and(|a| (a - b).abs() <= b.abs() * 1e-9)
+}
+
+const WEEK: Duration = Duration::from_secs(7 * DAY);
+
+#[test]
+fn lifetime_average_ten_percent_a_year_leaves_nine_years() {
+    // 8760 h = 31 536 000 s for 10 %: 90 % left at 10 %/year = 9 years
+    // = 9 × 31 536 000 = 283 824 000 s.
+    let r = reading(Some(0.10), Some(8760 * 3600));
+    let h = History::new(None);
+    assert!(close(wearout_seconds(&r, &h, WEEK), 283_824_000.0));
+}
+
+#[test]
+fn history_over_a_long_enough_span_wins() {
+    // 3 % → 4 % in 30 days: 96 % left at 1 % per 30 days = 96 × 30 days
+    // = 2880 days = 248 832 000 s.
+    let mut h = History::new(None);
+    h.record(at(T0), &reading(Some(0.03), Some(1000 * 3600)));
+    let now = reading(Some(0.04), Some(1720 * 3600));
+    h.record(at(T0 + 30 * DAY), &now);
+    assert!(close(wearout_seconds(&now, &h, WEEK), 248_832_000.0));
+}
+
+#[test]
+fn a_short_or_flat_history_falls_back_to_the_lifetime_average() {
+    // 4 % over 1 000 000 power-on seconds: 96 % left = 24 000 000 s.
+    let now = reading(Some(0.04), Some(1_000_000));
+    let mut short = History::new(None);
+    short.record(at(T0), &reading(Some(0.03), Some(1_000)));
+    short.record(at(T0 + 6 * DAY), &now);
+    assert!(close(wearout_seconds(&now, &short, WEEK), 24_000_000.0));
+    let mut flat = History::new(None);
+    flat.record(at(T0), &now);
+    flat.record(at(T0 + 30 * DAY), &now);
+    assert!(close(wearout_seconds(&now, &flat, WEEK), 24_000_000.0));
+}
+
+#[test]
+fn no_forecast_without_wear_rate_or_power_on_time() {
+    let h = History::new(None);
+    let cases = [
+        reading(None, Some(3600)),
+        reading(Some(0.0), Some(3600)),
+        reading(Some(0.05), None),
+        reading(Some(0.05), Some(0)),
+    ];
+    for r in cases {
+        assert_eq!(wearout_seconds(&r, &h, WEEK), None, "{r:?}");
+    }
+}
+
+#[test]
+fn worn_out_is_zero() {
+    let h = History::new(None);
+    assert_eq!(
+        wearout_seconds(&reading(Some(1.0), None), &h, WEEK),
+        Some(0.0)
+    );
+    assert_eq!(
+        wearout_seconds(&reading(Some(1.04), None), &h, WEEK),
+        Some(0.0)
+    );
+}
+
+#[test]
+fn endurance_is_host_writes_over_tbw() {
+    let rating = Rating {
+        tbw_bytes: Some(3.6e15),
+        dwpd: None,
+        warranty_years: Some(5.0),
+        has_plp: Some(false),
+    };
+    let mut r = Reading::default();
+    assert_eq!(endurance_used(&r, &rating), None);
+    // 900 TB of 3600 TB = 0.25; 4500 TB = 1.25 (past the rating).
+    r.counters.host_written_bytes = Some(900_000_000_000_000);
+    assert_eq!(endurance_used(&r, &rating), Some(0.25));
+    r.counters.host_written_bytes = Some(4_500_000_000_000_000);
+    assert_eq!(endurance_used(&r, &rating), Some(1.25));
+    let unrated = Rating {
+        tbw_bytes: None,
+        ..rating
+    };
+    assert_eq!(endurance_used(&r, &unrated), None);
+}

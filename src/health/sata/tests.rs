@@ -1,0 +1,126 @@
+use super::*;
+use crate::ata::attributes::Namer;
+
+/// A SMART READ DATA page holding `(id, raw bytes)` attributes.
+fn smart(attrs: &[(u8, [u8; 6])]) -> SmartData {
+    let mut page = vec![0u8; 512];
+    for (i, (id, raw)) in attrs.iter().enumerate() {
+        let at = 2 + 12 * i;
+        page[at] = *id;
+        page[at + 3] = 100;
+        page[at + 4] = 100;
+        page[at + 5..at + 11].copy_from_slice(raw);
+    }
+    let sum = page.iter().fold(0u8, |a, &b| a.wrapping_add(b));
+    page[511] = sum.wrapping_neg();
+    SmartData::parse(&page).unwrap()
+}
+
+fn temperature(attrs: &[(u8, [u8; 6])]) -> Option<f64> {
+    let pages = SataPages {
+        smart: Some(smart(attrs)),
+        ..SataPages::default()
+    };
+    let presets = Namer::builtin().for_drive("QEMU HARDDISK", "2.5+");
+    reading(&pages, &presets).temperatures.first().map(|t| t.1)
+}
+
+/// A SMART READ DATA page with one attribute at normalized `value`.
+fn smart_normalized(id: u8, value: u8) -> SmartData {
+    let mut page = vec![0u8; 512];
+    page[2] = id;
+    page[5] = value;
+    page[6] = value;
+    let sum = page.iter().fold(0u8, |a, &b| a.wrapping_add(b));
+    page[511] = sum.wrapping_neg();
+    SmartData::parse(&page).unwrap()
+}
+
+/// Intel's definition of AFh Power_Loss_Cap_Test (normalized): 100 the
+/// capacitor test passed, 11 tested at an excessive temperature, 1 failed.
+#[test]
+fn intel_175_is_judged_as_a_test_result_never_as_a_percentage() {
+    use crate::health::history::History;
+    use crate::health::verdict::{Context, Rules, evaluate};
+    let presets = Namer::builtin().for_drive("INTEL SSDSC2KB960G8", "XCV10132");
+    for (value, failed, problem) in [
+        (100, Some(false), false),
+        (11, Some(false), false),
+        (1, Some(true), true),
+        (50, None, false),
+    ] {
+        let pages = SataPages {
+            smart: Some(smart_normalized(175, value)),
+            status: Some(SmartStatus::Passed),
+            ..SataPages::default()
+        };
+        let r = reading(&pages, &presets);
+        assert_eq!(r.plp_test_failed, failed, "175 at {value}");
+        assert_eq!(r.plp_health_ratio, None, "175 at {value} is no percentage");
+        let ctx = Context {
+            up: true,
+            polled: true,
+            has_plp: Some(true),
+            ..Context::default()
+        };
+        let v = evaluate(
+            Some(&r),
+            &History::new(None),
+            &ctx,
+            &Rules::default(),
+            std::time::SystemTime::now(),
+        );
+        let names: Vec<_> = v.problems.iter().map(|p| p.name).collect();
+        assert_eq!(
+            names.contains(&"plp_failed"),
+            problem,
+            "175 at {value}: {names:?}"
+        );
+        assert!(
+            !names.contains(&"plp_health_low"),
+            "175 at {value}: {names:?}"
+        );
+    }
+}
+
+#[test]
+fn airflow_temperature_190_is_the_temperature_when_194_is_absent() {
+    // QEMU's AHCI disk: 190 raw 1F 00 1F 1F 00 00 = 31 °C (min 31, max 31);
+    // smartctl 7.3 reports temperature.current 31 for it.
+    assert_eq!(
+        temperature(&[(9, [1, 0, 0, 0, 0, 0]), (190, [0x1F, 0, 0x1F, 0x1F, 0, 0])]),
+        Some(31.0)
+    );
+}
+
+/// smartmontools `ata_return_temperature_value`: a value outside
+/// 0 < t < 128 is no temperature, and the next attribute is tried.
+#[test]
+fn an_implausible_194_falls_back_to_190_and_none_gives_no_temperature() {
+    let zero_194 = [
+        (194, [0, 0, 0, 0, 0, 0]),
+        (190, [0x1F, 0, 0x1F, 0x1F, 0, 0]),
+    ];
+    assert_eq!(temperature(&zero_194), Some(31.0));
+    let hot_194 = [
+        (194, [200, 0, 0, 0, 0, 0]),
+        (190, [0x1F, 0, 0x1F, 0x1F, 0, 0]),
+    ];
+    assert_eq!(temperature(&hot_194), Some(31.0));
+    assert_eq!(temperature(&[(194, [0x80, 0, 0, 0, 0, 0])]), None);
+    assert_eq!(temperature(&[(190, [0, 0, 0, 0, 0, 0])]), None);
+}
+
+#[test]
+fn attribute_194_wins_over_190() {
+    let both = [
+        (190, [0x1F, 0, 0x1F, 0x1F, 0, 0]),
+        (194, [40, 0, 20, 0, 50, 0]),
+    ];
+    assert_eq!(temperature(&both), Some(40.0));
+    let reversed = [
+        (194, [40, 0, 20, 0, 50, 0]),
+        (190, [0x1F, 0, 0x1F, 0x1F, 0, 0]),
+    ];
+    assert_eq!(temperature(&reversed), Some(40.0));
+}

@@ -1,0 +1,67 @@
+use super::*;
+use crate::device::discovery::Transport;
+use std::time::Duration;
+
+fn snap(device: &str) -> DriveSnapshot {
+    let identity = Identity {
+        transport: Transport::Nvme,
+        model: "M".into(),
+        serial: "S".into(),
+        firmware: "F".into(),
+        wwn: String::new(),
+        capacity_bytes: None,
+    };
+    DriveSnapshot::new(device, "test", identity)
+}
+
+#[test]
+fn an_update_runs_outside_the_lock_so_a_scrape_during_it_is_served() {
+    let store = Arc::new(Store::default());
+    store.insert(snap("nvme0"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let s = store.clone();
+    std::thread::spawn(move || {
+        s.update("nvme0", |d| {
+            // A scrape (and another drive's update) while the judge runs.
+            let listed = s.list().len();
+            s.update("nvme1", |_| {});
+            d.polls = 7;
+            tx.send(listed).unwrap();
+        });
+    });
+    let listed = rx
+        .recv_timeout(Duration::from_secs(5))
+        .expect("the store was locked while the update ran");
+    assert_eq!(listed, 1);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while store.get("nvme0").unwrap().polls != 7 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "update never published"
+        );
+        std::thread::yield_now();
+    }
+}
+
+#[test]
+fn a_drive_removed_or_inserted_anew_during_an_update_keeps_that_state() {
+    let store = Store::default();
+    store.insert(snap("sda"));
+    store.update("sda", |d| {
+        d.polls = 1;
+        store.remove("sda");
+    });
+    assert!(store.get("sda").is_none(), "a removed drive came back");
+
+    store.insert(snap("sda"));
+    store.update("sda", |d| {
+        d.polls = 1;
+        let mut fresh = snap("sda");
+        fresh.polls = 42;
+        store.insert(fresh);
+    });
+    assert_eq!(store.get("sda").unwrap().polls, 42);
+
+    store.update("sda", |d| d.polls += 1);
+    assert_eq!(store.get("sda").unwrap().polls, 43);
+}
