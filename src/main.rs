@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::Parser;
 use ssd_exporter::cli::{Cli, Command};
 use ssd_exporter::config::{Config, ConfigError, RawFile};
-use ssd_exporter::sys::process::ActivationError;
+use ssd_exporter::sys::process::{ActivationError, one_malloc_arena};
 use ssd_exporter::{app, check, dump, logging};
 
 fn main() -> ExitCode {
@@ -78,6 +78,7 @@ fn load(cli: &Cli) -> Result<Config, ConfigError> {
 }
 
 fn serve(config: Config) -> anyhow::Result<ExitCode> {
+    one_malloc_arena();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
