@@ -13,7 +13,7 @@ use crate::health::history::History;
 use crate::poll::Poller;
 use crate::poll::factory::{self, placeholder};
 use crate::report::{self, Row};
-use crate::snapshot::DriveSnapshot;
+use crate::snapshot::{self, DriveSnapshot};
 
 /// Polls and judges the drives (`devices` by kernel name or /dev path,
 /// every drive when empty; the replay folders when configured), returning
@@ -45,6 +45,8 @@ pub fn rows(config: &Config, devices: &[String]) -> anyhow::Result<Vec<Row>> {
     }
     let now = SystemTime::now();
     let deadline = config.poll_timeout;
+    // serve's judge, without probes (check runs none).
+    let judge = snapshot::judge(config.health.rules.clone(), None);
     // Each drive on its own thread: a hung drive costs its deadline, not
     // everyone's.
     let pending: Vec<_> = drives
@@ -66,7 +68,7 @@ pub fn rows(config: &Config, devices: &[String]) -> anyhow::Result<Vec<Row>> {
             Err(_) => snap.apply_deadline(deadline),
         }
         snap.history = History::new(config.health.increase_window);
-        snap.judge(&config.health.rules, Vec::new(), now);
+        judge(&mut snap, now);
         rows.push(Row::from_snapshot(&snap, now));
     }
     Ok(rows)

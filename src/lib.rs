@@ -70,7 +70,7 @@
 //! device                        → sys, nvme, ata, scsi, decode
 //! health                        → nvme, ata, scsi, device, timefmt, probe (op)
 //! poll                          → device, nvme, ata, scsi, health
-//! snapshot                      → poll, health, probe (op)
+//! snapshot                      → poll, health, probe (op; quantiles for the judge)
 //! report                        → snapshot, health
 //! probe                         (nothing of the crate outside it)
 //! metrics                       → snapshot, poll, probe, health, device, nvme

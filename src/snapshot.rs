@@ -11,7 +11,9 @@ use crate::health::history::History;
 use crate::health::verdict::{self, Context, Rules, Verdict};
 use crate::health::{Identity, Reading};
 use crate::poll::{PollOutcome, Source};
+use crate::probe::fleet::Fleet;
 use crate::probe::op::ProbeOp;
+use crate::probe::qos;
 
 /// History must span this long before the forecast prefers the exporter's
 /// own observed wear rate over the drive's lifetime average.
@@ -283,6 +285,26 @@ impl Store {
         let drives = self.drives.read().unwrap_or_else(|e| e.into_inner());
         drives.values().cloned().collect()
     }
+}
+
+/// Judges a drive's snapshot after each poll (health verdict, forecast).
+/// One for `serve` and `check`, made by [`judge`].
+pub type Judge = Arc<dyn Fn(&mut DriveSnapshot, SystemTime) + Send + Sync>;
+
+/// The verdict after each poll: `rules`, and, given the probe fleet, the
+/// probes' tail latency against the model's datasheet QoS.
+pub fn judge(rules: Rules, probes: Option<Arc<Fleet>>) -> Judge {
+    Arc::new(move |s: &mut DriveSnapshot, now| {
+        let mut over = Vec::new();
+        if let (true, Some(p)) = (rules.latency_qos, &probes) {
+            for t in qos::targets_for(&s.identity.model) {
+                if let Some(v) = qos::breach(|q| p.quantile(&s.device, t.op, q), t.seconds) {
+                    over.push((t.op, v, t.seconds));
+                }
+            }
+        }
+        s.judge(&rules, over, now);
+    })
 }
 
 #[cfg(test)]

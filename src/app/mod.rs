@@ -14,17 +14,16 @@ use tokio::sync::{Notify, watch};
 use tracing::{info, warn};
 
 use crate::ata::attributes::Namer;
-use crate::config::{Config, ConfigError, Health};
+use crate::config::{Config, ConfigError};
 use crate::health::history::History;
 use crate::http::{self, DriveRow, Exposition, Format};
 use crate::metrics::{self, BuildInfo, TextFormat};
 use crate::probe::busy::BusyPolicy;
 use crate::probe::fleet::Fleet;
-use crate::probe::qos;
 use crate::probe::runner::{ProbeConfig, SkipIf, SkipReason, WriteConfig};
 use crate::probe::writer::{self, WriteMode};
+use crate::snapshot::Judge;
 use crate::snapshot::{DriveSnapshot, Store};
-use schedule::Judge;
 
 /// What the HTTP server reads: the store, the probes and build info.
 #[derive(Default)]
@@ -84,23 +83,6 @@ pub(crate) struct Ctx {
     gone: Arc<Notify>,
     /// Judges each drive after each poll.
     judge: Judge,
-}
-
-/// The verdict after each poll: the configured rules, and the probes'
-/// tail latency against the model's datasheet QoS.
-fn judge(health: &Health, probes: Option<Arc<Fleet>>) -> Judge {
-    let rules = health.rules.clone();
-    Arc::new(move |s: &mut DriveSnapshot, now| {
-        let mut over = Vec::new();
-        if let (true, Some(p)) = (rules.latency_qos, &probes) {
-            for t in qos::targets_for(&s.identity.model) {
-                if let Some(v) = qos::breach(|q| p.quantile(&s.device, t.op, q), t.seconds) {
-                    over.push((t.op, v, t.seconds));
-                }
-            }
-        }
-        s.judge(&rules, over, now);
-    })
 }
 
 impl Ctx {
@@ -228,7 +210,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         namer,
         probes: probes.clone(),
         gone: Arc::new(Notify::new()),
-        judge: judge(&config.health, probes.clone()),
+        judge: crate::snapshot::judge(config.health.rules.clone(), probes.clone()),
     });
     let drives = if config.demo {
         warn!("{}", crate::device::demo::NOTICE);

@@ -18,11 +18,7 @@ use tokio::sync::Notify;
 use tracing::{error, warn};
 
 use crate::poll::{Poller, Source};
-use crate::snapshot::{DriveSnapshot, Store, Task};
-
-/// Judges a drive's snapshot after each poll (health verdict, forecast);
-/// supplied by the app, which knows the rules and the probes.
-pub type Judge = Arc<dyn Fn(&mut DriveSnapshot, SystemTime) + Send + Sync>;
+use crate::snapshot::{Judge, Store, Task};
 
 /// How often and how long a drive is polled.
 #[derive(Debug, Clone, Copy)]

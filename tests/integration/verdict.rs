@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use ssd_exporter::ata::attributes::Namer;
 use ssd_exporter::health::verdict::{Rules, Severity};
 use ssd_exporter::poll::{Poller, factory};
-use ssd_exporter::snapshot::DriveSnapshot;
+use ssd_exporter::snapshot::{self, DriveSnapshot};
 
 use crate::common::repo;
 
@@ -58,7 +58,7 @@ impl Drive {
     fn poll_at(&mut self, now: SystemTime) -> Vec<(&'static str, Severity)> {
         let outcome = self.poller.poll();
         self.snap.apply(outcome, Duration::from_millis(1), now);
-        self.snap.judge(&Rules::default(), Vec::new(), now);
+        snapshot::judge(Rules::default(), None)(&mut self.snap, now);
         self.snap
             .verdict
             .as_ref()
@@ -143,7 +143,7 @@ fn sata_crc_errors_rising_is_a_warning() {
     let mut snap = DriveSnapshot::new("sda", "test", factory::placeholder(transport, "", "", ""));
     let mut poll_at = |now| {
         snap.apply(poller.poll(), Duration::from_millis(1), now);
-        snap.judge(&Rules::default(), Vec::new(), now);
+        snapshot::judge(Rules::default(), None)(&mut snap, now);
         let v = snap.verdict.as_ref().unwrap();
         v.problems
             .iter()

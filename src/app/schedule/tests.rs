@@ -2,6 +2,7 @@ use super::*;
 use crate::device::discovery::Transport;
 use crate::health::{Identity, Reading};
 use crate::poll::{PollError, PollOutcome};
+use crate::snapshot::DriveSnapshot;
 use std::sync::mpsc;
 
 fn identity() -> Identity {

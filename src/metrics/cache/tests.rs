@@ -32,7 +32,7 @@ fn fixture_drives() -> Vec<Arc<DriveSnapshot>> {
             let started = Instant::now();
             let outcome = poller.poll();
             snap.apply(outcome, started.elapsed(), now);
-            snap.judge(&Rules::default(), Vec::new(), now);
+            crate::snapshot::judge(Rules::default(), None)(&mut snap, now);
             Arc::new(snap)
         })
         .collect()
