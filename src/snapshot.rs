@@ -215,6 +215,11 @@ pub struct Store {
     /// Drives with a blocking poll in flight, which may outlive the drive's
     /// poll loop (a drive removed while its open hangs): see [`Store::claim`].
     in_flight: Arc<Mutex<BTreeSet<String>>>,
+    /// Per drive, held through each [`Store::update`] of it: a drive's poll
+    /// thread and its watchdog can update it at the same moment (a poll
+    /// ending just as its deadline passes), and each must see the other's
+    /// result. Scrapes and other drives' updates never wait for it.
+    updating: Mutex<BTreeMap<String, Arc<Mutex<()>>>>,
 }
 
 /// The right to poll a drive; held by its poll thread and released when
@@ -253,11 +258,16 @@ impl Store {
     }
 
     /// Applies `f` to a copy of `device`'s snapshot and publishes it. `f`
-    /// (the poll's outcome and the judge) runs outside the store's lock, so
-    /// it never holds up a scrape or another drive's update. Only a drive's
-    /// own poll loop updates it, one update at a time, so none is lost; a
-    /// drive removed or inserted anew meanwhile keeps that newer state.
+    /// (the poll's outcome and the judge) runs outside the lock scrapes
+    /// read through, so it never holds up a scrape or another drive. A
+    /// drive's updates run one at a time, so none is lost; a drive removed or inserted anew meanwhile
+    /// keeps that newer state. `f` must not update the same drive.
     pub fn update(&self, device: &str, f: impl FnOnce(&mut DriveSnapshot)) {
+        let this_drive = {
+            let mut locks = self.updating.lock().unwrap_or_else(|e| e.into_inner());
+            Arc::clone(locks.entry(device.to_string()).or_default())
+        };
+        let _one_at_a_time = this_drive.lock().unwrap_or_else(|e| e.into_inner());
         let Some(current) = self.get(device) else {
             return;
         };

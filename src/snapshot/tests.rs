@@ -65,3 +65,28 @@ fn a_drive_removed_or_inserted_anew_during_an_update_keeps_that_state() {
     store.update("sda", |d| d.polls += 1);
     assert_eq!(store.get("sda").unwrap().polls, 43);
 }
+
+#[test]
+fn concurrent_updates_of_one_drive_are_all_kept() {
+    // A poll thread and its watchdog: both publish, neither is lost.
+    let store = Arc::new(Store::default());
+    store.insert(snap("nvme0"));
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let s = store.clone();
+            std::thread::spawn(move || {
+                for _ in 0..500 {
+                    s.update("nvme0", |d| {
+                        let polls = d.polls;
+                        std::thread::yield_now();
+                        d.polls = polls + 1;
+                    });
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(store.get("nvme0").unwrap().polls, 2000);
+}
