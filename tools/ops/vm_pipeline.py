@@ -293,8 +293,11 @@ def main():
         if server:
             server.shutdown()
         if check.failures and (tmp / "pipeline.log").exists():
-            print("---- pipeline.log (tail)")
-            print("\n".join((tmp / "pipeline.log").read_text().splitlines()[-25:]))
+            # the programs' own warnings and errors, not their shutdown chatter
+            lines = (tmp / "pipeline.log").read_text().splitlines()
+            bad = [l for l in lines if re.search(r"\b(warn|error|fatal|panic)", l, re.I)]
+            print("---- pipeline.log (warnings and errors, last 25)")
+            print("\n".join(bad[-25:] or lines[-25:]))
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"vm pipeline: wall time {time.monotonic() - started:.0f} s")
     print(f"vm_pipeline: {check.passed} passed, {check.failed} failed")
