@@ -52,10 +52,12 @@ run "promtool test rules alerts/tests/*.yml (${#test_files[@]} files)" \
     "$promtool" test rules "${test_files[@]}"
 run "rules use only metrics in docs/metrics.md" \
     python3 -m tools.alerts_lint metrics "${rule_files[@]}"
-run "every runbook_url anchor is the alert's heading in docs/runbooks.md" \
-    python3 -m tools.alerts_lint runbooks alerts/ssd_exporter.rules.yml
-run "every alert has a firing and a non-firing test case" \
-    python3 -m tools.alerts_lint alert-tests alerts/ssd_exporter.rules.yml "${test_files[@]}"
+for f in "${rule_files[@]}"; do
+    run "every runbook_url anchor in $f is the alert's heading in docs/runbooks.md" \
+        python3 -m tools.alerts_lint runbooks "$f"
+    run "every alert in $f has a firing and a non-firing test case" \
+        python3 -m tools.alerts_lint alert-tests "$f" "${test_files[@]}"
+done
 run "every recording rule is queried by a test" \
     python3 -m tools.alerts_lint record-tests alerts/fleet.rules.yml "${test_files[@]}"
 

@@ -20,6 +20,8 @@ command -v smartctl >/dev/null || need+=(smartmontools)
 command -v losetup >/dev/null || need+=(mount)
 command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
 command -v chromium >/dev/null || need+=(chromium)
+command -v vmalert >/dev/null || need+=(victoria-metrics)
+command -v systemd-analyze >/dev/null || need+=(systemd)
 if [ ${#need[@]} -gt 0 ]; then
   echo "== installing: ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive
@@ -44,6 +46,8 @@ python3 -m tools.grafana validate dashboards/*.json
 python3 -m tools.dashboards.generate --check
 cargo build --quiet --bin ssd_exporter
 python3 -m tools.ops.prometheus_e2e target/debug/ssd_exporter
+echo "== scalable pipeline: vmagent -> VictoriaMetrics <- vmalert, three demo exporters"
+python3 -m tools.ops.vm_pipeline target/debug/ssd_exporter
 tests/ops/k8s.sh
 tests/ops/systemd.sh
 tests/ops/deb.sh

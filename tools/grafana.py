@@ -173,6 +173,8 @@ def unfiltered(expr: str) -> list[str]:
     `$device` (per-drive metrics)."""
     out = []
     for name, matchers in _selectors(expr):
+        if ":" in name:
+            continue  # a recorded constant (alerts/fleet.rules.yml): no labels
         compact = matchers.replace(" ", "")
         need = ['instance=~"$instance"']
         if name not in EXPORTER_METRICS:

@@ -85,7 +85,7 @@ pub(crate) fn start_demo(ctx: &Ctx) -> JoinHandle<()> {
         if let Some(p) = &ctx.probes {
             let model = drive.model;
             let draw = Box::new(move |t: f64, rng: &mut fastrand::Rng| {
-                let l = demo::sim::latency(model, t);
+                let l = demo::latency::latency(model, t);
                 l.sample(1.0 - rng.f64(), rng.f64(), rng.f64())
             });
             p.start_simulated(drive.name, drive.block, DEMO_PROBE_RATE, started, draw);

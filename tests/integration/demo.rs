@@ -16,9 +16,9 @@ fn by_device(series: &BTreeMap<String, f64>, name: &str) -> BTreeMap<String, f64
 }
 
 #[test]
-fn demo_serves_five_simulated_drives_one_of_them_failing() {
+fn demo_serves_six_simulated_drives_one_failing_one_fail_slow() {
     let e = Exporter::start(&["--demo"]);
-    let drives: Vec<String> = ["nvme0", "nvme1", "nvme2", "sda", "sdb"]
+    let drives: Vec<String> = ["nvme0", "nvme1", "nvme2", "sda", "sdb", "nvme3"]
         .map(String::from)
         .into();
     let body = e.scrape_after_polls(&drives, 2.0);
@@ -30,6 +30,8 @@ fn demo_serves_five_simulated_drives_one_of_them_failing() {
         ("nvme2", 2.0),
         ("sda", 0.0),
         ("sdb", 0.0),
+        // fail-slow: only its latency says so, which is for the fleet rules
+        ("nvme3", 0.0),
     ]
     .map(|(d, v)| (d.to_string(), v))
     .into();
@@ -45,7 +47,7 @@ fn demo_serves_five_simulated_drives_one_of_them_failing() {
     assert_eq!(errors, 0.0, "{failing:?}");
     // Every simulated drive has a probe with samples in its window.
     let samples = by_device(&series, "ssd_probe_window_samples");
-    assert_eq!(samples.len(), 5, "{samples:?}");
+    assert_eq!(samples.len(), 6, "{samples:?}");
     assert!(samples.values().all(|&n| n > 0.0), "{samples:?}");
     // Serials mark the drives as simulated, and so does the landing page.
     let serials: Vec<_> = series
@@ -53,7 +55,7 @@ fn demo_serves_five_simulated_drives_one_of_them_failing() {
         .filter(|k| k.starts_with("ssd_device_info{"))
         .map(|k| split_series(k).1["serial"].clone())
         .collect();
-    assert_eq!(serials.len(), 5);
+    assert_eq!(serials.len(), 6);
     // The SAS SSD is served as SAS, with its SCSI-only series.
     assert!(
         body.contains(r#"device="sdb",serial="DEMO0000000000000005",transport="sas""#),

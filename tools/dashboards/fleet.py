@@ -283,6 +283,17 @@ def latency(b: Board) -> None:
                                           rename={"Value": "limit"})],
                 overrides=[override("byName", "limit", unit="s")],
                 device_link=False), 6)
+    vs_peers = "model_firmware_instance_device:ssd_probe_latency_seconds:p99_rate2m_vs_peers"
+    b.add(timeseries("Fail-slow: read p99 against the peers' median",
+                     "Each drive's read p99 over 2 minutes (probe histogram) over the median of "
+                     "the drives of its model and firmware: on its host where the host has "
+                     "three or more, else across the fleet. Dashed: the factor SsdFailSlow "
+                     "fires at (held for 4 minutes, then 15). Needs the rules of "
+                     "alerts/fleet.rules.yml.",
+                     [q(sel(vs_peers), f"{WHO} ({{{{peers}}}} peers)"),
+                      q("max(ssd_exporter:fail_slow_factor)", "SsdFailSlow factor")],
+                     "none", log=True,
+                     overrides=[override("byFrameRefID", "B", **DASHED_RED)]), 24)
 
 
 def writes(b: Board) -> None:

@@ -37,6 +37,9 @@ from tools.ops.common import (
 # The demo's drives (README "Demo") and the fixtures' healthy drives.
 DEMO_HEALTHY = {"nvme0", "nvme1", "sda", "sdb"}
 DEMO_FAILING = "nvme2"
+# The demo's fail-slow drive: clean SMART, every read ~7-10x its peers'
+# (nvme0, nvme2: the same model and firmware), so only SsdFailSlow.
+DEMO_FAIL_SLOW = "nvme3"
 FIXTURE_HEALTHY = {"nvme0", "nvme1", "sda", "sdb", "sdc", "sde", "sdf", "sdg"}
 DRIVE_VIEW_DEVICES = ["nvme0", "nvme1", "nvme2", "sda", "sdb"]
 
@@ -264,6 +267,9 @@ scrape_configs:
         missing = FIXTURE_SAS_FAILING_ALERTS - got
         check(not missing, f"fixture sas/failing sdh fires {sorted(got)}"
               + (f"; missing {sorted(missing)}" if missing else ""))
+        got = firing.get(("demo", DEMO_FAIL_SLOW), set())
+        check(got == {"SsdFailSlow"},
+              f"demo fail-slow {DEMO_FAIL_SLOW} fires {sorted(got)}, want ['SsdFailSlow']")
         for fleet, healthy in (("demo", DEMO_HEALTHY), ("fixtures", FIXTURE_HEALTHY)):
             for d in sorted(healthy):
                 got = firing.get((fleet, d), set())

@@ -13,12 +13,16 @@
 //! - `nvme2`: a failing DC2000B-like drive (spare below threshold, worn
 //!   out, capacitors degraded, media errors rising, a failed self-test);
 //! - `sdb`: a Seagate Nytro 3000-like SAS SSD, healthy, answering the SCSI
-//!   pages of a real one (INQUIRY, VPD, LOG SENSE, grown defects).
+//!   pages of a real one (INQUIRY, VPD, LOG SENSE, grown defects);
+//! - `nvme3`: a DC2000B-like drive that is fail-slow: its pages are clean,
+//!   its every read several times slower than its peers' (`nvme0`, `nvme2`:
+//!   the same model and firmware), from the start.
 //!
 //! Serial numbers start with `DEMO`; the landing page and the log say the
 //! drives are simulated.
 
 pub mod ata;
+pub mod latency;
 pub mod pages;
 pub mod scsi;
 pub mod sim;
@@ -54,7 +58,7 @@ impl DemoDrive {
 }
 
 /// The simulated fleet.
-pub const FLEET: [DemoDrive; 5] = [
+pub const FLEET: [DemoDrive; 6] = [
     DemoDrive {
         name: "nvme0",
         block: "nvme0n1",
@@ -79,6 +83,11 @@ pub const FLEET: [DemoDrive; 5] = [
         name: "sdb",
         block: "sdb",
         model: Model::SasSsd,
+    },
+    DemoDrive {
+        name: "nvme3",
+        block: "nvme3n1",
+        model: Model::FailSlow,
     },
 ];
 
@@ -114,6 +123,7 @@ fn nvme_identity(model: Model) -> NvmeIdentity {
             elpe: 62,
         },
         Model::Failing => dc2000b("DEMO0000000000000003"),
+        Model::FailSlow => dc2000b("DEMO0000000000000006"),
         _ => dc2000b("DEMO0000000000000001"),
     }
 }

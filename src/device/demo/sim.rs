@@ -11,7 +11,9 @@
 //!   warning threshold it throttles, and its probe latency tail spikes;
 //! - the client drive loses power without warning every
 //!   [`SHUTDOWN_PERIOD`] seconds (first at [`SHUTDOWN_FIRST`]);
-//! - the failing drive's media errors rise every [`MEDIA_ERROR_PERIOD`].
+//! - the failing drive's media errors rise every [`MEDIA_ERROR_PERIOD`];
+//! - the fail-slow drive's pages stay clean while every read is slow
+//!   (its latency model is in [`super::latency`]).
 
 use super::ata::{Attr, Stat};
 use super::pages::{NvmeHealth, OcpHealth};
@@ -44,6 +46,9 @@ pub enum Model {
     Failing,
     /// A Seagate Nytro 3000-like SAS SSD: dual-port 12 Gb/s, 3 DWPD.
     SasSsd,
+    /// A DC2000B-like drive that is fail-slow: SMART clean, never hot, every
+    /// read several times slower than its peers'.
+    FailSlow,
 }
 
 /// How many times `t` has passed `first + k·period + offset` (k ≥ 0), and
@@ -113,49 +118,8 @@ pub fn nvme(model: Model, t: f64) -> (NvmeHealth, Option<OcpHealth>) {
     let written = (t * 35_000.0) as u128;
     let read = (t * 50_000.0) as u128;
     match model {
-        Model::Dc2000b => {
-            let (episodes, hot, now) = throttling(t);
-            let temp = dc2000b_temperature(t);
-            let h = NvmeHealth {
-                critical_warning: 0,
-                composite_c: temp,
-                sensors_c: vec![temp - 3.0, temp + 4.0],
-                available_spare: 100,
-                spare_threshold: 10,
-                percent_used: 3 + (t / 600.0) as u8,
-                data_units_read: 58_000_000 + read,
-                data_units_written: 32_000_000 + written,
-                host_reads: 3_100_000_000 + read * 8,
-                host_writes: 412_345_678 + written * 8,
-                busy_minutes: 7_321 + (t * 0.3) as u128,
-                power_cycles: 57,
-                power_on_hours: 8_760 + hours(t),
-                unsafe_shutdowns: 4,
-                media_errors: 0,
-                error_entries: 2,
-                warning_temp_minutes: 95 + (hot * COMPRESSION / 60.0) as u32,
-                critical_temp_minutes: 0,
-                tmt1_count: 12 + episodes as u32,
-                tmt2_count: 3,
-                tmt1_seconds: 4_800 + (hot * COMPRESSION) as u32,
-                tmt2_seconds: 600,
-            };
-            let ocp = OcpHealth {
-                // write amplification 1.1
-                media_written_bytes: (32_000_000 + written) * 512_000 * 11 / 10,
-                media_read_bytes: (58_000_000 + read) * 512_000,
-                bad_user_blocks: 14,
-                bad_system_blocks: 2,
-                soft_ecc: 31,
-                throttle_events: (15 + episodes).min(255) as u8,
-                throttling: now,
-                pcie_correctable: 7,
-                capacitor_health: 100,
-                plp_starts: 4,
-                ..OcpHealth::default()
-            };
-            (h, Some(ocp))
-        }
+        Model::Dc2000b => dc2000b(t, &NVME0),
+        Model::FailSlow => dc2000b(t, &NVME3),
         Model::Rocket => {
             let (shutdowns, _) = timetable(t, SHUTDOWN_FIRST, SHUTDOWN_PERIOD, 0.0, 0.0);
             let temp = 45.0 + 2.0 * (t / 53.0).sin();
@@ -184,6 +148,102 @@ pub fn nvme(model: Model, t: f64) -> (NvmeHealth, Option<OcpHealth>) {
         // Not an NVMe drive: nothing to report.
         Model::Dc600m | Model::SasSsd => (NvmeHealth::default(), None),
     }
+}
+
+/// What sets one healthy DC2000B-like drive apart from another: its life so
+/// far (hours, data units read and written, wear) and whether it heats up.
+pub struct Dc2000bLife {
+    pub throttles: bool,
+    pub power_on_hours: u128,
+    pub percent_used: u8,
+    pub data_units_read: u128,
+    pub data_units_written: u128,
+    /// Read and write commands completed.
+    pub host_reads: u128,
+    pub host_writes: u128,
+    pub power_cycles: u128,
+}
+
+/// `nvme0`: a year in, heating up and throttling on the timetable.
+pub const NVME0: Dc2000bLife = Dc2000bLife {
+    throttles: true,
+    power_on_hours: 8_760,
+    percent_used: 3,
+    data_units_read: 58_000_000,
+    data_units_written: 32_000_000,
+    host_reads: 3_100_000_000,
+    host_writes: 412_345_678,
+    power_cycles: 57,
+};
+
+/// `nvme3`: younger, cool, and by its pages healthy (it is fail-slow).
+pub const NVME3: Dc2000bLife = Dc2000bLife {
+    throttles: false,
+    power_on_hours: 5_110,
+    percent_used: 2,
+    data_units_read: 31_000_000,
+    data_units_written: 19_000_000,
+    host_reads: 1_700_000_000,
+    host_writes: 240_000_000,
+    power_cycles: 23,
+};
+
+/// A healthy DC2000B-like drive's SMART / Health and OCP logs at `t`.
+fn dc2000b(t: f64, life: &Dc2000bLife) -> (NvmeHealth, Option<OcpHealth>) {
+    // ~300 MB/s of simulated time, as `nvme` says
+    let written = (t * 35_000.0) as u128;
+    let read = (t * 50_000.0) as u128;
+    let (episodes, hot, now) = if life.throttles {
+        throttling(t)
+    } else {
+        (0, 0.0, false)
+    };
+    let temp = if life.throttles {
+        dc2000b_temperature(t)
+    } else {
+        DC2000B_IDLE_C - 4.0 + (t / 43.0).sin()
+    };
+    let units_read = life.data_units_read + read;
+    let units_written = life.data_units_written + written;
+    let h = NvmeHealth {
+        critical_warning: 0,
+        composite_c: temp,
+        sensors_c: vec![temp - 3.0, temp + 4.0],
+        available_spare: 100,
+        spare_threshold: 10,
+        percent_used: life.percent_used + (t / 600.0) as u8,
+        data_units_read: units_read,
+        data_units_written: units_written,
+        host_reads: life.host_reads + read * 8,
+        host_writes: life.host_writes + written * 8,
+        busy_minutes: 7_321 + (t * 0.3) as u128,
+        power_cycles: life.power_cycles,
+        power_on_hours: life.power_on_hours + hours(t),
+        unsafe_shutdowns: 4,
+        media_errors: 0,
+        error_entries: 2,
+        warning_temp_minutes: 95 + (hot * COMPRESSION / 60.0) as u32,
+        critical_temp_minutes: 0,
+        tmt1_count: 12 + episodes as u32,
+        tmt2_count: 3,
+        tmt1_seconds: 4_800 + (hot * COMPRESSION) as u32,
+        tmt2_seconds: 600,
+    };
+    let ocp = OcpHealth {
+        // write amplification 1.1
+        media_written_bytes: units_written * 512_000 * 11 / 10,
+        media_read_bytes: units_read * 512_000,
+        bad_user_blocks: 14,
+        bad_system_blocks: 2,
+        soft_ecc: 31,
+        throttle_events: (15 + episodes).min(255) as u8,
+        throttling: now,
+        pcie_correctable: 7,
+        capacitor_health: 100,
+        plp_starts: 4,
+        ..OcpHealth::default()
+    };
+    (h, Some(ocp))
 }
 
 /// The failing drive: spare below threshold, worn out to 99 %, capacitors
@@ -343,83 +403,5 @@ pub fn sas_ssd(t: f64) -> SasHealth {
         start_stop_cycles: 41,
         grown_defects: 3,
         phy_errors: [2 + (t / 600.0) as u32, 2, 1, 0],
-    }
-}
-
-/// How a drive's probe latency is distributed at `t`: a log-normal body
-/// around `median` seconds with spread `sigma`, and a rare tail: with
-/// probability `tail_p` a read takes `tail_x` times as long.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Latency {
-    pub median: f64,
-    pub sigma: f64,
-    pub tail_p: f64,
-    pub tail_x: f64,
-    /// No read is slower than this (a drive that keeps its datasheet QoS).
-    pub cap: f64,
-}
-
-/// The probe latency distribution of `model` at `t`.
-pub fn latency(model: Model, t: f64) -> Latency {
-    match model {
-        Model::Dc2000b if throttling(t).2 => Latency {
-            median: 130e-6,
-            sigma: 0.35,
-            tail_p: 0.03,
-            tail_x: 25.0,
-            cap: 0.05,
-        },
-        Model::Dc2000b => Latency {
-            median: 75e-6,
-            sigma: 0.15,
-            tail_p: 0.001,
-            tail_x: 8.0,
-            cap: 0.05,
-        },
-        Model::Rocket => Latency {
-            median: 55e-6,
-            sigma: 0.2,
-            tail_p: 0.003,
-            tail_x: 15.0,
-            cap: 0.05,
-        },
-        // The DC600M keeps its datasheet promise: 99.999 % under 200 µs.
-        Model::Dc600m => Latency {
-            median: 95e-6,
-            sigma: 0.12,
-            tail_p: 0.0005,
-            tail_x: 1.6,
-            cap: 190e-6,
-        },
-        Model::SasSsd => Latency {
-            median: 85e-6,
-            sigma: 0.15,
-            tail_p: 0.001,
-            tail_x: 5.0,
-            cap: 0.01,
-        },
-        Model::Failing => Latency {
-            median: 120e-6,
-            sigma: 0.4,
-            tail_p: 0.02,
-            tail_x: 50.0,
-            cap: 0.5,
-        },
-    }
-}
-
-impl Latency {
-    /// One sample from two independent uniforms in (0, 1] and one in [0, 1).
-    pub fn sample(&self, u1: f64, u2: f64, u3: f64) -> f64 {
-        // Box–Muller: a standard normal from two uniforms.
-        let z = (-2.0 * u1.max(f64::MIN_POSITIVE).ln()).sqrt()
-            * (2.0 * std::f64::consts::PI * u2).cos();
-        let body = self.median * (self.sigma * z).exp();
-        let v = if u3 < self.tail_p {
-            body * self.tail_x
-        } else {
-            body
-        };
-        v.min(self.cap)
     }
 }

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::ata::{self, Attr};
+use super::latency::{self, Latency};
 use super::pages::{self, NvmeHealth, OcpHealth};
-use super::sim::{self, Latency, Model};
+use super::sim::{self, Model};
 use super::*;
 use crate::ata::attributes::Namer;
 use crate::ata::devstat::DevstatPage;
@@ -263,4 +264,45 @@ fn the_sas_drive_polls_through_the_real_poller() {
     assert_eq!(s.errors_corrected[0], (ScsiOp::Read, 1_200));
     assert_eq!(s.sas_phys.len(), 1);
     assert_eq!(s.sas_phys[0].counts, [2, 2, 1, 0]);
+}
+
+/// The p99 of `secs` seconds of `model`'s probe reads at the demo's 50 per
+/// second, from `t0` (a fixed seed: the same every run).
+fn window_p99(model: Model, t0: f64, secs: f64, rng: &mut fastrand::Rng) -> f64 {
+    let n = (secs * 50.0) as usize;
+    let mut v: Vec<f64> = (0..n)
+        .map(|i| {
+            let t = t0 + i as f64 / 50.0;
+            latency::latency(model, t).sample(1.0 - rng.f64(), rng.f64(), rng.f64())
+        })
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v[(n as f64 * 0.99).ceil() as usize - 1]
+}
+
+/// The fleet rules compare each DC2000B-like drive's 2-minute p99 with the
+/// median of the three (alerts/fleet.rules.yml, `SsdFailSlow` at 5 ×): the
+/// fail-slow nvme3 must stay ≥ 5 × with room for the histogram's bucket
+/// resolution (≤ 25 %), also over a window holding nvme0's throttling spike;
+/// nvme0 and nvme2 must stay far below.
+#[test]
+fn the_fail_slow_drive_stands_out_from_its_peers_median() {
+    let mut rng = fastrand::Rng::with_seed(27);
+    let spike = sim::THROTTLE_FIRST + sim::THROTTLE_EPISODE / 2.0 - 60.0;
+    for t0 in [10.0, spike] {
+        let nvme0 = window_p99(Model::Dc2000b, t0, 120.0, &mut rng);
+        let nvme2 = window_p99(Model::Failing, t0, 120.0, &mut rng);
+        let nvme3 = window_p99(Model::FailSlow, t0, 120.0, &mut rng);
+        let mut all = [nvme0, nvme2, nvme3];
+        all.sort_by(f64::total_cmp);
+        let median = all[1];
+        let ratios = [nvme0 / median, nvme2 / median, nvme3 / median];
+        assert!(ratios[2] >= 6.5, "t0 {t0}: p99 {all:?}, ratios {ratios:?}");
+        assert!(ratios[0] <= 1.0 && ratios[1] <= 1.0, "t0 {t0}: {ratios:?}");
+    }
+    // Its pages say nothing is wrong: no warning bit, no throttling, cool.
+    let (h, ocp) = sim::nvme(Model::FailSlow, 150.0 + 30.0);
+    assert_eq!(h.critical_warning, 0);
+    assert!(h.composite_c < 50.0, "{}", h.composite_c);
+    assert!(!ocp.unwrap().throttling);
 }
