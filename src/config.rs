@@ -67,14 +67,22 @@ fn invalid(key: &str, message: impl Into<String>) -> ConfigError {
     }
 }
 
+/// The largest `--config.file` read (the example is 2 KiB).
+pub const FILE_LIMIT: crate::files::Limit = crate::files::Limit {
+    bytes: 1 << 20,
+    what: "a config file",
+};
+
 impl RawFile {
-    /// Reads and parses a YAML config file.
+    /// Reads (see [`crate::files`]: a FIFO or `/dev/zero` is refused, not
+    /// waited on or read forever) and parses a YAML config file.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         let file_err = |message: String| ConfigError::File {
             path: path.display().to_string(),
             message,
         };
-        let text = std::fs::read_to_string(path).map_err(|e| file_err(e.to_string()))?;
+        let text =
+            crate::files::read_text(path, FILE_LIMIT).map_err(|e| file_err(e.to_string()))?;
         Self::parse(&text).map_err(file_err)
     }
 

@@ -16,6 +16,9 @@
 //! - [`sys`]: the only `unsafe` in the crate: ioctls, the open-file limit and
 //!   the systemd socket wrapped as safe functions.
 //! - [`decode`]: bounds-checked little-endian field helpers and [`decode::ParseError`].
+//! - [`files`]: the one way a file the operator names is read (config,
+//!   web config, certificates, drivedb.h): non-blocking open, regular files
+//!   only, capped in size.
 //! - [`nvme`]: pure decoders for NVMe pages (Identify, SMART/Health, OCP C0h,
 //!   error and self-test logs, UUID list), each reading through its page's one
 //!   layout struct, and NVMe status codes.
@@ -64,8 +67,9 @@
 //! fails on a new cycle). Today's edges, lowest first:
 //!
 //! ```text
-//! decode, sys, timefmt          (nothing of the crate)
-//! nvme, ata                     → decode
+//! decode, sys, timefmt, files   (nothing of the crate)
+//! nvme                          → decode
+//! ata                           → decode, files (drivedb.h)
 //! scsi                          → decode, ata (sense data)
 //! device                        → sys, nvme, ata, scsi, decode
 //! health                        → nvme, ata, scsi, device, timefmt, probe (op)
@@ -74,9 +78,9 @@
 //! report                        → snapshot, health
 //! probe                         (nothing of the crate outside it)
 //! metrics                       → snapshot, poll, probe, health, device, nvme
-//! http                          → report
+//! http                          → report, files
 //! dump                          → poll (factory, fallback), device, timefmt
-//! config                        → health, probe, http, poll, device, ata (defaults; namer, scan, poller)
+//! config                        → health, probe, http, poll, device, ata (defaults; namer, scan, poller), files
 //! cli, logging                  → config
 //! check                         → config, poll, snapshot, report, health
 //! app                           → everything it wires
@@ -94,6 +98,7 @@ pub mod config;
 pub mod decode;
 pub mod device;
 pub mod dump;
+pub mod files;
 pub mod health;
 pub mod http;
 pub mod logging;

@@ -125,8 +125,21 @@ impl Ctx {
 }
 
 /// Checks what the configuration can only check against the host: the
-/// write probe's directory must be on a block device (a config error).
+/// write probe's directory must be on a block device, and the drivedb.h
+/// that would be read must be a regular file within its cap (a FIFO would
+/// hang the start, a 100 MB file cost gigabytes): config errors.
 pub fn validate(config: &Config) -> Result<(), ConfigError> {
+    if let Some(db) = config.drivedb.iter().find(|p| p.exists()) {
+        crate::files::open(db, crate::ata::attributes::drivedb::FILE_LIMIT).map_err(|e| {
+            ConfigError::Invalid {
+                key: "path.drivedb".into(),
+                message: format!(
+                    "{}: {e} (or path.drivedb: none for the built-in names)",
+                    db.display()
+                ),
+            }
+        })?;
+    }
     if let Some(w) = config.probe.write.as_ref().filter(|_| config.probe.enabled) {
         writer::disk_of(&w.path, &config.sysfs).map_err(|e| ConfigError::Invalid {
             key: "probe.write.path".into(),
@@ -203,7 +216,11 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         probes: probes.clone(),
         ..State::default()
     });
-    let namer = Arc::new(config.namer());
+    // Off the runtime: parsing drivedb.h (up to 16 MiB) takes a while.
+    let namer = {
+        let c = config.clone();
+        Arc::new(tokio::task::spawn_blocking(move || c.namer()).await?)
+    };
     let ctx = Arc::new(Ctx {
         config: config.clone(),
         store: state.store.clone(),
@@ -239,9 +256,12 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         banner: config.demo.then(|| crate::device::demo::NOTICE.to_string()),
         max_connections: config.max_connections,
         ..http::ServerConfig::default()
-    }
-    .with_web(&config.web)
-    .context("start TLS")?;
+    };
+    // Off the runtime: this reads the certificate, key and client CA files.
+    let web = config.web.clone();
+    let server_config = tokio::task::spawn_blocking(move || server_config.with_web(&web))
+        .await?
+        .context("start TLS")?;
     info!("{}", config.web.summary());
     for l in listeners {
         let cfg = server_config.clone();

@@ -9,8 +9,14 @@
 //! `increase()` alert does not resolve itself on a drive that still hangs.
 //! The thread is the one blocking call a drive has: a hung drive holds that
 //! one thread and delays no other drive.
+//!
+//! The thread is supervised like a probe: when it dies (a panic anywhere in
+//! its loop), the drive is served `up 0`, the restart is logged at error
+//! level and counted (`ssd_exporter_task_restarts_total{task="poll"}`), and
+//! a new thread starts with the poller reset, after a back-off of one
+//! interval doubling with each panic in a row up to 32.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -18,7 +24,7 @@ use tokio::sync::Notify;
 use tracing::{error, warn};
 
 use crate::poll::{Poller, Source};
-use crate::snapshot::{Judge, Store, Task};
+use crate::snapshot::{DriveSnapshot, Judge, Store, Task};
 
 /// How often and how long a drive is polled.
 #[derive(Debug, Clone, Copy)]
@@ -43,12 +49,20 @@ pub fn jittered(interval: Duration, jitter: f64, unit: f64) -> Duration {
     interval.mul_f64(factor.max(0.0))
 }
 
-/// What the poll thread and its watchdog share.
-#[derive(Debug, Default)]
+/// What the poll thread and its supervisor share.
 struct Shared {
+    /// The drive's poller. A poll thread holds the lock for its whole life;
+    /// a panic anywhere on the thread poisons it but leaves the poller
+    /// here, so the supervisor can reset it and start the next thread.
+    poller: Mutex<Box<dyn Poller>>,
     /// The poll in flight: when it started, and whether the watchdog has
     /// recorded it as overrun (then its late outcome is dropped).
     in_flight: Mutex<Option<InFlight>>,
+    /// Panics in a row: raised by the supervisor on each, cleared by the
+    /// thread after each poll it publishes. Sets the back-off.
+    streak: AtomicU32,
+    /// The poll thread now, so that stopping wakes it.
+    thread: Mutex<Option<std::thread::Thread>>,
     /// Set when the loop is stopped (its task aborted or dropped): the
     /// thread ends at its next wake-up, or when a stuck call returns.
     stop: AtomicBool,
@@ -63,6 +77,16 @@ struct InFlight {
 }
 
 impl Shared {
+    fn new(poller: Box<dyn Poller>) -> Self {
+        Shared {
+            poller: Mutex::new(poller),
+            in_flight: Mutex::new(None),
+            streak: AtomicU32::new(0),
+            thread: Mutex::new(None),
+            stop: AtomicBool::new(false),
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<InFlight>> {
         self.in_flight.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -73,12 +97,15 @@ impl Shared {
 }
 
 /// Stops the poll thread when the task that owns it goes.
-struct StopOnDrop(Arc<Shared>, std::thread::Thread);
+struct StopOnDrop(Arc<Shared>);
 
 impl Drop for StopOnDrop {
     fn drop(&mut self) {
         self.0.stop.store(true, Ordering::Release);
-        self.1.unpark();
+        let thread = self.0.thread.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = thread.as_ref() {
+            t.unpark();
+        }
     }
 }
 
@@ -89,13 +116,30 @@ fn watch_tick(deadline: Duration) -> Duration {
     (deadline / 4).clamp(Duration::from_millis(10), Duration::from_secs(1))
 }
 
+/// The back-off before the poll thread starts again after `streak` panics
+/// in a row: one interval, doubling up to 32.
+fn backoff(interval: Duration, streak: u32) -> Duration {
+    interval.saturating_mul(1 << streak.saturating_sub(1).min(5))
+}
+
+/// Runs the judge, which is the application's code: a panic in it on the
+/// supervisor's side is caught (logged by the panic hook), so the snapshot
+/// still shows what the supervisor recorded and the supervisor goes on.
+fn judged(judge: &Judge, s: &mut DriveSnapshot) {
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| judge(s, SystemTime::now())));
+}
+
 /// Polls `device` until the returned future is dropped or aborted. The
 /// polls run on a thread of the drive's own (one wake-up per poll: no hand-off
 /// to a blocking pool and back, which cost more CPU than a poll itself);
-/// this task is only the watchdog that records an overrun at the deadline
-/// and one more `poll` error per interval while the poll stays stuck, so
-/// the scrape never waits for a hung drive. `gone` is notified when the
-/// device reports it no longer exists, so discovery can rescan at once.
+/// this task supervises it: it records an overrun at the deadline and one
+/// more `poll` error per interval while the poll stays stuck, so the scrape
+/// never waits for a hung drive, and when the thread dies — a panic
+/// anywhere in its loop: the poll, the store update, the judge, the reset —
+/// it serves the drive `up 0`, logs and counts the restart, and starts a
+/// new thread with the reset poller after a back-off. `gone` is notified
+/// when the device reports it no longer exists, so discovery can rescan at
+/// once.
 pub async fn run(
     device: String,
     poller: Box<dyn Poller>,
@@ -104,29 +148,67 @@ pub async fn run(
     store: Arc<Store>,
     gone: Arc<Notify>,
 ) {
-    let claim = claim(&device, schedule, &judge, &store).await;
-    let shared = Arc::new(Shared::default());
-    let thread = {
-        let (device, judge, store, shared) =
-            (device.clone(), judge.clone(), store.clone(), shared.clone());
-        std::thread::Builder::new()
-            .name(format!("poll {device}"))
-            .spawn(move || poll_thread(claim, device, poller, schedule, judge, store, gone, shared))
-    };
-    let thread = match thread {
-        Ok(t) => t,
-        Err(e) => {
-            error!(device, "cannot start the poll thread: {e}");
-            store.update(&device, |s| {
-                s.up = false;
-                *s.errors.entry(Source::Poll).or_default() += 1;
-                s.last_error = Some(format!("cannot start the poll thread: {e}"));
-                judge(s, SystemTime::now());
-            });
-            return;
-        }
-    };
-    let _stop = StopOnDrop(shared.clone(), thread.thread().clone());
+    let shared = Arc::new(Shared::new(poller));
+    let _stop = StopOnDrop(shared.clone());
+    let mut fresh = true;
+    loop {
+        let claim = claim(&device, schedule, &judge, &store).await;
+        let thread = {
+            let (device, judge, store, shared, gone) = (
+                device.clone(),
+                judge.clone(),
+                store.clone(),
+                shared.clone(),
+                gone.clone(),
+            );
+            std::thread::Builder::new()
+                .name(format!("poll {device}"))
+                .spawn(move || {
+                    poll_thread(claim, device, !fresh, schedule, judge, store, gone, shared)
+                })
+        };
+        fresh = false;
+        let why = match thread {
+            Ok(thread) => {
+                *shared.thread.lock().unwrap_or_else(|e| e.into_inner()) =
+                    Some(thread.thread().clone());
+                watch(&device, &thread, &shared, schedule, &judge, &store).await;
+                if shared.stopped() {
+                    return;
+                }
+                shared.lock().take();
+                match thread.join() {
+                    Err(p) => format!("poll loop panicked: {}", panic_message(p.as_ref())),
+                    Ok(()) => "poll loop ended".to_string(),
+                }
+            }
+            Err(e) => format!("cannot start the poll thread: {e}"),
+        };
+        let streak = shared.streak.fetch_add(1, Ordering::AcqRel) + 1;
+        let wait = backoff(schedule.interval, streak);
+        error!(device, restarts = streak, backoff = ?wait, "{why}; restarting it");
+        store.update(&device, |s| {
+            s.up = false;
+            s.polls += 1;
+            *s.errors.entry(Source::Poll).or_default() += 1;
+            *s.restarts.entry(Task::Poll).or_default() += 1;
+            s.last_error = Some(format!("{}: {why}", s.origin));
+            judged(&judge, s);
+        });
+        tokio::time::sleep(wait).await;
+    }
+}
+
+/// Watches the poll thread until it ends: records an overrun at the
+/// deadline, and one more `poll` error per interval while it stays stuck.
+async fn watch(
+    device: &str,
+    thread: &std::thread::JoinHandle<()>,
+    shared: &Shared,
+    schedule: Schedule,
+    judge: &Judge,
+    store: &Store,
+) {
     let tick = watch_tick(schedule.deadline);
     loop {
         tokio::time::sleep(tick).await;
@@ -143,15 +225,15 @@ pub async fn run(
             f.overran = true;
             f.counted = now;
             warn!(device, deadline = ?schedule.deadline, "poll overran its deadline; waiting for it before polling again");
-            store.update(&device, |s| {
+            store.update(device, |s| {
                 s.apply_deadline(schedule.deadline);
-                judge(s, SystemTime::now());
+                judged(judge, s);
             });
         } else if f.overran && now.saturating_duration_since(f.counted) >= schedule.interval {
             f.counted = now;
-            store.update(&device, |s| {
+            store.update(device, |s| {
                 s.apply_still_stuck(age);
-                judge(s, SystemTime::now());
+                judged(judge, s);
             });
         }
     }
@@ -215,19 +297,21 @@ async fn claim(
             } else {
                 s.apply_still_stuck(waiting.elapsed());
             }
-            judge(s, SystemTime::now());
+            judged(judge, s);
         });
         first = false;
     }
 }
 
 /// The drive's poll loop, on its own thread, which holds the drive's
-/// `claim` for its whole life.
+/// `claim` and its poller for its whole life. Nothing here catches a
+/// panic: one anywhere ends the thread, and [`run`] restarts it (with
+/// `restarted`, the poller is reset first).
 #[allow(clippy::too_many_arguments)]
 fn poll_thread(
     claim: crate::snapshot::Claim,
     device: String,
-    mut poller: Box<dyn Poller>,
+    restarted: bool,
     schedule: Schedule,
     judge: Judge,
     store: Arc<Store>,
@@ -235,7 +319,12 @@ fn poll_thread(
     shared: Arc<Shared>,
 ) {
     let _claim = claim;
-    let mut panics = 0u32;
+    let mut poller = shared.poller.lock().unwrap_or_else(|e| e.into_inner());
+    if restarted {
+        #[cfg(test)]
+        inject::hit(&device, inject::Point::Reset);
+        poller.reset();
+    }
     loop {
         let started = Instant::now();
         *shared.lock() = Some(InFlight {
@@ -244,70 +333,50 @@ fn poll_thread(
             counted: started,
         });
         let cpu = thread_cpu();
-        // A panic in a poller is a bug, but it must not stop the drive
-        // being watched: it is caught here, and the poll restarts.
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poller.poll()))
-            .map_err(|p| panic_message(p.as_ref()));
+        #[cfg(test)]
+        inject::hit(&device, inject::Point::Poll);
+        let outcome = poller.poll();
         let cpu = thread_cpu().saturating_sub(cpu);
         let elapsed = started.elapsed();
         let overran = shared.lock().take().is_some_and(|f| f.overran);
         if shared.stopped() {
             return;
         }
-        match outcome {
-            Err(panic) => {
-                // Supervision: logged with the drive, counted, and the
-                // poller starts over after a back-off that doubles with each
-                // panic in a row (one interval, up to 32).
-                poller.reset();
-                panics = panics.saturating_add(1);
-                error!(
-                    device,
-                    restarts = panics,
-                    "poller panicked, restarting it: {panic}"
-                );
-                store.update(&device, |s| {
-                    s.up = false;
-                    s.polls += 1;
-                    *s.errors.entry(Source::Poll).or_default() += 1;
-                    *s.restarts.entry(Task::Poll).or_default() += 1;
-                    s.last_error = Some(format!("{}: poller panicked: {panic}", s.origin));
-                    judge(s, SystemTime::now());
-                });
-                let backoff = schedule.interval.saturating_mul(1 << (panics - 1).min(5));
-                if !nap(&shared, started + elapsed, backoff) {
-                    return;
-                }
-                continue;
-            }
-            Ok(outcome) => {
-                panics = 0;
-                if outcome.gone {
-                    gone.notify_one();
-                }
-                // One published copy per poll: its CPU time, and the outcome
-                // unless it came too late. A late one the watchdog has not
-                // seen yet is recorded as the overrun it was.
-                store.update(&device, |s| {
-                    s.poll_cpu += cpu;
-                    let now = SystemTime::now();
-                    if elapsed <= schedule.deadline {
-                        s.apply(outcome, elapsed, now);
-                    } else if !overran {
-                        s.apply_deadline(schedule.deadline);
-                    } else {
-                        return;
-                    }
-                    judge(s, now);
-                });
-            }
+        if outcome.gone {
+            gone.notify_one();
         }
+        // One published copy per poll: its CPU time, and the outcome
+        // unless it came too late. A late one the watchdog has not seen
+        // yet is recorded as the overrun it was.
+        store.update(&device, |s| {
+            #[cfg(test)]
+            inject::hit(&device, inject::Point::Update);
+            s.poll_cpu += cpu;
+            let now = SystemTime::now();
+            if elapsed <= schedule.deadline {
+                s.apply(outcome, elapsed, now);
+            } else if !overran {
+                s.apply_deadline(schedule.deadline);
+            } else {
+                return;
+            }
+            #[cfg(test)]
+            inject::hit(&device, inject::Point::Judge);
+            judge(s, now);
+        });
+        shared.streak.store(0, Ordering::Release);
         let interval = jittered(schedule.interval, schedule.jitter, fastrand::f64());
         if !nap(&shared, started + elapsed, interval) {
             return;
         }
     }
 }
+
+/// Test hook: a panic injected at one point of a drive's poll loop.
+/// Compiled only into the crate's own tests: a release binary has no way
+/// to reach it.
+#[cfg(test)]
+pub(crate) mod inject;
 
 /// The text of a caught panic.
 fn panic_message(p: &(dyn std::any::Any + Send)) -> String {

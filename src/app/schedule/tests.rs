@@ -369,3 +369,68 @@ async fn a_panicking_poller_is_restarted_counted_and_polled_again() {
     assert!(!task.is_finished());
     task.abort();
 }
+
+/// A panic at each point of the poll loop — the poll, the store update,
+/// the judge, the reset of a restarted poller — ends the poll thread (only
+/// a panic in `poll` was caught before; the others ended the drive's
+/// polling for good while its last `up 1` stayed served). Each is followed
+/// by `up 0` while no poller runs, a counted restart, and polling again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panic_at_any_point_of_the_poll_loop_is_served_down_counted_and_restarted() {
+    use inject::Point;
+    for point in Point::ALL {
+        let device = format!("inject-{point:?}");
+        let store = store_with(&[&device]);
+        let schedule = Schedule {
+            interval: Duration::from_millis(300),
+            deadline: Duration::from_secs(5),
+            jitter: 0.0,
+        };
+        let polls = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let task = tokio::spawn(run(
+            device.clone(),
+            Box::new(Counting {
+                gate: None,
+                polls: polls.clone(),
+            }),
+            schedule,
+            Arc::new(|_, _| {}),
+            store.clone(),
+            Arc::new(Notify::new()),
+        ));
+        wait_for(&store, &device, |s| s.up).await;
+        // A reset runs only when a thread starts again: a panic in the poll
+        // first gets there, and the panic in the reset makes a second restart.
+        let want = if point == Point::Reset {
+            inject::arm(&device, Point::Reset, 1);
+            inject::arm(&device, Point::Poll, 1);
+            2
+        } else {
+            inject::arm(&device, point, 1);
+            1
+        };
+        wait_for(&store, &device, |s| s.restarts.get(&Task::Poll) == Some(&1)).await;
+        let down = store.get(&device).unwrap();
+        assert!(!down.up, "{point:?}: up while its poll thread is dead");
+        let why = down.last_error.clone().unwrap_or_default();
+        assert!(
+            why.contains("poll loop panicked: panic injected at"),
+            "{why}"
+        );
+        wait_for(&store, &device, |s| {
+            s.restarts.get(&Task::Poll) == Some(&want) && s.up
+        })
+        .await;
+        let s = store.get(&device).unwrap();
+        assert_eq!(s.errors.get(&Source::Poll), Some(&want), "{point:?}");
+        assert!(!task.is_finished(), "{point:?}: the supervisor ended");
+        task.abort();
+    }
+}
+
+#[test]
+fn the_restart_back_off_doubles_up_to_32_intervals() {
+    let i = Duration::from_secs(1);
+    let got: Vec<u64> = (1..=8).map(|n| backoff(i, n).as_secs()).collect();
+    assert_eq!(got, [1, 2, 4, 8, 16, 32, 32, 32]);
+}

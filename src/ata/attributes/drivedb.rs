@@ -19,6 +19,13 @@ pub const DEFAULT_PATHS: [&str; 2] = [
     "/usr/share/smartmontools/drivedb.h",
 ];
 
+/// The largest drivedb.h read: smartmontools' own is under 1 MiB; a
+/// 100 MB file took 2.26 GB to parse before this cap.
+pub const FILE_LIMIT: crate::files::Limit = crate::files::Limit {
+    bytes: 16 << 20,
+    what: "a drivedb.h file",
+};
+
 /// A model or firmware pattern, checked when the file is read and compiled
 /// the first time a drive could match it. A host has a handful of drives
 /// and drivedb.h about a thousand entries: compiling them all at start

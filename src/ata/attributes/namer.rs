@@ -94,12 +94,15 @@ impl Namer {
     /// Loads the first of `paths` that exists (normally
     /// `/var/lib/smartmontools/drivedb/drivedb.h`, then
     /// `/usr/share/smartmontools/drivedb.h`). No file is not an error; an
-    /// unreadable one is. Logs nothing: the caller logs the errors.
+    /// unreadable one is (a FIFO, a device or a file over
+    /// [`super::drivedb::FILE_LIMIT`] among them: see [`crate::files`]).
+    /// Logs nothing: the caller logs the errors. Blocking: parsing 16 MiB
+    /// takes seconds.
     pub fn load(paths: &[&Path]) -> (Namer, Vec<String>) {
         let Some(path) = paths.iter().find(|p| p.exists()) else {
             return (Namer::builtin(), Vec::new());
         };
-        match std::fs::read(path) {
+        match crate::files::read(path, super::drivedb::FILE_LIMIT) {
             Ok(bytes) => {
                 let (namer, errors) = Namer::with_drivedb(&String::from_utf8_lossy(&bytes));
                 let errors = errors

@@ -25,7 +25,10 @@ pub use tls_names::ClientAuth;
 
 /// The largest web config file read (inline certificates and a few
 /// thousand users fit in far less).
-pub const MAX_FILE_BYTES: u64 = 1 << 20;
+pub const FILE_LIMIT: crate::files::Limit = crate::files::Limit {
+    bytes: 1 << 20,
+    what: "a web config file",
+};
 
 /// A web config error: which key (as a dotted path inside the file; empty
 /// when the YAML parser's message names it) and what it accepts. One line.
@@ -167,30 +170,11 @@ impl WebConfig {
     }
 
     /// Reads, parses and validates a web config file without loading the
-    /// files it names (at most [`MAX_FILE_BYTES`]).
+    /// files it names (at most [`FILE_LIMIT`]; a FIFO or device is
+    /// refused at once, see [`crate::files`]).
     pub fn read(path: &Path) -> Result<Self, WebConfigError> {
-        use std::io::Read as _;
-        use std::os::unix::fs::OpenOptionsExt as _;
-        // O_NONBLOCK: a FIFO put in its place is refused below, not waited on.
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
-            .open(path)
-            .map_err(|e| invalid("", e.to_string()))?;
-        if !file
-            .metadata()
-            .map_err(|e| invalid("", e.to_string()))?
-            .is_file()
-        {
-            return Err(invalid("", "is not a regular file"));
-        }
-        let mut text = String::new();
-        file.take(MAX_FILE_BYTES + 1)
-            .read_to_string(&mut text)
-            .map_err(|e| invalid("", e.to_string()))?;
-        if text.len() as u64 > MAX_FILE_BYTES {
-            return Err(invalid("", format!("larger than {MAX_FILE_BYTES} bytes")));
-        }
+        let text =
+            crate::files::read_text(path, FILE_LIMIT).map_err(|e| invalid("", e.to_string()))?;
         let base = path.parent().unwrap_or(Path::new("."));
         Ok(WebConfig {
             file: Some(path.to_path_buf()),
@@ -333,10 +317,18 @@ fn tls_settings(raw: RawTls, base: &Path) -> Result<Option<TlsSettings>, WebConf
         ));
     }
     let allowed_sans = raw.client_allowed_sans.unwrap_or_default();
-    if !allowed_sans.is_empty() && !client_auth.requires_cert() {
+    // Only a certificate verified against client_ca_file proves its SANs:
+    // under RequireAnyClientCert anyone can sign one with any name.
+    if !allowed_sans.is_empty() && client_auth != ClientAuth::RequireAndVerifyClientCert {
+        let why = match client_auth {
+            ClientAuth::RequireAnyClientCert => {
+                "checks nothing under RequireAnyClientCert, which does not verify the certificate (anyone can make one with any SAN)"
+            }
+            _ => "checks nothing when a client can connect without a certificate",
+        };
         return Err(invalid(
             "tls_server_config.client_allowed_sans",
-            "needs client_auth_type RequireAnyClientCert or RequireAndVerifyClientCert (otherwise a client can connect without a certificate)",
+            format!("{why}; use client_auth_type RequireAndVerifyClientCert with client_ca_file"),
         ));
     }
     let versions = tls_names::versions(raw.min_version.as_deref(), raw.max_version.as_deref())?;

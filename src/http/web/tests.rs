@@ -97,6 +97,29 @@ fn allowed_sans_need_a_required_client_certificate() {
         "{base}  client_auth_type: VerifyClientCertIfGiven\n  client_allowed_sans: [a.example]\n"
     );
     assert!(err(&bad).starts_with("tls_server_config.client_allowed_sans"));
+    // RequireAnyClientCert takes any self-signed certificate, whatever SANs
+    // it claims: the combination checks nothing and is refused, and no
+    // error suggests it.
+    let any = format!(
+        "{base}  client_auth_type: RequireAnyClientCert
+  client_allowed_sans: [a.example]
+"
+    );
+    let e = err(&any);
+    assert!(
+        e.starts_with(
+            "tls_server_config.client_allowed_sans: checks nothing under RequireAnyClientCert"
+        ),
+        "{e}"
+    );
+    for text in [&bad, &any] {
+        let e = err(text);
+        assert!(
+            e.contains("use client_auth_type RequireAndVerifyClientCert")
+                && !e.contains("use client_auth_type RequireAnyClientCert"),
+            "{e}"
+        );
+    }
 }
 
 #[test]

@@ -16,20 +16,20 @@ use rustls::{DigitallySignedStruct, DistinguishedName, RootCertStore, SignatureS
 use super::{ClientAuth, Source, TlsSettings, WebConfigError, invalid};
 
 /// The most PEM text one file may hold (a chain of a few certificates is
-/// a few KiB; a CA bundle a few hundred).
-const MAX_PEM_BYTES: u64 = 4 << 20;
+/// a few KiB; the Debian CA bundle 220 KiB).
+pub const PEM_LIMIT: crate::files::Limit = crate::files::Limit {
+    bytes: 1 << 20,
+    what: "a certificate, key or CA file",
+};
 
+/// The PEM text of `source`, a file read through [`crate::files`]: on the
+/// watcher thread a FIFO put in a certificate's place is refused at once
+/// instead of blocking it (and with it every later rotation).
 fn read_pem(key: &str, source: &Source) -> Result<Vec<u8>, WebConfigError> {
     match source {
         Source::Inline(text) => Ok(text.as_bytes().to_vec()),
-        Source::File(path) => {
-            let err = |e: String| invalid(key, format!("{}: {e}", path.display()));
-            let meta = std::fs::metadata(path).map_err(|e| err(e.to_string()))?;
-            if meta.len() > MAX_PEM_BYTES {
-                return Err(err(format!("larger than {MAX_PEM_BYTES} bytes")));
-            }
-            std::fs::read(path).map_err(|e| err(e.to_string()))
-        }
+        Source::File(path) => crate::files::read(path, PEM_LIMIT)
+            .map_err(|e| invalid(key, format!("{}: {e}", path.display()))),
     }
 }
 

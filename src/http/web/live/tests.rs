@@ -183,3 +183,55 @@ fn a_fifo_in_place_of_the_file_is_refused_without_blocking() {
     let e = WebConfig::load(&path).unwrap_err().to_string();
     assert!(e.contains("not a regular file"), "{e}");
 }
+
+/// A certificate swapped for a FIFO blocked the one watcher thread in
+/// open(2) before the change, so rotation stopped for good; `/dev/zero`
+/// grew without end. Each is refused at once naming the file, and a good
+/// certificate after it is still taken. Runs on a thread with a bound so a
+/// regression fails instead of hanging the test run.
+#[test]
+fn a_certificate_turned_into_a_fifo_or_dev_zero_is_refused_and_rotation_goes_on() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let dir = tempfile::tempdir().unwrap();
+        let pki = Pki::new("test ca");
+        let leaf = pki.leaf(&["localhost"]);
+        let cert = write(dir.path(), "server.crt", &leaf.cert_pem);
+        write(dir.path(), "server.key", &leaf.key_pem);
+        let tls = "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n";
+        let (_, live) = start(dir.path(), tls);
+        let mut watch = live.watch();
+
+        let fifo = dir.path().join("fifo.tmp");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        std::fs::rename(&fifo, &cert).unwrap();
+        let fifo_step = live.step(&mut watch);
+
+        std::fs::remove_file(&cert).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &cert).unwrap();
+        let zero_step = live.step(&mut watch);
+
+        std::fs::remove_file(&cert).unwrap();
+        replace(&cert, &leaf.cert_pem);
+        let good_step = live.step(&mut watch);
+        let _ = tx.send((fifo_step, zero_step, good_step, cert));
+    });
+    let (fifo, zero, good, cert) = rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("the watcher blocked on a FIFO or /dev/zero certificate");
+    let name = cert.display().to_string();
+    match fifo {
+        Step::Kept(why) => assert!(why.contains(&name) && why.contains("FIFO"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    match zero {
+        Step::Kept(why) => {
+            assert!(
+                why.contains(&name) && why.contains("character device"),
+                "{why}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(good, Step::Reloaded);
+}
