@@ -39,6 +39,9 @@ async fn a_namespace_listed_on_a_later_pass_gets_its_probe() {
         serial: "S9".into(),
         firmware: "1".into(),
         namespaces: namespaces.iter().map(|n| n.to_string()).collect(),
+        kind: crate::device::discovery::Kind::Physical,
+        basis: String::new(),
+        sysfs: sys.join("class/nvme/nvme9"),
     };
     let mut running = Drives(HashMap::new());
     let starts = reconcile(&mut running, vec![found(&[])], &ctx);
