@@ -29,7 +29,8 @@ pub fn rows(config: &Config, devices: &[String]) -> anyhow::Result<Vec<Row>> {
     let mut drives: Vec<(String, String, Identity, Box<dyn Poller>)> = Vec::new();
     if config.replay.is_empty() {
         for d in config.scan().into_iter().filter(|d| wanted(&d.name)) {
-            let identity = placeholder(d.transport, &d.model, &d.serial, &d.firmware);
+            let mut identity = placeholder(d.transport, &d.model, &d.serial, &d.firmware);
+            identity.kind = d.kind;
             let poller = config.live_poller(&d, &namer);
             drives.push((d.name, d.dev_path.display().to_string(), identity, poller));
         }

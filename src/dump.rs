@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 use thiserror::Error;
 use zerocopy::FromBytes;
 
-use crate::device::discovery::{Transport, scsi_facts, scsi_transport};
+use crate::device::discovery::{Kind, Transport, scsi_facts, scsi_kind, scsi_transport};
 use crate::device::replay::nvme_file_name;
 use crate::device::scsi_live::ScsiLive;
 use crate::device::{NvmeRequest, ScsiRequest, ScsiSource};
@@ -84,11 +84,11 @@ pub fn dump(
         .file_name()
         .and_then(|n| n.to_str())
         .is_some_and(|n| n.starts_with("sd"));
-    let scsi = is_sata
-        .then(|| sd_transport(device, timeout))
-        .filter(|t| t.is_scsi());
+    let sd = is_sata.then(|| sd_transport(device, timeout));
+    let kind = sd.map_or(Kind::Physical, |(_, k)| k);
+    let scsi = sd.map(|(t, _)| t).filter(|t| t.is_scsi());
     let scsi_dump = |transport: Transport, write: &mut dyn FnMut(&str, Vec<u8>)| {
-        let mut poller = factory::dump::scsi(device, transport, timeout);
+        let mut poller = factory::dump::scsi(device, transport, kind, timeout);
         poller.poll_with(&mut |name, bytes| write(name, redacted_scsi(name, bytes, redact)))
     };
     let (source, outcome) = if let Some(transport) = scsi {
@@ -162,10 +162,10 @@ fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     file.sync_all()
 }
 
-/// How an `sd*` disk is driven: discovery's decision on its own INQUIRY
-/// and VPD 00h (asked now) and what sysfs says of it; a disk that answers
-/// neither is tried as SATA, as before SCSI support.
-fn sd_transport(device: &Path, timeout: Duration) -> Transport {
+/// How an `sd*` disk is driven and what it is: discovery's decisions on its
+/// own INQUIRY and VPD 00h (asked now) and what sysfs says of it; a disk
+/// that answers neither is tried as SATA, as before SCSI support.
+fn sd_transport(device: &Path, timeout: Duration) -> (Transport, Kind) {
     let mut src = ScsiLive::new(device, timeout);
     let mut facts = device
         .file_name()
@@ -174,13 +174,18 @@ fn sd_transport(device: &Path, timeout: Duration) -> Transport {
     facts.usb = false;
     match src.read(ScsiRequest::Inquiry) {
         Ok(inquiry) => facts.inquiry = Some(inquiry),
-        Err(_) if facts.inquiry.is_none() => return Transport::Sata,
+        Err(_) if facts.inquiry.is_none() => return (Transport::Sata, Kind::Physical),
         Err(_) => {}
     }
     if let Ok(list) = src.read(ScsiRequest::Vpd(0)) {
         facts.vpd_supported = Some(list);
     }
-    scsi_transport(&facts).unwrap_or(Transport::Sata)
+    let (kind, _) = scsi_kind(&facts);
+    match scsi_transport(&facts).unwrap_or(Transport::Sata) {
+        // As discovery drives it: a virtual volume with SCSI commands.
+        Transport::Sata if kind == Kind::Virtual => (Transport::Scsi, kind),
+        t => (t, kind),
+    }
 }
 
 /// VPD 80h (the serial, bytes 4..) becomes `REDACTED`, space padded; the

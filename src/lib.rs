@@ -27,12 +27,14 @@
 //!   each reading through its page's one layout struct (`ata::sector`);
 //!   attribute names and raw formats (built-in table, drivedb.h) in `ata::attributes`.
 //! - [`scsi`]: SAS/SCSI disks: the CDBs and what a completion means, and
-//!   pure decoders (INQUIRY, VPD, READ CAPACITY(16), LOG SENSE pages, grown
-//!   defects), reading through big-endian layouts and the one framing of log
+//!   pure decoders (INQUIRY, VPD, READ CAPACITY(16), LOG SENSE pages, the
+//!   self-test log, grown defects) and what an informational exception means
+//!   (`scsi::exceptions`), reading through big-endian layouts and the one framing of log
 //!   parameters and VPD designators (`scsi::layout`, `scsi::log_layout`).
 //! - [`device`]: where page bytes come from — a live controller, a replay
 //!   folder or the `--demo` simulation, behind one trait per transport —
-//!   plus sysfs discovery (which transport drives each disk).
+//!   plus sysfs discovery (which transport drives each disk, and whether it
+//!   is a physical drive or a virtual volume: `device::discovery::volume`).
 //! - [`poll`]: one poll of one drive: which pages, what a failure means,
 //!   what the drive supports ([`poll::Source`] names every page), the
 //!   identity-refresh schedule (`poll::refresh`); every poller is made in

@@ -33,7 +33,9 @@ Layout:
 - ``tools.vm``: the host side of the real-kernel QEMU tests
   (``python3 -m tools.vm.run``, ``python3 -m tools.vm.peer``; tests/vm/run.sh
   is the usual entry), with the checks, the exposition parser and the work
-  folder (``tools.vm.work``) they share.
+  folder (``tools.vm.work``) they share; ``tools.vm.machine`` is the QEMU
+  machine and stage protocol every boot uses, ``tools.vm.scenarios`` the
+  boots beside the main one (``tools.vm.sas_hba``: the SAS HBA).
   The guest side (tests/vm/guest) is shell: the initramfs has no Python.
 - ``tools.alerts_lint``: the rule checks promtool cannot make
   (alerts/check.sh).

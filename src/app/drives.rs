@@ -14,7 +14,7 @@ use super::Ctx;
 use super::schedule::{self, Schedule};
 use crate::config::Config;
 use crate::device::demo;
-use crate::device::discovery::{Discovered, Transport};
+use crate::device::discovery::{Discovered, Kind, Transport};
 use crate::poll::{Poller, factory};
 use crate::probe::fleet::blocks_of;
 
@@ -194,9 +194,13 @@ fn reconcile(running: &mut Drives, found: Vec<Discovered>, ctx: &Ctx) -> Vec<Pro
                 device = d.name,
                 model = d.model,
                 serial = d.serial,
-                "drive found"
+                transport = d.transport.as_str(),
+                kind = d.kind.as_label(),
+                "drive found: {}",
+                d.basis
             );
-            let identity = factory::placeholder(d.transport, &d.model, &d.serial, &d.firmware);
+            let mut identity = factory::placeholder(d.transport, &d.model, &d.serial, &d.firmware);
+            identity.kind = d.kind;
             ctx.store
                 .insert(ctx.snapshot(&d.name, &d.dev_path.display().to_string(), identity));
             let h = spawn_loop(ctx, d.name.clone(), ctx.config.live_poller(&d, &ctx.namer));
@@ -206,7 +210,10 @@ fn reconcile(running: &mut Drives, found: Vec<Discovered>, ctx: &Ctx) -> Vec<Pro
         // controller's namespaces appear a moment after the controller, and
         // namespaces can be created and attached later. Already running
         // probes are left as they are.
-        if ctx.probes.is_some() {
+        // A virtual volume is probed only when `probe.device` names it
+        // (`start_extra_probes`): its latency is the controller's or the
+        // host's, not a drive's.
+        if ctx.probes.is_some() && d.kind == Kind::Physical {
             let skip = (d.transport == Transport::Sata).then(|| ctx.standby_check(&d.name));
             for block in blocks_of(&d.namespaces) {
                 starts.push((d.name.clone(), block, skip.clone()));

@@ -30,12 +30,6 @@ impl Config {
     /// The poller of a discovered drive, for its transport, with the
     /// configured command timeout and standby policy.
     pub fn live_poller(&self, d: &Discovered, namer: &Arc<Namer>) -> Box<dyn Poller> {
-        factory::live(
-            d.transport,
-            &d.dev_path,
-            self.poll_timeout,
-            self.wake_standby,
-            namer,
-        )
+        factory::live(d, self.poll_timeout, self.wake_standby, namer)
     }
 }

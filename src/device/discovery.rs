@@ -5,12 +5,22 @@
 //! `device/inquiry`, else `device/type`) says "disk"; [`scsi_transport`]
 //! decides how each is driven: as ATA (SATA) when the vendor is `ATA` or
 //! VPD page 89h exists (a SAT layer, libata's or an HBA's), else as SAS or
-//! SCSI unless attached through USB. The first poll's own INQUIRY or
-//! IDENTIFY confirms them.
+//! SCSI unless attached through USB. Those two are hints of a SAT layer,
+//! not proof: the first poll's ATA IDENTIFY through ATA PASS-THROUGH
+//! decides, as smartmontools' `autodetect_sat_device` does (`poll::fallback`
+//! drives the disk as SCSI when the IDENTIFY is refused). [`volume`]
+//! decides whether a SCSI disk is a physical drive or a virtual volume
+//! ([`Kind`]).
+
+pub mod sas;
+pub mod volume;
 
 use std::path::{Path, PathBuf};
 
 use regex::Regex;
+
+pub use volume::Kind;
+use volume::VolumeFacts;
 
 /// Default of `discovery.interval`: how often sysfs is rescanned.
 pub const DEFAULT_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
@@ -70,6 +80,14 @@ pub struct ScsiFacts {
     /// On a SAS transport: an `end_device-*` in the device path (the SAS
     /// transport class) or a `sas_address` attribute.
     pub sas: bool,
+    /// `proc_name` of the disk's SCSI host adapter (`hostN/scsi_host/hostN`).
+    pub proc_name: String,
+    /// The disk's SCSI channel, from its `H:C:T:L` name.
+    pub channel: Option<u32>,
+    /// An iSCSI session (`sessionN`) in the device path.
+    pub iscsi_session: bool,
+    /// `device/vpd_pg83` (VPD 83h, device identification).
+    pub vpd_83: Option<Vec<u8>>,
 }
 
 /// How a SCSI disk is driven, or `None` when it is not one the exporter
@@ -106,6 +124,43 @@ pub fn scsi_transport(f: &ScsiFacts) -> Option<Transport> {
     })
 }
 
+/// Whether the disk is a physical drive or a virtual volume, and why
+/// ([`volume::classify`] over the host adapter, the INQUIRY strings and VPD
+/// 83h that sysfs holds).
+pub fn scsi_kind(f: &ScsiFacts) -> (Kind, Option<String>) {
+    use crate::scsi::identity::{Inquiry, vpd_port_protocols};
+    let inquiry = f.inquiry.as_deref().and_then(|b| Inquiry::parse(b).ok());
+    let (vendor, product) = inquiry
+        .as_ref()
+        .map_or((f.vendor.as_str(), ""), |i| (&i.vendor, &i.product));
+    let protocols = f
+        .vpd_83
+        .as_deref()
+        .and_then(|b| vpd_port_protocols(b).ok())
+        .unwrap_or_default();
+    volume::classify(&VolumeFacts {
+        proc_name: &f.proc_name,
+        channel: f.channel,
+        iscsi_session: f.iscsi_session,
+        vendor,
+        product,
+        port_protocols: &protocols,
+    })
+}
+
+/// Why [`scsi_transport`] chose `transport`, for the log.
+pub fn transport_basis(f: &ScsiFacts, transport: Transport) -> &'static str {
+    match transport {
+        Transport::Sata if f.usb => "a SAT layer behind USB (vendor ATA or VPD 89h)",
+        Transport::Sata => {
+            "SAT hints (vendor ATA or VPD 89h): ATA if IDENTIFY through ATA PASS-THROUGH succeeds"
+        }
+        Transport::Sas => "the SAS transport class in sysfs",
+        Transport::Scsi => "no SAT hint (vendor not ATA, no VPD 89h) and no SAS transport class",
+        Transport::Nvme => "an NVMe controller",
+    }
+}
+
 /// Reads the [`ScsiFacts`] of `/sys/block/<name>` (`block_dir`).
 pub fn scsi_facts(block_dir: &Path) -> ScsiFacts {
     let dev = block_dir.join("device");
@@ -113,6 +168,10 @@ pub fn scsi_facts(block_dir: &Path) -> ScsiFacts {
     let in_path = |pred: &dyn Fn(&str) -> bool| {
         real.components()
             .any(|c| pred(&c.as_os_str().to_string_lossy()))
+    };
+    let session = |c: &str| {
+        c.strip_prefix("session")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
     };
     ScsiFacts {
         inquiry: std::fs::read(dev.join("inquiry")).ok(),
@@ -122,7 +181,32 @@ pub fn scsi_facts(block_dir: &Path) -> ScsiFacts {
         vpd_89: dev.join("vpd_pg89").exists(),
         usb: in_path(&|c| c.starts_with("usb")),
         sas: in_path(&|c| c.starts_with("end_device-")) || dev.join("sas_address").exists(),
+        proc_name: host_proc_name(&real),
+        channel: scsi_channel(&dev),
+        iscsi_session: in_path(&session),
+        vpd_83: std::fs::read(dev.join("vpd_pg83")).ok(),
     }
+}
+
+/// The `proc_name` of the SCSI host in `real` (a disk's canonical sysfs
+/// path, `…/hostN/…/block/sdX`): `…/hostN/scsi_host/hostN/proc_name`.
+fn host_proc_name(real: &Path) -> String {
+    let host = real.ancestors().find(|a| {
+        a.file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix("host"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    });
+    host.and_then(|h| Some(h.join("scsi_host").join(h.file_name()?)))
+        .map(|dir| read_attr(&dir, "proc_name"))
+        .unwrap_or_default()
+}
+
+/// The channel of the SCSI device `dev` (`/sys/block/sdX/device`, a link to
+/// `…/H:C:T:L`).
+fn scsi_channel(dev: &Path) -> Option<u32> {
+    let real = std::fs::canonicalize(dev).ok()?;
+    real.file_name()?.to_str()?.split(':').nth(1)?.parse().ok()
 }
 
 /// A drive found in sysfs, before its first poll.
@@ -138,6 +222,13 @@ pub struct Discovered {
     pub firmware: String,
     /// Block devices of the drive's namespaces (`nvme0n1`), sorted.
     pub namespaces: Vec<String>,
+    /// Physical drive or virtual volume (never probed unless named in
+    /// `probe.device`, never judged).
+    pub kind: Kind,
+    /// How the transport and the kind were decided, for the log.
+    pub basis: String,
+    /// The drive's sysfs folder (`<sysfs>/block/sdX`, `<sysfs>/class/nvme/nvmeN`).
+    pub sysfs: PathBuf,
 }
 
 /// Which kernel names to watch: `include` must match (if set) and
@@ -195,6 +286,9 @@ pub fn nvme_controllers(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discov
                 serial: read_attr(&dir, "serial"),
                 firmware: read_attr(&dir, "firmware_rev"),
                 namespaces: namespaces(&dir, &name),
+                kind: Kind::Physical,
+                basis: transport_basis(&ScsiFacts::default(), Transport::Nvme).into(),
+                sysfs: dir,
                 name,
             })
         })
@@ -218,7 +312,21 @@ pub fn scsi_disks(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> 
             if !name.starts_with("sd") || !filter.accepts(&name) {
                 return None;
             }
-            let transport = scsi_transport(&scsi_facts(&e.path()))?;
+            let facts = scsi_facts(&e.path());
+            let (kind, why) = scsi_kind(&facts);
+            let transport = match scsi_transport(&facts)? {
+                // A virtual volume is watched for its identity only, with
+                // SCSI commands, whatever SAT hints it shows.
+                Transport::Sata if kind == Kind::Virtual => Transport::Scsi,
+                t => t,
+            };
+            let basis = match why {
+                Some(why) => format!(
+                    "{}; a virtual volume: {why}",
+                    transport_basis(&facts, transport)
+                ),
+                None => transport_basis(&facts, transport).to_string(),
+            };
             let dir = e.path().join("device");
             let model = match transport {
                 Transport::Sata => read_attr(&dir, "model"),
@@ -237,6 +345,9 @@ pub fn scsi_disks(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> 
                 serial: vpd_serial(&dir),
                 firmware: read_attr(&dir, "rev"),
                 namespaces: vec![name.clone()],
+                kind,
+                basis,
+                sysfs: e.path(),
                 name,
             })
         })

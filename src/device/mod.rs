@@ -161,6 +161,12 @@ pub trait ScsiSource: Send {
     fn origin(&self) -> String;
     /// The answer to `req`, as long as the answer says it is (no padding).
     fn read(&mut self, req: ScsiRequest) -> Result<Vec<u8>, FetchError>;
+    /// `(phy identifier, bits per second)` of the SAS link through which
+    /// the kernel's SAS transport class attaches the disk (sysfs); empty
+    /// where there is none (not SAS, a replay, the demo).
+    fn sas_links(&mut self) -> Vec<(u8, u64)> {
+        Vec::new()
+    }
 }
 
 #[cfg(test)]

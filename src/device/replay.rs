@@ -204,7 +204,8 @@ pub fn scsi_file_name(req: ScsiRequest) -> String {
         ScsiRequest::ReadCapacity16 => "read-capacity-16.bin".into(),
         ScsiRequest::Log { page, subpage: 0 } => format!("log-{page:02x}.bin"),
         ScsiRequest::Log { page, subpage } => format!("log-{page:02x}-{subpage:02x}.bin"),
-        ScsiRequest::GrownDefects => "defects.bin".into(),
+        ScsiRequest::GrownDefects10 => "defects.bin".into(),
+        ScsiRequest::GrownDefects12 => "defects-12.bin".into(),
     }
 }
 
@@ -228,10 +229,19 @@ impl ScsiSource for ScsiReplay {
         self.dir.display().to_string()
     }
 
+    /// A file is checked as a live answer is ([`ScsiRequest::accept`]),
+    /// the file's length standing for what the device transferred.
     fn read(&mut self, req: ScsiRequest) -> Result<Vec<u8>, FetchError> {
         let path = self.dir.join(scsi_file_name(req));
         match read_page_file(&path) {
-            Ok(bytes) => Ok(bytes),
+            Ok(mut bytes) => {
+                let (_, alloc) = req.cdb();
+                let len = req
+                    .accept(&bytes[..bytes.len().min(alloc)], alloc)
+                    .map_err(|e| FetchError::Failed(format!("{}: {e}", path.display())))?;
+                bytes.truncate(len);
+                Ok(bytes)
+            }
             Err(e) if e.kind() == io::ErrorKind::NotFound && req == ScsiRequest::Inquiry => {
                 Err(FetchError::Gone(format!("{}: {e}", path.display())))
             }

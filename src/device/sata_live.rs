@@ -60,6 +60,17 @@ impl SataLive {
         what: &str,
         cmd: &Command,
     ) -> Result<(Vec<u8>, Option<sense::AtaRegisters>), FetchError> {
+        self.issue_with(what, cmd, sense::AtaError::is_unsupported)
+    }
+
+    /// [`Self::issue`], with `unsupported` saying which errors mean the
+    /// device does not have the command.
+    fn issue_with(
+        &mut self,
+        what: &str,
+        cmd: &Command,
+        unsupported: fn(&sense::AtaError) -> bool,
+    ) -> Result<(Vec<u8>, Option<sense::AtaRegisters>), FetchError> {
         // A page-aligned buffer lets the block layer map it for the transfer
         // instead of bouncing it through a kernel copy (an unaligned 512-byte
         // Vec is only 16-byte aligned; libata wants at least 512).
@@ -110,7 +121,7 @@ impl SataLive {
             }
             Err(e) => {
                 let msg = format!("{what} on {}: {e}", self.path.display());
-                Err(if e.is_unsupported() {
+                Err(if unsupported(&e) {
                     FetchError::Unsupported(msg)
                 } else {
                     FetchError::Failed(msg)
@@ -134,6 +145,22 @@ impl SataLive {
     }
 }
 
+/// Whether an IDENTIFY through ATA PASS-THROUGH was refused: the layer
+/// answered it, but not with the drive's identify data. Beside what refuses
+/// any command ([`sense::AtaError::is_unsupported`]), any CHECK CONDITION
+/// but NOT READY and UNIT ATTENTION (asked again next poll): a SAT layer
+/// with an ATA drive behind it answers IDENTIFY, so smartmontools'
+/// `autodetect_sat_device` takes a failed IDENTIFY as "not SAT" and drives
+/// the disk as SCSI (`poll::fallback`).
+fn refuses_identify(e: &sense::AtaError) -> bool {
+    const NOT_READY: u8 = 0x2;
+    const UNIT_ATTENTION: u8 = 0x6;
+    match *e {
+        sense::AtaError::Check { key, .. } => key != NOT_READY && key != UNIT_ATTENTION,
+        _ => e.is_unsupported(),
+    }
+}
+
 impl AtaSource for SataLive {
     fn origin(&self) -> String {
         self.path.display().to_string()
@@ -142,7 +169,12 @@ impl AtaSource for SataLive {
     fn read(&mut self, req: AtaRead) -> Result<Vec<u8>, FetchError> {
         let what = req.to_string();
         let cmd = match req {
-            AtaRead::Identify => identify::command(),
+            AtaRead::Identify => {
+                let cmd = identify::command();
+                return self
+                    .issue_with(&what, &cmd, refuses_identify)
+                    .map(|(d, _)| d);
+            }
             AtaRead::SmartData => smart::read_data_command(),
             AtaRead::SmartThresholds => smart::read_thresholds_command(),
             AtaRead::SelfTestLog => self_test::command(),
@@ -174,3 +206,6 @@ impl AtaSource for SataLive {
         Ok(PowerMode::from_count(regs.count as u8))
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -22,6 +22,8 @@ pub struct ScsiLive {
     path: PathBuf,
     file: Option<File>,
     timeout: Duration,
+    /// The disk's sysfs folder (`/sys/block/sdX`), for its SAS link.
+    sysfs: Option<PathBuf>,
 }
 
 impl ScsiLive {
@@ -30,7 +32,14 @@ impl ScsiLive {
             path: path.to_path_buf(),
             file: None,
             timeout,
+            sysfs: None,
         }
+    }
+
+    /// Reads the disk's SAS link from `block_dir` (`/sys/block/sdX`).
+    pub fn with_sysfs(mut self, block_dir: &Path) -> Self {
+        self.sysfs = Some(block_dir.to_path_buf());
+        self
     }
 
     /// Opens read-only: the exporter never writes to a drive, and these
@@ -56,6 +65,13 @@ impl ScsiLive {
 impl ScsiSource for ScsiLive {
     fn origin(&self) -> String {
         self.path.display().to_string()
+    }
+
+    fn sas_links(&mut self) -> Vec<(u8, u64)> {
+        self.sysfs
+            .as_deref()
+            .map(super::discovery::sas::links)
+            .unwrap_or_default()
     }
 
     fn read(&mut self, req: ScsiRequest) -> Result<Vec<u8>, FetchError> {
@@ -103,9 +119,8 @@ impl ScsiSource for ScsiLive {
         // what it did not fill is zero padding, not data.
         let filled = &data[..out.transferred.min(alloc)];
         let len = req
-            .answer_len(filled, alloc)
-            .ok_or_else(|| self.failed(&what, format!("short transfer: {} bytes", filled.len())))?;
-        out.check_transfer(len).map_err(|e| self.failed(&what, e))?;
+            .accept(filled, alloc)
+            .map_err(|e| self.failed(&what, e))?;
         data.truncate(len);
         Ok(data)
     }

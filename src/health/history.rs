@@ -24,6 +24,8 @@ pub enum Tracked {
     ThrottleEvents,
     /// Entries in a SCSI disk's grown defect list.
     GrownDefects,
+    /// A SAS disk's phy error counts (log 18h), all phys and kinds summed.
+    PhyErrors,
 }
 
 /// One observed point: when, the counter's value, and the cumulative rise
@@ -96,6 +98,7 @@ pub struct History {
     unsafe_shutdowns: Series,
     crc_errors: Series,
     grown_defects: Series,
+    phy_errors: Series,
     throttle_transitions: Series,
     throttle_events: Series,
     throttle_seconds: Series,
@@ -116,6 +119,7 @@ impl History {
             unsafe_shutdowns: Series::default(),
             crc_errors: Series::default(),
             grown_defects: Series::default(),
+            phy_errors: Series::default(),
             throttle_transitions: Series::default(),
             throttle_events: Series::default(),
             throttle_seconds: Series::default(),
@@ -140,6 +144,7 @@ impl History {
                     .and_then(|s| s.grown_defects)
                     .map(u128::from),
             ),
+            (&mut self.phy_errors, r.scsi.as_ref().and_then(phy_errors)),
         ];
         for (series, value) in pairs {
             if let Some(v) = value {
@@ -182,6 +187,7 @@ impl History {
             &mut self.unsafe_shutdowns,
             &mut self.crc_errors,
             &mut self.grown_defects,
+            &mut self.phy_errors,
             &mut self.throttle_transitions,
             &mut self.throttle_events,
             &mut self.throttle_seconds,
@@ -205,6 +211,7 @@ impl History {
             Tracked::UnsafeShutdowns => (self.unsafe_shutdowns.increase()?, &self.unsafe_shutdowns),
             Tracked::CrcErrors => (self.crc_errors.increase()?, &self.crc_errors),
             Tracked::GrownDefects => (self.grown_defects.increase()?, &self.grown_defects),
+            Tracked::PhyErrors => (self.phy_errors.increase()?, &self.phy_errors),
             Tracked::ThrottleEvents => {
                 let t = &self.throttle_transitions;
                 let e = &self.throttle_events;
@@ -235,6 +242,18 @@ impl History {
     pub fn wear_span(&self) -> Option<((SystemTime, f64), (SystemTime, f64))> {
         self.wear_first.zip(self.wear_latest)
     }
+}
+
+/// The sum of every phy error count of a SAS disk; `None` without phys (a
+/// disk without log 18h has no such series, never a 0).
+fn phy_errors(s: &crate::health::ScsiReading) -> Option<u128> {
+    (!s.sas_phys.is_empty()).then(|| {
+        s.sas_phys
+            .iter()
+            .flat_map(|p| p.counts)
+            .map(u128::from)
+            .sum()
+    })
 }
 
 /// `t` as RFC 3339 UTC to the second, for reasons that say since when.

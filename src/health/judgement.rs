@@ -117,6 +117,9 @@ pub struct Context<'a> {
     /// `(op, measured seconds, datasheet target seconds)`; only entries
     /// with measured > target count.
     pub latency_over_qos: Vec<(ProbeOp, f64, f64)>,
+    /// A virtual volume (a RAID logical drive, a virtual disk): watched
+    /// for its identity and whether it answers, never judged as a drive.
+    pub virtual_volume: bool,
 }
 
 /// Problems found so far.

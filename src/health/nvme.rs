@@ -1,7 +1,7 @@
 //! NVMe pages mapped onto the unified [`Reading`].
 
 use super::reading::{Counters, Identity, Reading};
-use crate::device::discovery::Transport;
+use crate::device::discovery::{Kind, Transport};
 use crate::nvme::{CriticalWarning, ErrorLog, IdCtrl, OcpSmartLog, SelfTestLog, SmartLog};
 
 /// The decoded pages of one NVMe poll; a page that was unsupported or failed
@@ -21,6 +21,7 @@ pub struct NvmePages {
 pub fn identity(id: &IdCtrl, wwn: Option<&str>) -> Identity {
     Identity {
         transport: Transport::Nvme,
+        kind: Kind::Physical,
         model: id.model.clone(),
         serial: id.serial.clone(),
         firmware: id.firmware.clone(),

@@ -2,13 +2,16 @@
 //! drive does not report stays `None` and produces no series (never a fake 0).
 //! Values are in base units (bytes, seconds, °C, ratios 0–1).
 
-use crate::device::discovery::Transport;
+use crate::device::discovery::{Kind, Transport};
 use crate::nvme::Condition;
 
 /// Who the drive says it is.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Identity {
     pub transport: Transport,
+    /// Physical drive or virtual volume (a RAID logical drive, a virtual
+    /// disk): a virtual one is served for its identity and never judged.
+    pub kind: Kind,
     pub model: String,
     pub serial: String,
     pub firmware: String,
@@ -16,6 +19,13 @@ pub struct Identity {
     /// (`eui.…`, `nvme.…`), empty when unknown.
     pub wwn: String,
     pub capacity_bytes: Option<u128>,
+}
+
+impl Identity {
+    /// A RAID logical drive or a virtual disk, not a drive of its own.
+    pub fn is_virtual(&self) -> bool {
+        self.kind == Kind::Virtual
+    }
 }
 
 /// Monotonic counters, kept at full width (`u128`) until exposition.
@@ -159,10 +169,31 @@ pub struct ScsiReading {
     pub grown_defects: Option<u32>,
     /// Log 0Eh parameter 0004h.
     pub start_stop_cycles: Option<u32>,
+    /// Log 0Eh parameter 0006h.
+    pub load_unload_cycles: Option<u32>,
     /// Log 18h, SAS ports only.
     pub sas_phys: Vec<SasPhyErrors>,
-    /// Log 2Fh ASC and ASCQ when an exception is reported (ASC ≠ 00h).
-    pub informational_exception: Option<(u8, u8)>,
+    /// `(phy, bits per second)`: each SAS phy's negotiated link rate, from
+    /// log 18h, else from sysfs (the phy the SAS transport class attaches
+    /// the disk through).
+    pub sas_link_rates: Vec<(String, u64)>,
+    /// Log 2Fh when it reports an ASC other than 00h.
+    pub informational_exception: Option<crate::scsi::log::InformationalException>,
+    /// Log 10h: the newest self-test with an outcome, for the verdict.
+    pub self_test: Option<ScsiSelfTest>,
+}
+
+/// The newest SCSI self-test that passed or failed, and the entries newer
+/// than it that have no outcome (in progress, aborted): SPC-5's log keeps
+/// them all, and one of those must not hide an older failure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScsiSelfTest {
+    /// Its result's name (`passed`, `segments_failed`, …).
+    pub result: &'static str,
+    /// Accumulated power-on hours when it completed.
+    pub power_on_hours: u16,
+    /// The newer entries' result names, newest first.
+    pub newer: Vec<&'static str>,
 }
 
 /// One SATA SMART attribute, named from the built-in table or drivedb.h.

@@ -7,7 +7,7 @@ use crate::ata::attributes::{AttrBytes, DrivePresets, Meaning, MeaningDef, Value
 use crate::ata::error_log::ErrorLogSummary;
 use crate::ata::smart::{SmartData, SmartStatus, SmartThresholds};
 use crate::ata::{DeviceStatistics, Identify, self_test::SelfTestLog};
-use crate::device::discovery::Transport;
+use crate::device::discovery::{Kind, Transport};
 
 /// The decoded pages of one SATA poll; a page that was unsupported or
 /// failed is `None`.
@@ -26,6 +26,7 @@ pub struct SataPages {
 pub fn identity(id: &Identify) -> Identity {
     Identity {
         transport: Transport::Sata,
+        kind: Kind::Physical,
         model: id.model.clone(),
         serial: id.serial.clone(),
         firmware: id.firmware.clone(),

@@ -2,11 +2,22 @@
 //! `shared/reference/metrics.md` ("SAS / SCSI") lists them: the same
 //! series as NVMe and SATA where the meaning is the same, `ssd_scsi_*` and
 //! `ssd_sas_*` for what only SCSI reports.
+//!
+//! Where SCSI's meaning differs from the NVMe field of the same series,
+//! SPC-5 and smartmontools decide: log 0Dh's reference temperature is the
+//! highest the drive runs at continuously, so it is the *warning*
+//! threshold (SCSI reports no critical one); log 2Fh fails the drive only
+//! for a failure prediction ([`crate::scsi::exceptions`]); log 10h's newest
+//! entry is served, its newest entry with an outcome judged.
 
-use super::reading::{Identity, PhyErrorKind, Reading, SasPhyErrors, ScsiOp, ScsiReading};
-use crate::device::discovery::Transport;
+use super::reading::{
+    Identity, PhyErrorKind, Reading, SasPhyErrors, ScsiOp, ScsiReading, ScsiSelfTest,
+};
+use crate::device::discovery::{Kind, Transport};
+use crate::scsi::exceptions::Condition;
 use crate::scsi::identity::{Inquiry, PROTOCOL_SAS, ReadCapacity16};
-use crate::scsi::log::{ErrorCounters, InformationalException, SasPhy, SelfTest, Temperature};
+use crate::scsi::log::{ErrorCounters, InformationalException, SasPhy, StartStop, Temperature};
+use crate::scsi::self_test::SelfTest;
 
 /// The decoded pages of one SCSI poll; a page that was unsupported or
 /// failed is `None`.
@@ -16,9 +27,9 @@ pub struct ScsiPages {
     /// VPD 80h.
     pub serial: Option<String>,
     /// VPD 83h: the logical unit's NAA designator (`naa.…`), and the
-    /// transport protocol of the port designators.
+    /// transport protocols of the port designators (the first decides).
     pub wwn: Option<String>,
-    pub protocol: Option<u8>,
+    pub protocols: Vec<u8>,
     /// VPD B1h medium rotation rate (1 = non-rotating).
     pub rotation_rate: Option<u16>,
     pub capacity: Option<ReadCapacity16>,
@@ -26,13 +37,15 @@ pub struct ScsiPages {
     pub errors: [Option<ErrorCounters>; 3],
     pub non_medium_errors: Option<u128>,
     pub temperature: Option<Temperature>,
-    pub start_stop_cycles: Option<u32>,
-    /// Log 10h: `Some(None)` when the page holds no test.
-    pub self_test: Option<Option<SelfTest>>,
+    pub start_stop: Option<StartStop>,
+    /// Log 10h: every recorded result, newest first (empty: no test).
+    pub self_test: Option<Vec<SelfTest>>,
     pub percentage_used: Option<u8>,
     pub power_on_minutes: Option<u64>,
     /// Log 18h: the SAS phys (empty for another protocol's port page).
     pub sas_phys: Option<Vec<SasPhy>>,
+    /// `(phy identifier, bits per second)` of the SAS link sysfs shows.
+    pub sysfs_links: Vec<(u8, u64)>,
     pub informational_exception: Option<InformationalException>,
     pub grown_defects: Option<u32>,
 }
@@ -43,7 +56,7 @@ impl ScsiPages {
     /// protocol: SAS"), or log 18h holds a SAS port; else SCSI.
     pub fn transport(&self, hint: Transport) -> Transport {
         let sas = hint == Transport::Sas
-            || self.protocol == Some(PROTOCOL_SAS)
+            || self.protocols.first() == Some(&PROTOCOL_SAS)
             || self.sas_phys.as_ref().is_some_and(|p| !p.is_empty());
         if sas { Transport::Sas } else { Transport::Scsi }
     }
@@ -52,7 +65,7 @@ impl ScsiPages {
 /// Who the drive is, once its INQUIRY has been read: model as smartctl's
 /// `model_name` spells it (vendor, a space, product), firmware the product
 /// revision.
-pub fn identity(pages: &ScsiPages, hint: Transport) -> Option<Identity> {
+pub fn identity(pages: &ScsiPages, hint: Transport, kind: Kind) -> Option<Identity> {
     let i = pages.inquiry.as_ref()?;
     let model = [i.vendor.as_str(), i.product.as_str()]
         .into_iter()
@@ -61,6 +74,7 @@ pub fn identity(pages: &ScsiPages, hint: Transport) -> Option<Identity> {
         .join(" ");
     Some(Identity {
         transport: pages.transport(hint),
+        kind,
         model,
         serial: pages.serial.clone().unwrap_or_default(),
         firmware: i.revision.clone(),
@@ -79,22 +93,12 @@ fn sum(values: impl Iterator<Item = u128>) -> Option<u128> {
 /// The unified reading of `pages`.
 pub fn reading(pages: &ScsiPages) -> Reading {
     let mut r = Reading::default();
-    let current = pages.temperature.and_then(|t| t.current_celsius);
-    // Log 0Dh first; else the most recent temperature of 2Fh, as smartctl
-    // (`scsiGetTemp`, then the IE page) falls back.
-    let ie_temp = pages
-        .informational_exception
-        .and_then(|ie| ie.temperature_celsius);
-    if let Some(t) = current.or(ie_temp) {
-        r.temperatures = vec![("composite".to_string(), f64::from(t))];
-    }
-    r.temperature_critical_celsius = pages
-        .temperature
-        .and_then(|t| t.reference_celsius)
-        .map(f64::from);
+    let ie = pages.informational_exception;
+    temperatures(pages, &mut r);
     r.percentage_used_ratio = pages.percentage_used.map(|p| f64::from(p) / 100.0);
-    r.smart_passed = pages.informational_exception.map(|ie| ie.passed());
-    r.self_test_last_result = pages.self_test.flatten().map(|t| t.result_name());
+    r.smart_passed = ie.map(|ie| ie.passed());
+    let tests = pages.self_test.as_deref().unwrap_or_default();
+    r.self_test_last_result = tests.first().map(SelfTest::result_name);
     let by_op = |f: fn(&ErrorCounters) -> Option<u128>| -> Vec<(ScsiOp, u128)> {
         ScsiOp::ALL
             .iter()
@@ -110,24 +114,53 @@ pub fn reading(pages: &ScsiPages) -> Reading {
     c.power_on_seconds = pages.power_on_minutes.map(|m| u128::from(m) * 60);
     let uncorrected = by_op(|e| e.uncorrected);
     c.media_errors = sum(uncorrected.iter().map(|&(_, v)| v));
+    let phys = pages.sas_phys.as_deref().unwrap_or(&[]);
     r.scsi = Some(ScsiReading {
         errors_corrected: by_op(|e| e.corrected),
         errors_uncorrected: uncorrected,
         non_medium_errors: pages.non_medium_errors,
         grown_defects: pages.grown_defects,
-        start_stop_cycles: pages.start_stop_cycles,
-        sas_phys: phys(pages.sas_phys.as_deref().unwrap_or(&[])),
-        informational_exception: pages
-            .informational_exception
-            .filter(|ie| !ie.passed())
-            .map(|ie| (ie.asc, ie.ascq)),
+        start_stop_cycles: pages.start_stop.and_then(|s| s.start_stop_cycles),
+        load_unload_cycles: pages.start_stop.and_then(|s| s.load_unload_cycles),
+        sas_phys: phy_errors(phys),
+        sas_link_rates: link_rates(phys, &pages.sysfs_links),
+        informational_exception: ie.filter(|ie| ie.condition() != Condition::None),
+        self_test: judged_self_test(tests),
     });
     r
 }
 
+/// Log 0Dh first, else log 2Fh, as smartctl (`scsiCheckIE`, `scsiGetTemp`)
+/// reads them: the current temperature from 0Dh (2Fh's most recent
+/// reading when 0Dh has none), and 0Dh's reference temperature as the
+/// warning threshold — 2Fh's threshold byte only when there is no 0Dh page.
+fn temperatures(pages: &ScsiPages, r: &mut Reading) {
+    let ie = pages.informational_exception;
+    let current = pages.temperature.and_then(|t| t.current_celsius);
+    if let Some(t) = current.or(ie.and_then(|ie| ie.temperature_celsius)) {
+        r.temperatures = vec![("composite".to_string(), f64::from(t))];
+    }
+    let threshold = match pages.temperature {
+        Some(t) => t.reference_celsius,
+        None => ie.and_then(|ie| ie.threshold_celsius),
+    };
+    r.temperature_warning_celsius = threshold.map(f64::from);
+}
+
+/// The newest entry that passed or failed, with the newer ones it lies
+/// behind; `None` when no entry has an outcome.
+fn judged_self_test(tests: &[SelfTest]) -> Option<ScsiSelfTest> {
+    let at = tests.iter().position(SelfTest::has_outcome)?;
+    Some(ScsiSelfTest {
+        result: tests[at].result_name(),
+        power_on_hours: tests[at].power_on_hours,
+        newer: tests[..at].iter().map(SelfTest::result_name).collect(),
+    })
+}
+
 /// One entry per phy identifier (unique within a SAS device; a repeated
 /// one, which would make two series with the same labels, is dropped).
-fn phys(phys: &[SasPhy]) -> Vec<SasPhyErrors> {
+fn phy_errors(phys: &[SasPhy]) -> Vec<SasPhyErrors> {
     let mut out: Vec<SasPhyErrors> = Vec::new();
     for p in phys {
         let phy = p.phy.to_string();
@@ -143,6 +176,29 @@ fn phys(phys: &[SasPhy]) -> Vec<SasPhyErrors> {
             })
         });
         out.push(SasPhyErrors { phy, counts });
+    }
+    out
+}
+
+/// The drive's own view of its phys (log 18h) when it has one: every phy
+/// up at a rate, with the phy label of its error counters; else the link
+/// sysfs shows.
+fn link_rates(phys: &[SasPhy], sysfs: &[(u8, u64)]) -> Vec<(String, u64)> {
+    let mut out: Vec<(String, u64)> = Vec::new();
+    let own = phys.iter().filter_map(|p| {
+        let rate = p.link_rate_bits_per_second()?;
+        Some((p.phy, rate as u64))
+    });
+    let links: Vec<(u8, u64)> = if phys.is_empty() {
+        sysfs.to_vec()
+    } else {
+        own.collect()
+    };
+    for (phy, rate) in links {
+        let phy = phy.to_string();
+        if !out.iter().any(|(p, _)| *p == phy) {
+            out.push((phy, rate));
+        }
     }
     out
 }

@@ -10,6 +10,9 @@
 //! - missing data is never read as good: what cannot be judged is listed in
 //!   [`Verdict::unknown`], and a drive without its core health data gets a
 //!   `data_missing` warning rather than `ok`.
+//!
+//! A virtual volume ([`Context::virtual_volume`]) is judged only on whether
+//! its poll succeeds.
 
 use std::time::SystemTime;
 
@@ -44,6 +47,9 @@ pub fn evaluate(
         );
     }
     match reading {
+        // Not a drive: its temperature, wear and spare (if it has any) are
+        // the controller's or the host's, and nothing is missing.
+        _ if ctx.virtual_volume => {}
         None => {
             let why = if ctx.polled {
                 "no poll has returned health data for this drive"
@@ -64,7 +70,7 @@ pub fn evaluate(
             self_test(r, &mut j);
         }
     }
-    if rules.latency_qos {
+    if rules.latency_qos && !ctx.virtual_volume {
         latency(ctx, &mut j);
     }
     j.finish()

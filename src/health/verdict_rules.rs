@@ -7,6 +7,8 @@ use super::history::{self, History, Tracked};
 use super::judgement::{Context, Judge, Rules, Severity};
 use super::reading::Reading;
 use crate::nvme::Condition;
+use crate::scsi::exceptions::Condition as IeCondition;
+use crate::scsi::log::InformationalException;
 
 /// The problem a critical-warning bit names, and what the drive reports.
 /// Exhaustive: a new condition does not compile until it is judged here.
@@ -55,18 +57,23 @@ pub(super) fn status(r: &Reading, j: &mut Judge) {
     }
     let any_bit = r.critical_warning.iter().any(|&(_, set)| set);
     let exception = r.scsi.as_ref().and_then(|s| s.informational_exception);
+    if let Some(ie) = exception.filter(|ie| ie.condition() == IeCondition::Warning) {
+        // SCSI log 2Fh ASC 0Bh: a warning (SPC-5), named by its ASC/ASCQ.
+        let text = format!(
+            "the drive reports an informational exception warning ({})",
+            ie_text(&ie)
+        );
+        j.add("drive_reported_warning", Severity::Warning, text);
+    }
     match r.smart_passed {
-        // SCSI log 2Fh (SPC-5 7.3.14): ASC 5Dh is "failure prediction
-        // threshold exceeded"; any ASC other than 00h is an exception.
+        // SCSI log 2Fh (SPC-5 7.3.14): only ASC 5Dh, failure prediction
+        // threshold exceeded (but its ASCQ FFh, the TEST bit's false
+        // report), is a failure.
         Some(false) if exception.is_some() => {
-            let (asc, ascq) = exception.unwrap_or_default();
+            let ie = exception.expect("matched");
             let text = format!(
-                "the drive reports an informational exception (asc {asc:02x}h, ascq {ascq:02x}h{})",
-                if asc == 0x5D {
-                    ": failure prediction threshold exceeded"
-                } else {
-                    ""
-                }
+                "the drive reports an informational exception ({})",
+                ie_text(&ie)
             );
             j.add("smart_failed", Severity::Critical, text)
         }
@@ -82,6 +89,12 @@ pub(super) fn status(r: &Reading, j: &mut Judge) {
         }
         _ => {}
     }
+}
+
+/// `asc 0bh, ascq 01h: warning - specified temperature exceeded`.
+fn ie_text(ie: &InformationalException) -> String {
+    let name = ie.name().map_or(String::new(), |n| format!(": {n}"));
+    format!("asc {:02x}h, ascq {:02x}h{name}", ie.asc, ie.ascq)
 }
 
 pub(super) fn wear(r: &Reading, rules: &Rules, j: &mut Judge) {
@@ -199,6 +212,11 @@ pub(super) fn counters(r: &Reading, history: &History, ctx: &Context, j: &mut Ju
             Severity::Warning,
             "the drive retired more of its media; watch for uncorrected errors",
         ),
+        (
+            Tracked::PhyErrors,
+            Severity::Warning,
+            "the link, not the media: check the cable, backplane, expander or HBA port",
+        ),
     ];
     for (what, severity, meaning) in rules {
         let (name, counter) = match what {
@@ -206,6 +224,7 @@ pub(super) fn counters(r: &Reading, history: &History, ctx: &Context, j: &mut Ju
             Tracked::UnsafeShutdowns => ("unsafe_shutdowns_increasing", "unsafe shutdowns"),
             Tracked::CrcErrors => ("crc_errors_increasing", "interface CRC errors"),
             Tracked::GrownDefects => ("grown_defects_increasing", "grown defects"),
+            Tracked::PhyErrors => ("phy_errors_increasing", "SAS phy errors"),
             Tracked::ThrottleEvents => continue,
         };
         if let Some((n, since)) = history.increase_since(what).filter(|&(n, _)| n > 0) {
@@ -289,14 +308,26 @@ pub(super) fn self_test(r: &Reading, j: &mut Judge) {
         "read_failure",
         "handling_damage",
     ];
-    if let Some(result) = r.self_test_last_result.filter(|res| FAILED.contains(res)) {
-        j.add(
-            "self_test_failed",
-            Severity::Critical,
-            format!(
-                "the newest device self-test failed: {}",
-                result.replace('_', " ")
-            ),
-        );
-    }
+    // SCSI keeps every entry: the newest with an outcome is judged, so a
+    // test in progress or aborted does not hide an older failure.
+    let scsi = r.scsi.as_ref().and_then(|s| s.self_test.as_ref());
+    let result = scsi.map_or(r.self_test_last_result, |t| Some(t.result));
+    let Some(result) = result.filter(|res| FAILED.contains(res)) else {
+        return;
+    };
+    let words = |s: &str| s.replace('_', " ");
+    let text = match scsi.filter(|t| !t.newer.is_empty()) {
+        Some(t) => format!(
+            "the newest completed device self-test (at {} power-on hours) failed: {}; newer: {}",
+            t.power_on_hours,
+            words(result),
+            t.newer
+                .iter()
+                .map(|n| words(n))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => format!("the newest device self-test failed: {}", words(result)),
+    };
+    j.add("self_test_failed", Severity::Critical, text);
 }

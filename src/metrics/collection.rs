@@ -33,6 +33,7 @@ impl Exposition {
                 d,
                 [
                     ("transport", id.transport.as_str()),
+                    ("kind", id.kind.as_label()),
                     ("model", &id.model),
                     ("firmware", &id.firmware),
                     ("wwn", &id.wwn),

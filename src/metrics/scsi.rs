@@ -1,6 +1,7 @@
 //! SAS / SCSI families (`shared/reference/metrics.md`, "SAS / SCSI"): the
 //! error counter pages per operation, non-medium errors, grown defects,
-//! start-stop cycles and the SAS phy error counters.
+//! start-stop and load-unload cycles, the SAS phy error counters and link
+//! rates.
 
 use std::fmt;
 
@@ -65,6 +66,26 @@ impl Exposition {
             "ssd_scsi_start_stop_cycles",
             "Accumulated start-stop cycles (log 0Eh parameter 0004h).",
             one(|s| s.start_stop_cycles.map(u128::from)),
+        )?;
+        counter(
+            enc,
+            "ssd_scsi_load_unload_cycles",
+            "Accumulated load-unload cycles (log 0Eh parameter 0006h).",
+            one(|s| s.load_unload_cycles.map(u128::from)),
+        )?;
+        // In bytes per second, the base unit: promtool rejects a `_bits`
+        // name (docs/metrics.md, "Renamed").
+        let rates = readings.iter().flat_map(|(d, s)| {
+            s.sas_link_rates.iter().map(move |(phy, bits)| {
+                (Self::with(d, [("phy", phy.as_str())]), *bits as f64 / 8.0)
+            })
+        });
+        family(
+            enc,
+            "ssd_sas_phy_link_rate_bytes_per_second",
+            "Negotiated SAS link rate per phy, bits / 8 (log 18h, else the SAS transport class in sysfs).",
+            MetricType::Gauge,
+            rates,
         )?;
         let phys = readings.iter().flat_map(|(d, s)| {
             s.sas_phys.iter().flat_map(move |p| {

@@ -16,52 +16,44 @@ use super::sata::{SataPolicy, SataPoller};
 use super::scsi::{ScsiPolicy, ScsiPoller};
 use crate::ata::attributes::Namer;
 use crate::device::demo::{DemoDrive, DemoNvme, DemoSata, DemoScsi};
-use crate::device::discovery::Transport;
+use crate::device::discovery::{Discovered, Kind, Transport};
 use crate::device::nvme_live::NvmeLive;
 use crate::device::replay::{self, DumpKind, NvmeReplay, SataReplay, ScsiReplay};
 use crate::device::sata_live::SataLive;
 use crate::device::scsi_live::ScsiLive;
 use crate::health::Identity;
 
-/// The poller of a live drive at `dev_path`: each command gets `timeout`;
-/// a SATA drive in standby is polled only with `wake_standby`.
+/// The poller of a discovered live drive: each command gets `timeout`; a
+/// SATA drive in standby is polled only with `wake_standby`. A disk with
+/// SAT hints is tried as ATA and handed to the SCSI poller when its
+/// IDENTIFY through ATA PASS-THROUGH is refused ([`AtaOrScsi`]).
 pub fn live(
-    transport: Transport,
-    dev_path: &Path,
+    d: &Discovered,
     timeout: Duration,
     wake_standby: bool,
     namer: &Arc<Namer>,
 ) -> Box<dyn Poller> {
-    match transport {
+    let (path, sysfs, kind) = (d.dev_path.clone(), d.sysfs.clone(), d.kind);
+    let scsi = move |transport| {
+        let src = ScsiLive::new(&path, timeout).with_sysfs(&sysfs);
+        ScsiPoller::new(Box::new(src), transport, ScsiPolicy::LIVE).with_kind(kind)
+    };
+    match d.transport {
         Transport::Nvme => Box::new(NvmePoller::new(
-            Box::new(NvmeLive::new(dev_path, timeout)),
+            Box::new(NvmeLive::new(&d.dev_path, timeout)),
             PollPolicy::LIVE,
         )),
         Transport::Sata => {
-            let src = Box::new(SataLive::new(dev_path, timeout));
+            let src = Box::new(SataLive::new(&d.dev_path, timeout));
             let policy = SataPolicy {
                 wake_standby,
                 ..SataPolicy::LIVE
             };
             let ata = Box::new(SataPoller::new(src, namer.clone(), policy));
-            // a SAT layer (VPD 89h) with no ATA behind it is driven as SCSI
-            let path = dev_path.to_path_buf();
-            Box::new(AtaOrScsi::new(
-                ata,
-                Box::new(move || {
-                    Box::new(ScsiPoller::new(
-                        Box::new(ScsiLive::new(&path, timeout)),
-                        Transport::Scsi,
-                        ScsiPolicy::LIVE,
-                    ))
-                }),
-            ))
+            let make = Box::new(move || Box::new(scsi(Transport::Scsi)) as Box<dyn Poller>);
+            Box::new(AtaOrScsi::new(ata, d.basis.clone(), make))
         }
-        Transport::Sas | Transport::Scsi => Box::new(ScsiPoller::new(
-            Box::new(ScsiLive::new(dev_path, timeout)),
-            transport,
-            ScsiPolicy::LIVE,
-        )),
+        t @ (Transport::Sas | Transport::Scsi) => Box::new(scsi(t)),
     }
 }
 
@@ -150,12 +142,15 @@ pub mod dump {
         )
     }
 
-    pub fn scsi(dev: &Path, transport: Transport, timeout: Duration) -> ScsiPoller {
+    /// A SCSI disk that discovery's rules (`scsi_transport`, `scsi_kind`)
+    /// make `transport` and `kind`.
+    pub fn scsi(dev: &Path, transport: Transport, kind: Kind, timeout: Duration) -> ScsiPoller {
         ScsiPoller::new(
             Box::new(ScsiLive::new(dev, timeout)),
             transport,
             ScsiPolicy::EVERY_PAGE,
         )
+        .with_kind(kind)
     }
 }
 
@@ -177,6 +172,7 @@ pub fn namer(paths: &[&Path]) -> Namer {
 pub fn placeholder(transport: Transport, model: &str, serial: &str, firmware: &str) -> Identity {
     Identity {
         transport,
+        kind: crate::device::discovery::Kind::Physical,
         model: model.to_string(),
         serial: serial.to_string(),
         firmware: firmware.to_string(),

@@ -3,8 +3,11 @@
 //! pages VPD 00h lists (80h serial, 83h WWN and transport protocol, B1h
 //! rotation rate), READ CAPACITY(16) and LOG SENSE page 00h; then every
 //! poll the log pages 00h lists (only those: a device is never asked for a
-//! page it did not list) and the grown defect count. Shared by live disks,
-//! replayed dumps, the demo and `dump`.
+//! page it did not list) and the grown defect count (READ DEFECT DATA(12),
+//! or (10) from a drive without it). A virtual volume (a RAID logical drive,
+//! a virtual disk: `device::discovery::volume`) is read for its identity
+//! only: no log pages, no defect list. Shared by live disks, replayed dumps,
+//! the demo and `dump`.
 
 use tracing::debug;
 
@@ -13,12 +16,14 @@ use super::source::{SCSI_LOG_PAGES, Source};
 use super::tracker::Tracker;
 use super::{PollOutcome, Poller, keep};
 use crate::decode::ParseError;
-use crate::device::discovery::Transport;
+use crate::device::discovery::volume::{self, VolumeFacts};
+use crate::device::discovery::{Kind, Transport};
 use crate::device::replay::scsi_file_name;
 use crate::device::{ScsiRequest, ScsiSource};
 use crate::health::scsi::{ScsiPages, identity, reading};
+use crate::scsi::exceptions::Condition;
 use crate::scsi::identity::{self as id, Inquiry, ReadCapacity16};
-use crate::scsi::log;
+use crate::scsi::{defects, log, self_test};
 
 /// Called with every answer's dump file name and bytes as it is read (`dump`).
 pub type RawSink<'a> = &'a mut dyn FnMut(&str, &[u8]);
@@ -59,6 +64,11 @@ pub struct ScsiPoller {
     src: Box<dyn ScsiSource>,
     /// What discovery saw (`Sas` from the SAS transport class in sysfs).
     hint: Transport,
+    /// What discovery made of the disk (`Virtual` from its host adapter or
+    /// sysfs copies of its pages); `Physical` is "not known to be virtual".
+    kind_hint: Kind,
+    /// What the poller makes of it with the pages it read.
+    kind: Kind,
     /// Which polls refresh identity ([`Refresh`]).
     refresh: Refresh,
     tracker: Tracker,
@@ -74,12 +84,22 @@ impl ScsiPoller {
         Self {
             src,
             hint,
+            kind_hint: Kind::Physical,
+            kind: Kind::Physical,
             refresh: Refresh::every(policy.identity_every),
             tracker,
             pages: ScsiPages::default(),
             vpd_list: None,
             log_list: None,
         }
+    }
+
+    /// A disk discovery already knows to be `kind` (a virtual volume by
+    /// its host adapter).
+    pub fn with_kind(mut self, kind: Kind) -> Self {
+        self.kind_hint = kind;
+        self.kind = kind;
+        self
     }
 
     /// One poll, handing every answer read to `sink`.
@@ -120,18 +140,15 @@ impl ScsiPoller {
         if refresh {
             self.identity_pages(&mut out, sink);
         }
-        let ie_failed = self.log_pages(&mut out, sink);
-        let d = self.read(
-            &mut out,
-            sink,
-            Source::ScsiDefects,
-            ScsiRequest::GrownDefects,
-            log_defects,
-        );
-        let d = flatten(d);
-        apply(&mut self.pages.grown_defects, d);
+        self.pages.sysfs_links = self.src.sas_links();
+        let mut ie_failed = false;
+        if self.kind == Kind::Physical {
+            ie_failed = self.log_pages(&mut out, sink);
+            self.defects(&mut out, sink);
+            self.note_exception();
+        }
         out.up = inquiry_ok && !ie_failed;
-        out.identity = identity(&self.pages, self.hint);
+        out.identity = identity(&self.pages, self.hint, self.kind);
         if self.pages.inquiry.is_some() {
             out.reading = Some(reading(&self.pages));
         }
@@ -158,14 +175,15 @@ impl ScsiPoller {
         );
         let u = self.vpd(out, sink, serial, id::VPD_UNIT_SERIAL, id::vpd_unit_serial);
         apply(&mut self.pages.serial, u);
-        let parse_83 = |b: &[u8]| Ok::<_, ParseError>((id::vpd_naa(b)?, id::vpd_protocol(b)?));
+        let parse_83 =
+            |b: &[u8]| Ok::<_, ParseError>((id::vpd_naa(b)?, id::vpd_port_protocols(b)?));
         match self.vpd(out, sink, device_id, id::VPD_DEVICE_ID, parse_83) {
-            Update::Got((naa, protocol)) => {
+            Update::Got((naa, protocols)) => {
                 self.pages.wwn = naa;
-                self.pages.protocol = protocol;
+                self.pages.protocols = protocols;
             }
             Update::Keep => {}
-            Update::Drop => (self.pages.wwn, self.pages.protocol) = (None, None),
+            Update::Drop => (self.pages.wwn, self.pages.protocols) = (None, Vec::new()),
         }
         let u = flatten(self.vpd(
             out,
@@ -191,6 +209,11 @@ impl ScsiPoller {
             ReadCapacity16::parse,
         );
         apply(&mut self.pages.capacity, cap);
+        self.classify();
+        if self.kind == Kind::Virtual {
+            self.log_list = None;
+            return;
+        }
         let req = ScsiRequest::Log {
             page: log::SUPPORTED_PAGES,
             subpage: 0,
@@ -203,6 +226,74 @@ impl ScsiPoller {
             log::supported_pages,
         );
         apply(&mut self.log_list, list);
+    }
+
+    /// Physical or virtual, from discovery's hint, the INQUIRY strings and
+    /// VPD 83h's port protocols ([`volume::classify`]); logged when it
+    /// changes.
+    fn classify(&mut self) {
+        let Some(inq) = &self.pages.inquiry else {
+            return;
+        };
+        let facts = VolumeFacts {
+            vendor: &inq.vendor,
+            product: &inq.product,
+            port_protocols: &self.pages.protocols,
+            ..VolumeFacts::default()
+        };
+        let (kind, why) = match self.kind_hint {
+            Kind::Virtual => (Kind::Virtual, None),
+            Kind::Physical => volume::classify(&facts),
+        };
+        if kind == Kind::Virtual && self.kind != kind {
+            let why = why.map_or(String::new(), |w| format!(": {w}"));
+            let note = format!(
+                "a virtual volume{why}; watched for its identity only (no log pages, never judged)"
+            );
+            self.tracker.note_once(Source::ScsiInquiry, &note);
+        }
+        if kind == Kind::Virtual {
+            let p = &mut self.pages;
+            (p.errors, p.non_medium_errors, p.temperature) = Default::default();
+            (p.start_stop, p.self_test, p.percentage_used) = Default::default();
+            (p.power_on_minutes, p.sas_phys) = Default::default();
+            (p.informational_exception, p.grown_defects) = Default::default();
+        }
+        self.kind = kind;
+    }
+
+    /// The grown defect count: READ DEFECT DATA(12) first (a 32-bit list
+    /// length), (10) from a drive that does not have (12).
+    fn defects(&mut self, out: &mut PollOutcome, sink: RawSink<'_>) {
+        let (source, req) = (Source::ScsiDefects12, ScsiRequest::GrownDefects12);
+        let d = self.read(out, sink, source, req, defects::grown_defects_12);
+        if !self.tracker.is_unsupported(source) {
+            return apply(&mut self.pages.grown_defects, flatten(d));
+        }
+        let (source, req) = (Source::ScsiDefects, ScsiRequest::GrownDefects10);
+        let d = self.read(out, sink, source, req, defects::grown_defects);
+        apply(&mut self.pages.grown_defects, flatten(d));
+    }
+
+    /// Logs once what the informational exception is when it is neither
+    /// a failure nor a warning (those are problems of the verdict).
+    fn note_exception(&mut self) {
+        let Some(ie) = self.pages.informational_exception else {
+            return;
+        };
+        let what = match ie.condition() {
+            Condition::Test => "the TEST bit's false report (asc 5dh, ascq ffh), not a failure",
+            Condition::Other => {
+                "no informational exception asc (neither 0bh nor 5dh), not a failure"
+            }
+            _ => return,
+        };
+        let note = format!(
+            "log 2fh: asc {:02x}h ascq {:02x}h is {what}",
+            ie.asc, ie.ascq
+        );
+        self.tracker
+            .note_once(Source::ScsiLog(log::INFORMATIONAL_EXCEPTIONS), &note);
     }
 
     fn vpd<T>(
@@ -257,11 +348,11 @@ impl ScsiPoller {
                     p.store(u, |pages| &mut pages.temperature)
                 }
                 log::START_STOP => {
-                    let u = flatten(p.read(sink, log::start_stop_cycles));
-                    p.store(u, |pages| &mut pages.start_stop_cycles)
+                    let u = p.read(sink, log::start_stop);
+                    p.store(u, |pages| &mut pages.start_stop)
                 }
                 log::SELF_TEST => {
-                    let u = p.read(sink, log::newest_self_test);
+                    let u = p.read(sink, self_test::self_tests);
                     p.store(u, |pages| &mut pages.self_test)
                 }
                 log::SOLID_STATE_MEDIA => {
@@ -321,10 +412,6 @@ fn flatten<T>(u: Update<Option<T>>) -> Update<T> {
         Update::Got(None) | Update::Drop => Update::Drop,
         Update::Keep => Update::Keep,
     }
-}
-
-fn log_defects(b: &[u8]) -> Result<Option<u32>, ParseError> {
-    crate::scsi::grown_defects(b)
 }
 
 /// One log page's read, for [`ScsiPoller::log_pages`].

@@ -54,6 +54,9 @@ pub enum Source {
     ScsiLog(u8),
     /// SCSI READ DEFECT DATA(10), the grown list's header.
     ScsiDefects,
+    /// SCSI READ DEFECT DATA(12), the grown list's header: asked first,
+    /// (10) when the drive does not have it.
+    ScsiDefects12,
     /// The poll as a whole: it overran its deadline (counted once per
     /// interval while it stays stuck) or its thread panicked.
     Poll,
@@ -124,7 +127,7 @@ impl Source {
     ];
 
     /// What a SAS or SCSI drive can fail on, in exposition order.
-    pub const SCSI: [Source; 20] = [
+    pub const SCSI: [Source; 21] = [
         Source::ScsiInquiry,
         Source::ScsiVpd(SCSI_VPD_PAGES[0]),
         Source::ScsiVpd(SCSI_VPD_PAGES[1]),
@@ -144,6 +147,7 @@ impl Source {
         Source::ScsiLog(SCSI_LOG_PAGES[10]),
         Source::ScsiLog(SCSI_LOG_PAGES[11]),
         Source::ScsiDefects,
+        Source::ScsiDefects12,
         Source::Poll,
     ];
 
@@ -194,6 +198,7 @@ impl Source {
             // Pages outside SCSI_LOG_PAGES are never read.
             Source::ScsiLog(_) => "scsi_log_other",
             Source::ScsiDefects => "scsi_defects",
+            Source::ScsiDefects12 => "scsi_defects_12",
             Source::Poll => "poll",
         }
     }

@@ -13,14 +13,19 @@
 //! READ CAPACITY(16) (9Eh/10h,       0: 9Eh  1: service action 10h
 //!   SBC-4 5.20.1)                   10-13: allocation length
 //! READ DEFECT DATA(10) (37h,        0: 37h  2: REQ_PLIST (4) | REQ_GLIST (3)
-//!   SBC-4 5.10)                     | format (2:0)  7-8: allocation length
+//!   SBC-4)                          | format (2:0)  7-8: allocation length
+//! READ DEFECT DATA(12) (B7h,        0: B7h  1: REQ_PLIST (4) | REQ_GLIST (3)
+//!   SBC-4)                          | format (2:0)  2-5: address descriptor
+//!                                   index  6-9: allocation length
 //! ```
 
 use std::mem::offset_of;
 
 use zerocopy::FromBytes;
 
-use super::layout::{DefectListHeader, InquiryData, ReadCapacity16Data, VpdHeader};
+use super::layout::{
+    DefectListHeader, DefectListHeader12, InquiryData, ReadCapacity16Data, VpdHeader,
+};
 use super::log_layout::LogPageHeader;
 use crate::ata::sense::{KEY_ILLEGAL_REQUEST, KEY_NO_SENSE, KEY_RECOVERED_ERROR, Sense};
 use crate::ata::sense::{STATUS_CHECK_CONDITION, STATUS_GOOD, scsi_status_name, sense_key_name};
@@ -37,7 +42,10 @@ pub enum ScsiRequest {
     /// LOG SENSE, cumulative values (PC 01b), `page` / `subpage`.
     Log { page: u8, subpage: u8 },
     /// READ DEFECT DATA(10), grown list only, header only.
-    GrownDefects,
+    GrownDefects10,
+    /// READ DEFECT DATA(12), grown list only, header only: asked first
+    /// (its list length has 32 bits), (10) when the drive lacks it.
+    GrownDefects12,
 }
 
 impl std::fmt::Display for ScsiRequest {
@@ -50,7 +58,8 @@ impl std::fmt::Display for ScsiRequest {
             Self::Log { page, subpage } => {
                 write!(f, "log sense page {page:02x}h subpage {subpage:02x}h")
             }
-            Self::GrownDefects => f.write_str("read defect data(10)"),
+            Self::GrownDefects10 => f.write_str("read defect data(10)"),
+            Self::GrownDefects12 => f.write_str("read defect data(12)"),
         }
     }
 }
@@ -68,6 +77,8 @@ pub const LOG_LEN: u16 = 4096;
 pub const READ_CAPACITY_16_LEN: u16 = size_of::<ReadCapacity16Data>() as u16;
 /// READ DEFECT DATA(10): the 4-byte header only.
 pub const DEFECT_HEADER_LEN: u16 = size_of::<DefectListHeader>() as u16;
+/// READ DEFECT DATA(12): the 8-byte header only.
+pub const DEFECT_HEADER_12_LEN: u32 = size_of::<DefectListHeader12>() as u32;
 
 /// LOG SENSE PC field 01b: cumulative values.
 const PC_CUMULATIVE: u8 = 0x40;
@@ -113,10 +124,17 @@ impl ScsiRequest {
                 ];
                 (cdb, usize::from(LOG_LEN))
             }
-            Self::GrownDefects => {
+            Self::GrownDefects10 => {
                 let [h, l] = be16(DEFECT_HEADER_LEN);
                 let cdb = vec![0x37, 0, REQ_GLIST_BYTES_FROM_INDEX, 0, 0, 0, 0, h, l, 0];
                 (cdb, usize::from(DEFECT_HEADER_LEN))
+            }
+            Self::GrownDefects12 => {
+                let mut cdb = vec![0u8; 12];
+                cdb[0] = 0xB7;
+                cdb[1] = REQ_GLIST_BYTES_FROM_INDEX;
+                cdb[6..10].copy_from_slice(&DEFECT_HEADER_12_LEN.to_be_bytes());
+                (cdb, DEFECT_HEADER_12_LEN as usize)
             }
         }
     }
@@ -144,12 +162,51 @@ impl ScsiRequest {
                 size_of::<LogPageHeader>() + usize::from(h.page_length.get())
             }
             Self::ReadCapacity16 => size_of::<ReadCapacity16Data>(),
-            // The header; with an allocation length of 4 the list itself
-            // is not transferred.
-            Self::GrownDefects => size_of::<DefectListHeader>(),
+            // The header; with an allocation length of the header alone
+            // the list itself is not transferred.
+            Self::GrownDefects10 => size_of::<DefectListHeader>(),
+            Self::GrownDefects12 => size_of::<DefectListHeader12>(),
         };
         Some(declared.min(alloc))
     }
+
+    /// How much of `filled` (what the device moved into a buffer of `alloc`
+    /// bytes, or a replayed dump file) is the answer, or why it is short:
+    /// the answer's own length ([`Self::answer_len`]), all of which must
+    /// have arrived. One exception, standard INQUIRY: a device may claim
+    /// more ADDITIONAL LENGTH than it transfers (some HBAs and bridges cut
+    /// the optional part), and as long as the 36-byte standard part arrived
+    /// what did arrive is the answer (smartmontools asks for 36 bytes of
+    /// standard INQUIRY and reads the identity from them alone).
+    pub fn accept(self, filled: &[u8], alloc: usize) -> Result<usize, ShortAnswer> {
+        let short = |expected| ShortAnswer {
+            expected,
+            got: filled.len(),
+        };
+        let fixed = size_of::<InquiryData>();
+        // Too short for even the length field: the standard part, or a
+        // VPD / log page header.
+        let header = match self {
+            Self::Inquiry => fixed,
+            _ => size_of::<VpdHeader>(),
+        };
+        let len = self
+            .answer_len(filled, alloc)
+            .ok_or_else(|| short(header))?;
+        match self {
+            _ if filled.len() >= len => Ok(len),
+            Self::Inquiry if filled.len() >= fixed => Ok(filled.len()),
+            _ => Err(short(len)),
+        }
+    }
+}
+
+/// An answer shorter than it says it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("short transfer: the device returned {got} of {expected} bytes")]
+pub struct ShortAnswer {
+    pub expected: usize,
+    pub got: usize,
 }
 
 /// Why a SCSI command did not succeed.

@@ -125,6 +125,18 @@ pub fn vpd_protocol(buf: &[u8]) -> Result<Option<u8>, ParseError> {
         .map(|(h, _)| h.protocol()))
 }
 
+/// VPD page 83h: the PROTOCOL IDENTIFIER of every designator associated
+/// with a target port or target device whose PIV bit says it is valid, in
+/// order (6 SAS, 5 iSCSI, 0 Fibre Channel; SPC-5 table "PROTOCOL
+/// IDENTIFIER values").
+pub fn vpd_port_protocols(buf: &[u8]) -> Result<Vec<u8>, ParseError> {
+    let p = vpd_payload("vpd 83h", buf, VPD_DEVICE_ID)?;
+    Ok(designators(p)
+        .filter(|(h, _)| h.association() != 0 && h.piv())
+        .map(|(h, _)| h.protocol())
+        .collect())
+}
+
 /// A VPD page as a device returns it: byte 1 the page code, bytes 2..4 the
 /// page length, then `payload` (the layout `vpd_payload` reads back).
 pub fn vpd_page(code: u8, payload: &[u8]) -> Vec<u8> {

@@ -246,6 +246,37 @@ impl DefectListHeader {
     }
 }
 
+/// The READ DEFECT DATA(12) parameter data header (SBC-4, "READ DEFECT
+/// DATA (12) parameter data"; smartmontools' `scsiReadDefect12`): the
+/// same flags as the (10) header and a 32-bit list length, so a list past
+/// 65 535 bytes (8191 eight-byte entries) is counted in full.
+#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct DefectListHeader12 {
+    /// Byte 0: reserved.
+    pub reserved: u8,
+    /// Byte 1: PLISTV (4) | GLISTV (3) | DEFECT LIST FORMAT (2:0).
+    pub flags: u8,
+    /// Bytes 2..4: GENERATION CODE.
+    pub generation: U16,
+    /// Bytes 4..8: DEFECT LIST LENGTH, bytes.
+    pub defect_list_length: U32,
+}
+
+const _: () = assert!(size_of::<DefectListHeader12>() == 8);
+
+impl DefectListHeader12 {
+    /// The header of a grown list only of `length` bytes in `format`.
+    pub fn grown(format: u8, length: u32) -> Self {
+        Self {
+            reserved: 0,
+            flags: GLISTV | (format & 0x07),
+            generation: U16::new(0),
+            defect_list_length: U32::new(length),
+        }
+    }
+}
+
 /// A VPD page as a device returns it: [`VpdHeader`] then the payload,
 /// PAGE LENGTH counted from what was appended (cut at 65 535 bytes).
 #[derive(Debug, Clone)]

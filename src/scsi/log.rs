@@ -14,8 +14,7 @@ use zerocopy::FromBytes;
 use super::layout::{PROTOCOL_SAS, read_padded};
 use super::log_layout::{
     self as layout, BackgroundScanStatusValue, InformationalExceptionValue, LogPageBuilder,
-    LogPageHeader, PercentageUsedValue, PortValueHeader, SPF, SasPhyDescriptor, SelfTestValue,
-    TemperatureValue,
+    LogPageHeader, PercentageUsedValue, PortValueHeader, SPF, SasPhyDescriptor, TemperatureValue,
 };
 use crate::decode::ParseError;
 
@@ -182,6 +181,12 @@ pub fn non_medium_errors(buf: &[u8]) -> Result<Option<u128>, ParseError> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Temperature {
     pub current_celsius: Option<u8>,
+    /// The REFERENCE TEMPERATURE: the highest temperature at which the
+    /// device can operate continuously without degrading its operation or
+    /// reliability (SPC-5), which smartctl prints as "Drive Trip
+    /// Temperature": an operating limit, not a critical trip point. 0 (or
+    /// FFh) is taken as not reported: drives that do not report one leave
+    /// the parameter 0.
     pub reference_celsius: Option<u8>,
 }
 
@@ -195,18 +200,34 @@ pub fn temperature(buf: &[u8]) -> Result<Temperature, ParseError> {
     };
     Ok(Temperature {
         current_celsius: degrees(0x0000),
-        reference_celsius: degrees(0x0001),
+        reference_celsius: degrees(0x0001).filter(|&t| t != 0),
     })
 }
 
-/// Page 0Eh parameter 0004h: accumulated start-stop cycles, four bytes
-/// (SBC-4); all FFh is "not available", as smartmontools treats it.
-pub fn start_stop_cycles(buf: &[u8]) -> Result<Option<u32>, ParseError> {
-    Ok(LogPage::parse(buf, START_STOP)?
-        .param(0x0004)
-        .filter(|v| v.value.len() >= 4)
-        .map(|v| read_padded::<zerocopy::big_endian::U32>(&v.value).get())
-        .filter(|&n| n != u32::MAX))
+/// Page 0Eh (SBC-4, Start-Stop Cycle Counter): the accumulated counts, each
+/// a four-byte parameter; all FFh is "not available" (smartmontools'
+/// `scsiGetStartStopData` skips it), and a count the page lacks is `None`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StartStop {
+    /// Parameter 0004h, accumulated start-stop cycles.
+    pub start_stop_cycles: Option<u32>,
+    /// Parameter 0006h, accumulated load-unload cycles (head loads of a
+    /// disk drive; 0005h is the specified count over the device lifetime).
+    pub load_unload_cycles: Option<u32>,
+}
+
+pub fn start_stop(buf: &[u8]) -> Result<StartStop, ParseError> {
+    let p = LogPage::parse(buf, START_STOP)?;
+    let count = |code| {
+        p.param(code)
+            .filter(|v| v.value.len() >= 4)
+            .map(|v| read_padded::<zerocopy::big_endian::U32>(&v.value).get())
+            .filter(|&n| n != u32::MAX)
+    };
+    Ok(StartStop {
+        start_stop_cycles: count(0x0004),
+        load_unload_cycles: count(0x0006),
+    })
 }
 
 /// Page 11h parameter 0001h: percentage used endurance indicator, the last
@@ -235,20 +256,20 @@ pub fn power_on_minutes(buf: &[u8]) -> Result<Option<u64>, ParseError> {
         }))
 }
 
-/// Page 2Fh parameter 0000h (SPC-5 7.3.14): informational exception ASC and
-/// ASCQ (00h/00h: no exception) and the most recent temperature reading.
+/// Page 2Fh parameter 0000h, informational exceptions general (SPC-5
+/// 7.3.14): the ASC and ASCQ of the exception (00h/00h: none; what they
+/// mean is [`super::exceptions`]), the most recent temperature reading and,
+/// in value byte 3, the threshold temperature some drives report there (an
+/// IBM extension, as smartmontools' `scsiCheckIE` and sg3_utils' `sg_logs`
+/// read it; SPC-5 leaves the byte vendor specific).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InformationalException {
     pub asc: u8,
     pub ascq: u8,
     pub temperature_celsius: Option<u8>,
-}
-
-impl InformationalException {
-    /// No exception reported: the drive's SMART-style "passed".
-    pub fn passed(&self) -> bool {
-        self.asc == 0
-    }
+    /// Value byte 3 when the parameter has it; 0 and FFh are not reported
+    /// (drives that do not use the byte leave it 0).
+    pub threshold_celsius: Option<u8>,
 }
 
 pub fn informational_exceptions(buf: &[u8]) -> Result<Option<InformationalException>, ParseError> {
@@ -257,68 +278,16 @@ pub fn informational_exceptions(buf: &[u8]) -> Result<Option<InformationalExcept
         .filter(|v| v.value.len() >= 2)
         .map(|v| {
             let ie = read_padded::<InformationalExceptionValue>(&v.value);
+            let has = |n: usize| v.value.len() > n;
             InformationalException {
                 asc: ie.asc,
                 ascq: ie.ascq,
                 // A 2-byte value has no temperature.
-                temperature_celsius: (v.value.len() > 2)
+                temperature_celsius: has(2)
                     .then_some(ie.most_recent_temperature)
                     .filter(|&t| t != 0xFF),
+                threshold_celsius: has(3).then_some(ie.vendor).filter(|&t| t != 0 && t != 0xFF),
             }
-        }))
-}
-
-/// The newest self-test result of page 10h (parameter 0001h): SPC-5 7.3.18.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SelfTest {
-    /// Value byte 0 bits 7:5: the self-test code (1 background short, 2
-    /// background extended, 5/6 foreground short/extended).
-    pub code: u8,
-    /// Value byte 0 bits 3:0: 0 passed, 1 aborted by the application
-    /// client, 2 aborted by a reset, 3 unknown error, 4 failed in an unknown
-    /// segment, 5/6/7 failed in the first/second/another segment, 0Fh in
-    /// progress.
-    pub result: u8,
-    /// Value byte 1: the segment number that failed.
-    pub segment: u8,
-    /// Value bytes 2..4: accumulated power-on hours when it completed.
-    pub power_on_hours: u16,
-}
-
-impl SelfTest {
-    /// The result's name, in the words the NVMe and ATA results already
-    /// use for the same meaning (SPC-5 table "SELF-TEST RESULTS field"):
-    /// 1 aborted by SEND DIAGNOSTIC, 2 aborted by other means (a reset, a
-    /// task management function), 3 an unknown error that stopped the
-    /// test, 4 a segment failed (which one unknown), 5/6/7 the first /
-    /// second / another segment failed.
-    pub fn result_name(&self) -> &'static str {
-        match self.result {
-            0x0 => "passed",
-            0x1 => "aborted_by_host",
-            0x2 => "aborted_by_reset",
-            0x3 => "fatal_error",
-            0x4 => "unknown_segment_failed",
-            0x5..=0x7 => "segments_failed",
-            0xF => "in_progress",
-            _ => "reserved",
-        }
-    }
-}
-
-pub fn newest_self_test(buf: &[u8]) -> Result<Option<SelfTest>, ParseError> {
-    let page = LogPage::parse(buf, SELF_TEST)?;
-    Ok(page
-        .param(0x0001)
-        .filter(|v| v.value.len() >= 4)
-        .map(|v| read_padded::<SelfTestValue>(&v.value))
-        // All zero: no test recorded (smartmontools stops at code 0, poh 0).
-        .filter(|t| t.code_result != 0 || t.power_on_hours.get() != 0)
-        .map(|t| SelfTest {
-            code: t.code_result >> 5,
-            result: t.code_result & 0x0F,
-            segment: t.self_test_number,
-            power_on_hours: t.power_on_hours.get(),
         }))
 }
 
@@ -334,6 +303,33 @@ pub struct SasPhy {
     pub running_disparity_errors: u32,
     pub loss_of_dword_sync: u32,
     pub phy_reset_problems: u32,
+    /// Descriptor byte 5 bits 3:0, NEGOTIATED LOGICAL LINK RATE (SPL-4).
+    pub negotiated_rate: u8,
+}
+
+impl SasPhy {
+    /// The negotiated logical link rate in bits per second, `None` for a
+    /// phy not up at a rate ([`link_rate`]).
+    pub fn link_rate_bits_per_second(&self) -> Option<f64> {
+        link_rate(self.negotiated_rate)
+    }
+}
+
+/// A NEGOTIATED (LOGICAL) LINK RATE code in bits per second (SPL-4 table
+/// "NEGOTIATED LOGICAL LINK RATE": 8h 1.5 Gbit/s, 9h 3, Ah 6, Bh 12, Ch
+/// 22.5, as smartmontools' `scsiprint.cpp` prints log 18h; the kernel's
+/// `enum sas_linkrate` uses the same codes); `None` for 0h unknown, 1h
+/// disabled, 2h speed negotiation failed, 3h SATA spin-up hold and the
+/// other states that are not a rate.
+pub fn link_rate(code: u8) -> Option<f64> {
+    match code & 0x0F {
+        0x8 => Some(1.5e9),
+        0x9 => Some(3e9),
+        0xA => Some(6e9),
+        0xB => Some(12e9),
+        0xC => Some(22.5e9),
+        _ => None,
+    }
 }
 
 /// The phys of a SAS protocol-specific port page; empty for another
@@ -358,6 +354,7 @@ pub fn sas_phys(buf: &[u8]) -> Result<Vec<SasPhy>, ParseError> {
                 running_disparity_errors: d.running_disparity_error_count.get(),
                 loss_of_dword_sync: d.loss_of_dword_sync_count.get(),
                 phy_reset_problems: d.phy_reset_problem_count.get(),
+                negotiated_rate: d.negotiated_rate & 0x0F,
             });
             rest = rest.get(d.stride()..).unwrap_or(&[]);
         }

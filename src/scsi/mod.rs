@@ -1,5 +1,7 @@
 //! Pure decoders for SCSI (SAS) disks: identity (INQUIRY, VPD pages, READ
-//! CAPACITY(16)), LOG SENSE pages and the grown defect list header. No I/O;
+//! CAPACITY(16)), LOG SENSE pages (the self-test log in [`self_test`],
+//! what an informational exception means in [`exceptions`]) and the grown
+//! defect list header. No I/O;
 //! every field is big-endian, as SPC-5 and SBC-4 lay them out. smartmontools'
 //! `lib/scsicmds.cpp` and `src/scsiprint.cpp` are the independent reading the
 //! tests were checked against.
@@ -17,10 +19,12 @@
 
 pub mod command;
 pub mod defects;
+pub mod exceptions;
 pub mod identity;
 pub mod layout;
 pub mod log;
 pub mod log_layout;
+pub mod self_test;
 
 pub use command::ScsiRequest;
 pub use defects::grown_defects;

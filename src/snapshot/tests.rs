@@ -5,6 +5,7 @@ use std::time::Duration;
 fn snap(device: &str) -> DriveSnapshot {
     let identity = Identity {
         transport: Transport::Nvme,
+        kind: crate::device::discovery::Kind::Physical,
         model: "M".into(),
         serial: "S".into(),
         firmware: "F".into(),

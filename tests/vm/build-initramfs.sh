@@ -43,6 +43,9 @@ MODULES="crc64_rocksoft_generic nvme ahci sd_mod sg virtio_pci 9pnet_virtio 9p"
 # the virtio-scsi HBA (QEMU's scsi-hd) and scsi_debug (a SAS SSD and fault injection).
 # Their dependencies already in MODULES are left out of this list.
 LATE_MODULES="virtio_scsi scsi_debug"
+# The other boots' modules (tools/vm/scenarios.py): guest/scenarios/<name>.modules,
+# one module a line, '#' comments; /init loads etc/modules-<name>.order for that boot.
+SCENARIOS=$(cd "$HERE/guest/scenarios" && ls *.modules 2>/dev/null | sed 's/\.modules$//' || true)
 
 NVME=$(command -v nvme || echo /usr/sbin/nvme)
 SMARTCTL=$(command -v smartctl || echo /usr/sbin/smartctl)
@@ -66,8 +69,8 @@ copy_with_libs() {
     done
 }
 
-key=$( { echo "$KVER $MODULES / $LATE_MODULES"; sha256sum "$NVME" "$SMARTCTL" "$BUSYBOX" "$0"; } \
-       | sha256sum | cut -c1-16)
+key=$( { echo "$KVER $MODULES / $LATE_MODULES"; sha256sum "$NVME" "$SMARTCTL" "$BUSYBOX" "$0" \
+         "$HERE"/guest/scenarios/*.modules; } | sha256sum | cut -c1-16)
 BASE="$CACHE/initramfs-base-$key.cpio.gz"
 
 if [ ! -s "$BASE" ]; then
@@ -105,6 +108,21 @@ if [ ! -s "$BASE" ]; then
         echo "/lib/modules/$KVER/$name" >> "$root/etc/modules-late.order"
     done < "$work/late"
 
+    # each scenario's modules and their dependencies, less what /init already loaded
+    for name in $SCENARIOS; do
+        grep -v '^#' "$HERE/guest/scenarios/$name.modules" | while read -r m; do
+            [ -n "$m" ] || continue
+            modprobe -d "$KDIR" -S "$KVER" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+        done | awk '!seen[$0]++' | grep -vxF -f "$work/order" > "$work/scenario" || true
+        : > "$root/etc/modules-$name.order"
+        while read -r ko; do
+            cp "$ko" "$root/lib/modules/$KVER/${ko##*/}"
+            echo "/lib/modules/$KVER/${ko##*/}" >> "$root/etc/modules-$name.order"
+        done < "$work/scenario"
+        [ -s "$root/etc/modules-$name.order" ] ||
+            { echo "build-initramfs: no module for scenario $name" >&2; exit 1; }
+    done
+
     copy_with_libs "$root" "$NVME" /usr/sbin/nvme
     copy_with_libs "$root" "$SMARTCTL" /usr/sbin/smartctl
 
@@ -132,7 +150,9 @@ fi
 cp "$HERE/guest/init" "$root/init"
 chmod 755 "$root/init"
 cp "$HERE"/guest/*.sh "$root/guest/"
-chmod 755 "$root"/guest/*.sh
+mkdir -p "$root/guest/scenarios"
+cp "$HERE"/guest/scenarios/*.sh "$root/guest/scenarios/"
+chmod 755 "$root"/guest/*.sh "$root"/guest/scenarios/*.sh
 tmp="$OUT.tmp.$$"
 cat "$BASE" > "$tmp"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >> "$tmp"

@@ -39,6 +39,9 @@ async fn a_namespace_listed_on_a_later_pass_gets_its_probe() {
         serial: "S9".into(),
         firmware: "1".into(),
         namespaces: namespaces.iter().map(|n| n.to_string()).collect(),
+        kind: crate::device::discovery::Kind::Physical,
+        basis: String::new(),
+        sysfs: sys.join("class/nvme/nvme9"),
     };
     let mut running = Drives(HashMap::new());
     let starts = reconcile(&mut running, vec![found(&[])], &ctx);
@@ -53,4 +56,55 @@ async fn a_namespace_listed_on_a_later_pass_gets_its_probe() {
     assert_eq!(views.len(), 1, "the namespace that appeared is not probed");
     assert_eq!(views[0].block, "nvme9n1");
     fleet.stop_drive("nvme9");
+}
+
+/// Issue 21: a virtual volume (a RAID logical drive, a virtual disk) is
+/// watched but not probed; the same disk as a physical drive is.
+#[tokio::test]
+async fn a_virtual_volume_gets_no_probe() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sys, dev) = (dir.path().join("sys"), dir.path().join("dev"));
+    std::fs::create_dir_all(&dev).unwrap();
+    let config = Config::try_from(RawFile::parse("").unwrap()).unwrap();
+    let fleet = Arc::new(Fleet::new(
+        ProbeConfig {
+            sysfs: sys.clone(),
+            rate: 1.0,
+            ..ProbeConfig::default()
+        },
+        dev.clone(),
+        None,
+    ));
+    let ctx = Ctx {
+        namer: Arc::new(config.namer()),
+        judge: crate::snapshot::judge(config.health.rules.clone(), None),
+        config,
+        store: Arc::new(Store::default()),
+        probes: Some(fleet.clone()),
+        gone: Arc::new(Notify::new()),
+    };
+    crate::probe::fake_block_device(&sys, &dev, "sdq");
+    let disk = |kind| Discovered {
+        name: "sdq".into(),
+        transport: Transport::Scsi,
+        dev_path: dev.join("sdq"),
+        model: "QEMU QEMU HARDDISK".into(),
+        serial: "Q1".into(),
+        firmware: "2.5+".into(),
+        namespaces: vec!["sdq".into()],
+        kind,
+        basis: String::new(),
+        sysfs: sys.join("block/sdq"),
+    };
+    let mut running = Drives(HashMap::new());
+    let starts = reconcile(&mut running, vec![disk(Kind::Virtual)], &ctx);
+    start_probes(&ctx, starts);
+    assert!(running.0.contains_key("sdq"), "watched");
+    assert!(fleet.views().is_empty(), "a virtual volume is not probed");
+    assert_eq!(ctx.store.get("sdq").unwrap().identity.kind, Kind::Virtual);
+    let mut running = Drives(HashMap::new());
+    let starts = reconcile(&mut running, vec![disk(Kind::Physical)], &ctx);
+    start_probes(&ctx, starts);
+    assert_eq!(fleet.views().len(), 1, "a physical drive is");
+    fleet.stop_drive("sdq");
 }

@@ -8,6 +8,7 @@ use std::sync::mpsc;
 fn identity() -> Identity {
     Identity {
         transport: Transport::Nvme,
+        kind: crate::device::discovery::Kind::Physical,
         model: "M".into(),
         serial: "S".into(),
         firmware: "F".into(),

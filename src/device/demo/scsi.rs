@@ -14,8 +14,9 @@ use super::DemoDrive;
 use super::sim::{self, SasHealth};
 use crate::device::{FetchError, ScsiRequest, ScsiSource};
 use crate::scsi::layout::{
-    BlockDeviceCharacteristics, DESIGNATOR_NAA, DefectListHeader, DesignatorHeader,
-    FORMAT_PHYSICAL_SECTOR, InquiryData, PROTOCOL_SAS, ReadCapacity16Data, VpdPageBuilder, ascii,
+    BlockDeviceCharacteristics, DESIGNATOR_NAA, DefectListHeader, DefectListHeader12,
+    DesignatorHeader, FORMAT_PHYSICAL_SECTOR, InquiryData, PROTOCOL_SAS, ReadCapacity16Data,
+    VpdPageBuilder, ascii,
 };
 use crate::scsi::log;
 use crate::scsi::log_layout::{
@@ -90,7 +91,9 @@ fn error_counters(page: u8, corrected: u64, bytes: u64) -> Vec<u8> {
 /// bytes 0..4 protocol 6, generation, number of phys; then a 48-byte phy
 /// descriptor (length 44) with the four error counts at 32..48.
 fn sas_port(h: &SasHealth) -> Vec<u8> {
-    let phy = SasPhyDescriptor::new(0, h.phy_errors);
+    let mut phy = SasPhyDescriptor::new(0, h.phy_errors);
+    // Negotiated logical link rate Bh: 12 Gbit/s (SPL-4).
+    phy.negotiated_rate = 0x0B;
     LogPageBuilder::new(log::PROTOCOL_SPECIFIC_PORT, 0)
         .param(0x0001, &sas_port_value(1, &[phy]))
         .build()
@@ -179,9 +182,16 @@ impl ScsiSource for DemoScsi {
             },
             ScsiRequest::Log { .. } => return unsupported(),
             // GLISTV, physical sector format (101b): 8 bytes per entry.
-            ScsiRequest::GrownDefects => {
+            ScsiRequest::GrownDefects10 => {
                 let len = (h.grown_defects * 8) as u16;
                 DefectListHeader::grown(FORMAT_PHYSICAL_SECTOR, len)
+                    .as_bytes()
+                    .to_vec()
+            }
+            // A current SAS SSD has READ DEFECT DATA(12): it is asked first.
+            ScsiRequest::GrownDefects12 => {
+                let len = h.grown_defects * 8;
+                DefectListHeader12::grown(FORMAT_PHYSICAL_SECTOR, len)
                     .as_bytes()
                     .to_vec()
             }

@@ -235,7 +235,7 @@ fn every_client_drive_answers_without_an_ocp_log() {
 /// The SAS SSD's pages through the real SCSI poller. Expected values from
 /// `sim::sas_ssd` at t ≈ 0 by hand: 34 °C (34 + 2·sin 0), reference 70 °C,
 /// 12 % used, 660 000 min = 39 600 000 s on, 3 grown defects (24 bytes of
-/// 8-byte entries), phy 0 errors 2/2/1/0.
+/// 8-byte entries, READ DEFECT DATA(12)), phy 0 errors 2/2/1/0 at 12 Gbit/s.
 #[test]
 fn the_sas_drive_polls_through_the_real_poller() {
     use crate::health::reading::ScsiOp;
@@ -252,7 +252,9 @@ fn the_sas_drive_polls_through_the_real_poller() {
     assert_eq!(id.capacity_bytes, Some(800_166_076_416));
     let r = out.reading.unwrap();
     assert_eq!(r.temperatures, [("composite".to_string(), 34.0)]);
-    assert_eq!(r.temperature_critical_celsius, Some(70.0));
+    // 0Dh's reference temperature: the warning threshold (SPC-5).
+    assert_eq!(r.temperature_warning_celsius, Some(70.0));
+    assert_eq!(r.temperature_critical_celsius, None);
     assert_eq!(r.percentage_used_ratio, Some(0.12));
     assert_eq!(r.smart_passed, Some(true));
     let on = r.counters.power_on_seconds.unwrap();
@@ -264,6 +266,7 @@ fn the_sas_drive_polls_through_the_real_poller() {
     assert_eq!(s.errors_corrected[0], (ScsiOp::Read, 1_200));
     assert_eq!(s.sas_phys.len(), 1);
     assert_eq!(s.sas_phys[0].counts, [2, 2, 1, 0]);
+    assert_eq!(s.sas_link_rates, [("0".to_string(), 12_000_000_000)]);
 }
 
 /// The p99 of `secs` seconds of `model`'s probe reads at the demo's 50 per

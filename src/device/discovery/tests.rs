@@ -222,3 +222,95 @@ fn no_nvme_class_is_no_drives() {
     let root = tempfile::tempdir().unwrap();
     assert!(nvme_controllers(root.path(), Path::new("/dev"), &Filter::default()).is_empty());
 }
+
+/// A disk under `devices/<path>` (its `H:C:T:L` folder) as `block/<name>`,
+/// its host adapter `proc_name` under `hostN/scsi_host/hostN`.
+fn scsi_disk(root: &Path, name: &str, path: &str, vendor: &str, proc_name: &str) {
+    let dev = root.join("devices").join(path);
+    let blk = dev.join("block").join(name);
+    std::fs::create_dir_all(&blk).unwrap();
+    std::fs::write(dev.join("type"), "0\n").unwrap();
+    std::fs::write(dev.join("vendor"), format!("{vendor}\n")).unwrap();
+    std::os::unix::fs::symlink(&dev, blk.join("device")).unwrap();
+    let host = root
+        .join("devices")
+        .join(&path[..path.find("/target").unwrap()]);
+    let host_name = host.file_name().unwrap().to_owned();
+    let class = host.join("scsi_host").join(&host_name);
+    std::fs::create_dir_all(&class).unwrap();
+    std::fs::write(class.join("proc_name"), format!("{proc_name}\n")).unwrap();
+    std::fs::create_dir_all(root.join("block")).unwrap();
+    std::os::unix::fs::symlink(&blk, root.join("block").join(name)).unwrap();
+}
+
+/// Point 9: a MegaRAID logical drive (channel 2) and a virtual disk by its
+/// INQUIRY vendor are virtual; a drive the controller passes through
+/// (channel 0) and a SAS SSD are physical; an ATA-vendor logical drive is
+/// driven with SCSI commands, not as SATA.
+#[test]
+fn the_kind_comes_from_the_host_adapter_and_the_inquiry_strings() {
+    let root = tempfile::tempdir().unwrap();
+    let r = root.path();
+    scsi_disk(
+        r,
+        "sda",
+        "pci0000:00/0000:00:05.0/host0/target0:2:0/0:2:0:0",
+        "LSI",
+        "megaraid_sas",
+    );
+    scsi_disk(
+        r,
+        "sdb",
+        "pci0000:00/0000:00:05.0/host0/target0:0:5/0:0:5:0",
+        "SEAGATE",
+        "megaraid_sas",
+    );
+    scsi_disk(
+        r,
+        "sdc",
+        "pci0000:00/0000:00:06.0/host1/target1:0:0/1:0:0:0",
+        "QEMU",
+        "virtio_scsi",
+    );
+    scsi_disk(
+        r,
+        "sdd",
+        "pci0000:00/0000:00:07.0/host2/port-2:0/end_device-2:0/target2:0:0/2:0:0:0",
+        "SEAGATE",
+        "mptsas",
+    );
+    scsi_disk(
+        r,
+        "sde",
+        "pci0000:00/0000:00:05.0/host0/target0:2:1/0:2:1:0",
+        "ATA",
+        "megaraid_sas",
+    );
+    let facts = scsi_facts(&r.join("block/sda"));
+    assert_eq!(
+        (facts.proc_name.as_str(), facts.channel),
+        ("megaraid_sas", Some(2))
+    );
+    let found = scsi_disks(r, Path::new("/dev"), &Filter::default());
+    let got: Vec<_> = found
+        .iter()
+        .map(|d| (d.name.as_str(), d.transport, d.kind))
+        .collect();
+    use Kind::{Physical, Virtual};
+    assert_eq!(
+        got,
+        [
+            ("sda", Transport::Scsi, Virtual),
+            ("sdb", Transport::Scsi, Physical),
+            ("sdc", Transport::Scsi, Virtual),
+            ("sdd", Transport::Sas, Physical),
+            ("sde", Transport::Scsi, Virtual),
+        ]
+    );
+    assert_eq!(
+        found[0].basis,
+        "no SAT hint (vendor not ATA, no VPD 89h) and no SAS transport class; a virtual volume: \
+         a logical drive of a megaraid_sas RAID controller channel 2"
+    );
+    assert_eq!(found[3].sysfs, r.join("block/sdd"));
+}

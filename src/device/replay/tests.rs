@@ -68,7 +68,7 @@ fn scsi_file_names_follow_the_dump_format() {
         scsi_file_name(ScsiRequest::ReadCapacity16),
         "read-capacity-16.bin"
     );
-    assert_eq!(scsi_file_name(ScsiRequest::GrownDefects), "defects.bin");
+    assert_eq!(scsi_file_name(ScsiRequest::GrownDefects10), "defects.bin");
     let dir = tempfile::tempdir().unwrap();
     let mut src = ScsiReplay::new(dir.path());
     assert!(matches!(

@@ -35,6 +35,7 @@ fn identified(model: &str) -> PollOutcome {
     PollOutcome {
         identity: Some(Identity {
             transport: Transport::Scsi,
+            kind: crate::device::discovery::Kind::Physical,
             model: model.to_string(),
             serial: String::new(),
             firmware: String::new(),
@@ -55,6 +56,7 @@ fn pair(ata: Vec<PollOutcome>) -> (AtaOrScsi, Arc<AtomicUsize>, Arc<AtomicUsize>
             script: ata,
             polls: ata_polls.clone(),
         }),
+        "SAT hints: vendor ATA".into(),
         Box::new(move || {
             Box::new(Scripted {
                 name: "/dev/sdc",

@@ -90,7 +90,7 @@ fn only_the_log_pages_page_00h_lists_are_asked() {
         .collect();
     assert_eq!(logs, [0x00, 0x0D, 0x2F]);
     let r = out.reading.unwrap();
-    assert!(r.temperature_critical_celsius.is_some());
+    assert!(r.temperature_warning_celsius.is_some());
     assert_eq!(r.counters.host_written_bytes, None);
     assert_eq!(r.smart_passed, Some(true));
     // SAS from VPD 83h's port designator, though discovery said SCSI.
@@ -111,12 +111,10 @@ fn a_rejected_page_is_unsupported_the_rest_served_and_asked_again_on_refresh() {
         assert_eq!(belief(&out, Source::ScsiLog(0x0D)), Some(false));
         assert_eq!(belief(&out, Source::ScsiLog(0x2F)), Some(true));
         let r = out.reading.unwrap();
-        assert_eq!(
-            r.temperature_critical_celsius, None,
-            "0Dh's reference is gone"
-        );
-        // The composite temperature falls back to 2Fh's.
+        // The composite temperature and the warning threshold fall back to
+        // 2Fh's (the demo puts 70 °C in its threshold byte).
         assert!(!r.temperatures.is_empty());
+        assert_eq!(r.temperature_warning_celsius, Some(70.0));
         assert!(r.counters.host_read_bytes.is_some());
     }
     // Polls 1-3: asked once; poll 4 is a refresh, which asks again.
@@ -185,8 +183,53 @@ fn the_dump_sink_sees_every_answer_under_its_file_name() {
         "log-00.bin",
         "log-0d.bin",
         "log-2f.bin",
-        "defects.bin",
+        "defects-12.bin",
     ] {
         assert!(names.iter().any(|n| n == want), "{want} not in {names:?}");
     }
+    // READ DEFECT DATA(12) answered: (10) is not asked.
+    assert!(!names.iter().any(|n| n == "defects.bin"), "{names:?}");
+}
+
+/// Point 5: READ DEFECT DATA(12) first; a drive without it is asked (10),
+/// and (12) again only with the next identity refresh.
+#[test]
+fn a_drive_without_read_defect_data_12_is_asked_10() {
+    let req12 = ScsiRequest::GrownDefects12;
+    let (mut p, asked) = poller(vec![req12], vec![], None, ScsiPolicy { identity_every: 3 });
+    for _ in 0..3 {
+        let out = p.poll();
+        assert!(out.errors.is_empty(), "{:?}", out.errors);
+        assert_eq!(belief(&out, Source::ScsiDefects12), Some(false));
+        assert_eq!(belief(&out, Source::ScsiDefects), Some(true));
+        assert_eq!(out.reading.unwrap().scsi.unwrap().grown_defects, Some(3));
+    }
+    let count = |r: ScsiRequest| asked.lock().unwrap().iter().filter(|a| **a == r).count();
+    assert_eq!((count(req12), count(ScsiRequest::GrownDefects10)), (1, 3));
+    p.poll();
+    assert_eq!(count(req12), 2, "asked again with the refresh");
+}
+
+/// Point 9: a virtual volume is read for its identity only.
+#[test]
+fn a_virtual_volume_is_asked_its_identity_only() {
+    let (p, asked) = poller(vec![], vec![], None, ScsiPolicy::LIVE);
+    let mut p = p.with_kind(Kind::Virtual);
+    let out = p.poll();
+    assert!(out.up && out.errors.is_empty(), "{:?}", out.errors);
+    let id = out.identity.unwrap();
+    assert_eq!(
+        (id.kind, id.model.as_str()),
+        (Kind::Virtual, "SEAGATE XS800ME70084")
+    );
+    let asked = asked.lock().unwrap().clone();
+    assert!(
+        asked.iter().all(|r| matches!(
+            r,
+            ScsiRequest::Inquiry | ScsiRequest::Vpd(_) | ScsiRequest::ReadCapacity16
+        )),
+        "{asked:?}"
+    );
+    let r = out.reading.unwrap();
+    assert_eq!((r.temperatures.len(), r.smart_passed), (0, None));
 }

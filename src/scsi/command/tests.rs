@@ -37,9 +37,48 @@ fn cdbs_match_the_spc_and_sbc_layouts() {
     );
     // READ DEFECT DATA(10): REQ_GLIST only, format 100b; 4-byte header.
     assert_eq!(
-        ScsiRequest::GrownDefects.cdb(),
+        ScsiRequest::GrownDefects10.cdb(),
         (vec![0x37, 0, 0x0C, 0, 0, 0, 0, 0, 4, 0], 4)
     );
+    // READ DEFECT DATA(12): B7h, the same flags in byte 1, address
+    // descriptor index 0 (2-5), allocation length 8 in 6-9.
+    assert_eq!(
+        ScsiRequest::GrownDefects12.cdb(),
+        (vec![0xB7, 0x0C, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0], 8)
+    );
+}
+
+#[test]
+fn an_inquiry_shorter_than_it_claims_is_accepted_from_36_bytes() {
+    // ADDITIONAL LENGTH 91 claims 96 bytes; the device moved 36 of them.
+    let mut inq = vec![0u8; 96];
+    inq[4] = 91;
+    assert_eq!(ScsiRequest::Inquiry.accept(&inq[..36], 96), Ok(36));
+    assert_eq!(ScsiRequest::Inquiry.accept(&inq[..50], 96), Ok(50));
+    assert_eq!(ScsiRequest::Inquiry.accept(&inq, 96), Ok(96));
+    // Less than the standard part is short.
+    assert_eq!(
+        ScsiRequest::Inquiry.accept(&inq[..35], 96),
+        Err(ShortAnswer {
+            expected: 96,
+            got: 35
+        })
+    );
+    assert!(ScsiRequest::Inquiry.accept(&inq[..4], 96).is_err());
+    // Every other answer must arrive whole: a VPD page of length 6 is 10
+    // bytes, 9 are short; a READ CAPACITY(16) answer is 32 bytes.
+    let mut vpd = vec![0u8; 10];
+    vpd[1] = 0x80;
+    vpd[3] = 6;
+    assert_eq!(ScsiRequest::Vpd(0x80).accept(&vpd, 252), Ok(10));
+    let e = ScsiRequest::Vpd(0x80).accept(&vpd[..9], 252).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "short transfer: the device returned 9 of 10 bytes"
+    );
+    assert!(ScsiRequest::ReadCapacity16.accept(&[0; 12], 32).is_err());
+    assert_eq!(ScsiRequest::GrownDefects12.accept(&[0; 8], 8), Ok(8));
+    assert!(ScsiRequest::GrownDefects12.accept(&[0; 4], 8).is_err());
 }
 
 #[test]

@@ -87,9 +87,17 @@ fn transport_protocol_from_a_port_designator_with_piv() {
     let len = (p.len() - 4) as u16;
     p[2..4].copy_from_slice(&len.to_be_bytes());
     assert_eq!(vpd_protocol(&p).unwrap(), Some(PROTOCOL_SAS));
+    assert_eq!(vpd_port_protocols(&p).unwrap(), [PROTOCOL_SAS]);
+    // A second port designator, iSCSI (5) with PIV: both, in order.
+    let mut two = p.clone();
+    two.extend([0x51, 0x94, 0x00, 0x04, 0, 0, 0, 1]);
+    let len = (two.len() - 4) as u16;
+    two[2..4].copy_from_slice(&len.to_be_bytes());
+    assert_eq!(vpd_port_protocols(&two).unwrap(), [6, 5]);
     // PIV clear: the protocol field means nothing.
     p[17] = 0x13;
     assert_eq!(vpd_protocol(&p).unwrap(), None);
+    assert!(vpd_port_protocols(&p).unwrap().is_empty());
     // Only a logical-unit designator: no protocol.
     assert_eq!(vpd_protocol(&vpd_page(0x83, &p[4..16])).unwrap(), None);
     assert_eq!(vpd_page(0x80, b"SN"), [0x00, 0x80, 0x00, 0x02, b'S', b'N']);

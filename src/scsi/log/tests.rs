@@ -102,17 +102,44 @@ fn temperature_page() {
     );
     let unknown = page(0x0D, &[(0x0000, &[0x00, 0xFF])]);
     assert_eq!(temperature(&unknown).unwrap(), Temperature::default());
+    // A reference of 0 (or FFh) is not reported; a current 0 °C is a value.
+    let zero = page(0x0D, &[(0x0000, &[0x00, 0x00]), (0x0001, &[0x00, 0x00])]);
+    assert_eq!(
+        temperature(&zero).unwrap(),
+        Temperature {
+            current_celsius: Some(0),
+            reference_celsius: None
+        }
+    );
+    let ff = page(0x0D, &[(0x0000, &[0x00, 0x21]), (0x0001, &[0x00, 0xFF])]);
+    assert_eq!(temperature(&ff).unwrap().reference_celsius, None);
 }
 
 #[test]
 fn start_stop_ssd_power_on_and_ie() {
+    // 0003h specified 50 000, 0004h accumulated 300, 0005h specified
+    // load-unload 600 000, 0006h accumulated load-unload 0001_0203h.
     let ss = page(
         0x0E,
-        &[(0x0003, &[0, 0, 0xC3, 0x50]), (0x0004, &[0, 0, 0x01, 0x2C])],
+        &[
+            (0x0003, &[0, 0, 0xC3, 0x50]),
+            (0x0004, &[0, 0, 0x01, 0x2C]),
+            (0x0005, &[0, 0x09, 0x27, 0xC0]),
+            (0x0006, &[0, 0x01, 0x02, 0x03]),
+        ],
     );
-    assert_eq!(start_stop_cycles(&ss).unwrap(), Some(300));
-    let ffs = page(0x0E, &[(0x0004, &[0xFF; 4])]);
-    assert_eq!(start_stop_cycles(&ffs).unwrap(), None);
+    assert_eq!(
+        start_stop(&ss).unwrap(),
+        StartStop {
+            start_stop_cycles: Some(300),
+            load_unload_cycles: Some(66_051)
+        }
+    );
+    // All FFh: not available; a page without 0006h has no load-unload count.
+    let ffs = page(0x0E, &[(0x0004, &[0xFF; 4]), (0x0006, &[0xFF; 4])]);
+    assert_eq!(start_stop(&ffs).unwrap(), StartStop::default());
+    let only = page(0x0E, &[(0x0004, &[0, 0, 0, 9])]);
+    assert_eq!(start_stop(&only).unwrap().load_unload_cycles, None);
 
     // 11h parameter 0001h: three reserved bytes, then the percentage.
     let ssd = page(0x11, &[(0x0001, &[0, 0, 0, 7])]);
@@ -131,34 +158,26 @@ fn start_stop_ssd_power_on_and_ie() {
     let ie = page(0x2F, &[(0x0000, &[0x5D, 0x10, 0x2A])]);
     let e = informational_exceptions(&ie).unwrap().unwrap();
     assert_eq!(
-        (e.asc, e.ascq, e.temperature_celsius),
-        (0x5D, 0x10, Some(42))
+        (e.asc, e.ascq, e.temperature_celsius, e.threshold_celsius),
+        (0x5D, 0x10, Some(42), None)
     );
     assert!(!e.passed());
     let ok = page(0x2F, &[(0x0000, &[0x00, 0x00, 0x1E])]);
     assert!(informational_exceptions(&ok).unwrap().unwrap().passed());
-}
-
-#[test]
-fn newest_self_test() {
-    // Parameter 0001h: background extended (code 2) failed in the second
-    // segment (result 6), segment 3, at 1234 power-on hours.
-    let mut v = [0u8; 16];
-    v[0] = (2 << 5) | 6;
-    v[1] = 3;
-    v[2..4].copy_from_slice(&1234u16.to_be_bytes());
-    let buf = page(0x10, &[(0x0001, &v), (0x0002, &[0u8; 16])]);
+    // Value byte 3 (parameter byte 7, smartmontools' tBuf[11]): the
+    // threshold temperature; 0 and FFh are not reported.
+    let t = page(0x2F, &[(0x0000, &[0x00, 0x00, 0x1E, 0x41])]);
+    assert_eq!(t[4 + 7], 0x41);
+    let e = informational_exceptions(&t).unwrap().unwrap();
     assert_eq!(
-        super::newest_self_test(&buf).unwrap(),
-        Some(SelfTest {
-            code: 2,
-            result: 6,
-            segment: 3,
-            power_on_hours: 1234
-        })
+        (e.temperature_celsius, e.threshold_celsius),
+        (Some(30), Some(65))
     );
-    let none = page(0x10, &[(0x0001, &[0u8; 16])]);
-    assert_eq!(super::newest_self_test(&none).unwrap(), None);
+    for none in [0x00, 0xFF] {
+        let t = page(0x2F, &[(0x0000, &[0x00, 0x00, 0x1E, none])]);
+        let e = informational_exceptions(&t).unwrap().unwrap();
+        assert_eq!(e.threshold_celsius, None);
+    }
 }
 
 #[test]
@@ -170,6 +189,7 @@ fn sas_phy_counters() {
         let mut d = vec![0u8; 48];
         d[1] = phy;
         d[3] = 44;
+        d[5] = 0x0A; // negotiated logical link rate Ah: 6 Gbit/s
         for (i, off) in [32, 36, 40, 44].into_iter().enumerate() {
             d[off..off + 4].copy_from_slice(&(base + i as u32).to_be_bytes());
         }
@@ -186,8 +206,23 @@ fn sas_phy_counters() {
             invalid_dwords: 20,
             running_disparity_errors: 21,
             loss_of_dword_sync: 22,
-            phy_reset_problems: 23
+            phy_reset_problems: 23,
+            negotiated_rate: 0x0A
         }
+    );
+    assert_eq!(phys[1].link_rate_bits_per_second(), Some(6e9));
+    let rates: Vec<Option<f64>> = [0x0, 0x2, 0x8, 0x9, 0xB, 0xC, 0xD].map(link_rate).to_vec();
+    assert_eq!(
+        rates,
+        [
+            None,
+            None,
+            Some(1.5e9),
+            Some(3e9),
+            Some(12e9),
+            Some(22.5e9),
+            None
+        ]
     );
     // Another protocol's port page (FCP = 0): no SAS phys.
     let mut fc = value.clone();
@@ -249,6 +284,7 @@ mod no_panic {
             let _ = identity::Inquiry::parse(&buf);
             let _ = identity::ReadCapacity16::parse(&buf);
             let _ = defects::grown_defects(&buf);
+            let _ = defects::grown_defects_12(&buf);
             for vpd in [0x00, 0x80, 0x83, 0xB1] {
                 if buf.len() > 1 {
                     buf[1] = vpd;
@@ -264,11 +300,15 @@ mod no_panic {
                 crate::scsi::ScsiRequest::Vpd(code),
                 crate::scsi::ScsiRequest::ReadCapacity16,
                 crate::scsi::ScsiRequest::Log { page: code & 0x3F, subpage: 0 },
-                crate::scsi::ScsiRequest::GrownDefects,
+                crate::scsi::ScsiRequest::GrownDefects10,
+                crate::scsi::ScsiRequest::GrownDefects12,
             ] {
                 let (_, alloc) = req.cdb();
                 if let Some(n) = req.answer_len(&buf, alloc) {
                     prop_assert!(n <= alloc);
+                }
+                if let Ok(n) = req.accept(&buf[..buf.len().min(alloc)], alloc) {
+                    prop_assert!(n <= alloc && n <= buf.len());
                 }
             }
             for page in [0x00, 0x02, 0x03, 0x05, 0x06, 0x0D, 0x0E, 0x10, 0x11, 0x15, 0x18, 0x2F, code & 0x3F] {
@@ -280,11 +320,11 @@ mod no_panic {
                 let _ = log::error_counters(&buf, page);
                 let _ = log::non_medium_errors(&buf);
                 let _ = log::temperature(&buf);
-                let _ = log::start_stop_cycles(&buf);
+                let _ = log::start_stop(&buf);
                 let _ = log::percentage_used(&buf);
                 let _ = log::power_on_minutes(&buf);
                 let _ = log::informational_exceptions(&buf);
-                let _ = log::newest_self_test(&buf);
+                let _ = crate::scsi::self_test::self_tests(&buf);
                 let _ = log::sas_phys(&buf);
                 if let Ok(p) = log::LogPage::parse(&buf, page) {
                     for param in p.params() {

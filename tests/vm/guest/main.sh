@@ -62,8 +62,9 @@ wait_exporter() {
     return 1
 }
 
-# the probe at a high rate for the whole run, so it is busy when nvme1 is unplugged
-start_exporter 1s --probe.rate="$PROBE_RATE"
+# the probe at a high rate for the whole run, so it is busy when nvme1 is unplugged;
+# QEMU's scsi-hd is a virtual disk, probed only because probe.device names it
+start_exporter 1s --probe.rate="$PROBE_RATE" ${VSCSI:+--probe.device=$VSCSI}
 if wait_exporter; then
     echo ok > "$SHARE/exporter-ready"
 else
