@@ -18,6 +18,18 @@ pub struct Identity {
     pub capacity_bytes: Option<u128>,
 }
 
+impl Identity {
+    /// Whether `other` names the same physical drive: the same serial and
+    /// model, and the same world-wide name where both know one (a name
+    /// read on one poll and not on the next is no other drive). Firmware
+    /// and capacity may change under a drive; these may not.
+    pub fn is_same_drive(&self, other: &Identity) -> bool {
+        self.serial == other.serial
+            && self.model == other.model
+            && (self.wwn.is_empty() || other.wwn.is_empty() || self.wwn == other.wwn)
+    }
+}
+
 /// Monotonic counters, kept at full width (`u128`) until exposition.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Counters {
