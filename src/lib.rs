@@ -109,5 +109,6 @@ pub mod probe;
 pub mod report;
 pub mod scsi;
 pub mod snapshot;
+pub mod state;
 pub mod sys;
 pub mod timefmt;
