@@ -34,7 +34,10 @@ impl Config {
             d.transport,
             &d.dev_path,
             self.poll_timeout,
-            self.wake_standby,
+            factory::Standby {
+                wake: self.wake_standby,
+                max_skips: self.standby_max_skips,
+            },
             namer,
         )
     }

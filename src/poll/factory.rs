@@ -23,13 +23,22 @@ use crate::device::sata_live::SataLive;
 use crate::device::scsi_live::ScsiLive;
 use crate::health::Identity;
 
+/// How a live drive in standby is treated: polled anyway (`wake`), or
+/// skipped, and then polled once after `max_skips` skips in a row (0 =
+/// never).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Standby {
+    pub wake: bool,
+    pub max_skips: u32,
+}
+
 /// The poller of a live drive at `dev_path`: each command gets `timeout`;
-/// a SATA drive in standby is polled only with `wake_standby`.
+/// a SATA drive in standby is polled as `standby` says.
 pub fn live(
     transport: Transport,
     dev_path: &Path,
     timeout: Duration,
-    wake_standby: bool,
+    standby: Standby,
     namer: &Arc<Namer>,
 ) -> Box<dyn Poller> {
     match transport {
@@ -40,7 +49,8 @@ pub fn live(
         Transport::Sata => {
             let src = Box::new(SataLive::new(dev_path, timeout));
             let policy = SataPolicy {
-                wake_standby,
+                wake_standby: standby.wake,
+                standby_max_skips: standby.max_skips,
                 ..SataPolicy::LIVE
             };
             let ata = Box::new(SataPoller::new(src, namer.clone(), policy));
