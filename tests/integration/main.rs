@@ -12,4 +12,5 @@ mod landing;
 mod layering;
 mod probe;
 mod rules;
+mod state;
 mod verdict;
