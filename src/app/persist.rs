@@ -121,13 +121,16 @@ impl Persist {
     }
 
     /// Writes what is due (everything with `force`). Blocking; one save
-    /// at a time (the shutdown's may start while the loop's runs).
+    /// at a time (the shutdown's may start while the loop's runs). Without
+    /// a usable directory, a save that was due is counted as failed (the
+    /// cause was logged at start), so an alert on the rate sees it.
     fn save(&self, force: bool) {
-        let Some(dir) = &self.dir else {
-            return;
-        };
         let mut failing = self.failing.lock().unwrap_or_else(|e| e.into_inner());
         let Some(payload) = self.memory.payload(SystemTime::now(), force) else {
+            return;
+        };
+        let Some(dir) = &self.dir else {
+            self.counters.save_errors.fetch_add(1, Ordering::Relaxed);
             return;
         };
         let (bytes, dropped) = file::encode_capped(payload);
