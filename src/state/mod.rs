@@ -5,7 +5,7 @@
 //! `state.path`.
 //!
 //! - [`record`]: the payload (and how to add to it without a new version);
-//! - [`file`]: the file's format, its atomic write and checked read, and
+//! - [`file`](mod@file): the file's format, its atomic write and checked read, and
 //!   the locked directory;
 //! - [`memory`]: the table the drives' snapshots are adopted from and
 //!   kept in, and the bounded payload it gives.
