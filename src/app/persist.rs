@@ -36,29 +36,22 @@ pub(crate) fn open(config: &Config) -> Option<Persist> {
     let counters = Arc::new(Counters::default());
     let window = config.health.increase_window;
     let hint = "running without saving state; set state.path to a writable directory, or to none";
-    let dir = match StateDir::open(path) {
-        Ok(dir) if dir.writable => Some(dir),
+    let (dir, memory) = match StateDir::open(path) {
+        Ok(dir) if dir.writable => {
+            let memory = load(&dir, window, &counters, true);
+            (Some(dir), memory)
+        }
         Ok(dir) => {
             warn!(path = %path.display(), "state.path is not writable; {hint}");
             counters.save_errors.fetch_add(1, Ordering::Relaxed);
             // Still read: the baselines in it are better than none.
-            let memory = load(&dir, window, &counters, false);
-            return Some(Persist {
-                dir: None,
-                memory: Arc::new(memory),
-                counters,
-                failing: Default::default(),
-            });
+            (None, load(&dir, window, &counters, false))
         }
         Err(e) => {
             warn!(path = %path.display(), "state.path: {e}; {hint}");
             counters.save_errors.fetch_add(1, Ordering::Relaxed);
-            None
+            (None, Memory::default())
         }
-    };
-    let memory = match &dir {
-        Some(d) => load(d, window, &counters, true),
-        None => Memory::default(),
     };
     Some(Persist {
         dir,
