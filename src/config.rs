@@ -18,7 +18,7 @@ pub mod spec;
 
 pub use keys::{
     RawDevice, RawDiscovery, RawFile, RawHealth, RawLog, RawPath, RawPoll, RawProbe, RawProbeWrite,
-    RawWeb, readme_table, with_defaults,
+    RawState, RawWeb, readme_table, with_defaults,
 };
 use spec::Key;
 
@@ -56,6 +56,8 @@ pub mod bounds {
     pub const MAX_SPARE_FACTOR: f64 = 100.0;
     /// `health.plp_health_critical`: a ratio of full health.
     pub const MAX_PLP_RATIO: f64 = 1.0;
+    /// `poll.standby_max_skips`: about 69 days of 60 s polls.
+    pub const MAX_STANDBY_SKIPS: u64 = 100_000;
     /// `device.include`, `device.exclude`: compiled program size.
     pub const MAX_REGEX_BYTES: usize = 1 << 20;
 }
@@ -117,6 +119,9 @@ pub struct Config {
     pub poll_timeout: Duration,
     /// Poll SATA drives in standby anyway (waking them).
     pub wake_standby: bool,
+    /// Poll a SATA drive in standby once after this many skips in a row;
+    /// 0 = never.
+    pub standby_max_skips: u32,
     pub discovery_interval: Duration,
     pub include: Option<Regex>,
     pub exclude: Option<Regex>,
@@ -132,6 +137,9 @@ pub struct Config {
     /// smartmontools drivedb.h files to try, first existing wins; empty
     /// (`path.drivedb: none`) = the built-in attribute table only.
     pub drivedb: Vec<PathBuf>,
+    /// Where the state file lives; `None` = no state (`state.path: none`,
+    /// `--demo`, or `replay` without `state.path` set).
+    pub state_path: Option<PathBuf>,
 }
 
 /// Health verdict settings.
@@ -229,11 +237,14 @@ impl TryFrom<RawFile> for Config {
             poll_interval: RawPoll::interval.get_or(raw.poll.interval, poll_default)?,
             poll_timeout: RawPoll::timeout.get(raw.poll.timeout)?,
             wake_standby: RawPoll::wake_standby.get(raw.poll.wake_standby),
+            // At most MAX_STANDBY_SKIPS, so it fits.
+            standby_max_skips: RawPoll::standby_max_skips.get(raw.poll.standby_max_skips)? as u32,
             discovery_interval: RawDiscovery::interval.get(raw.discovery.interval)?,
             include: RawDevice::include.get(raw.device.include)?,
             exclude: RawDevice::exclude.get(raw.device.exclude)?,
             log_level: RawLog::level.get(raw.log.level)?,
             log_format: RawLog::format.get(raw.log.format)?,
+            state_path: state_path(raw.state.path, demo, !raw.replay.is_empty()),
             replay: raw.replay,
             demo,
             probe: probe(raw.probe)?,
@@ -251,6 +262,19 @@ impl TryFrom<RawFile> for Config {
                     .collect(),
             },
         })
+    }
+}
+
+/// `state.path`: `none` is off; the demo's drives are simulated, so never
+/// with it; replayed dumps only when the path is set (a replay must not
+/// write into the host's own state unasked).
+fn state_path(raw: Option<PathBuf>, demo: bool, replay: bool) -> Option<PathBuf> {
+    match raw {
+        _ if demo => None,
+        Some(p) if p.as_os_str() == "none" => None,
+        Some(p) => Some(p),
+        None if replay => None,
+        None => Some(RawState::path.spec.default[0].into()),
     }
 }
 

@@ -47,6 +47,11 @@
 //!   opt-in write I/O, histogram and sliding-window quantiles, one thread per
 //!   drive; its `op` and `result` labels as enums (`probe::op`).
 //! - [`snapshot`]: the latest state of every drive, shared with the server.
+//! - [`state`]: what the exporter saw of each drive, kept across restarts
+//!   in one checksummed, atomically written file under `state.path`
+//!   (counter baselines, wear samples, temperature range, first seen, last
+//!   self-test), by identity; the memory a drive's history is restored
+//!   from when it identifies itself.
 //! - [`metrics`]: every metric's name, help, type and typed label set, in
 //!   one place; each drive's series encoded once per snapshot and copied
 //!   into a scrape (on the server's async thread when nothing needs
@@ -60,7 +65,8 @@
 //!   file (every key once, in `config::keys`: YAML section, flag, default
 //!   from the module that uses it, bound, README row), log output and
 //!   timestamps, and the wiring that runs it all (`app::schedule`: each
-//!   drive's supervised poll loop with its deadline).
+//!   drive's supervised poll loop with its deadline; `app::persist`: the
+//!   state file loaded at start, saved each poll interval and at shutdown).
 //!
 //! ## Who imports whom
 //!
@@ -77,9 +83,10 @@
 //! health                        → nvme, ata, scsi, device, timefmt, probe (op)
 //! poll                          → device, nvme, ata, scsi, health
 //! snapshot                      → poll, health, probe (op; quantiles for the judge)
+//! state                         → snapshot, health, files, timefmt
 //! report                        → snapshot, health
 //! probe                         (nothing of the crate outside it)
-//! metrics                       → snapshot, poll, probe, health, device, nvme
+//! metrics                       → snapshot, poll, probe, health, device, nvme, state (counters)
 //! http                          → report, files
 //! dump                          → poll (factory, fallback), device, timefmt
 //! config                        → health, probe, http, poll, device, ata (defaults; namer, scan, poller), files
@@ -111,5 +118,6 @@ pub mod probe;
 pub mod report;
 pub mod scsi;
 pub mod snapshot;
+pub mod state;
 pub mod sys;
 pub mod timefmt;

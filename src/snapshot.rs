@@ -49,6 +49,8 @@ pub struct DriveSnapshot {
     pub origin: String,
     /// From the drive's identify data; from sysfs until the first poll.
     pub identity: Identity,
+    /// Whether `identity` came from the drive's own pages (not sysfs).
+    pub identified: bool,
     /// Whether the last poll read and decoded the core health page.
     pub up: bool,
     /// Completed (or abandoned) polls, successful or not.
@@ -77,6 +79,11 @@ pub struct DriveSnapshot {
     pub reading: Option<Reading>,
     /// What the exporter saw of this drive before, for "increasing" rules.
     pub history: History,
+    /// How old the saved state this drive's history was restored from was
+    /// (`ssd_state_age_seconds`): zero when there was none. `None` without
+    /// a state file, and until the state layer has seen the drive identify
+    /// itself (again after its identity changed).
+    pub state_age: Option<Duration>,
     /// The newest health verdict (after the first poll).
     pub verdict: Option<Verdict>,
     /// Seconds until percentage used reaches 100 % at the rate seen so far.
@@ -92,6 +99,7 @@ impl DriveSnapshot {
             device: device.to_string(),
             origin: origin.to_string(),
             identity,
+            identified: false,
             up: false,
             polls: 0,
             last_success: None,
@@ -105,6 +113,7 @@ impl DriveSnapshot {
             last_error: None,
             reading: None,
             history: History::new(None),
+            state_age: None,
             verdict: None,
             wearout_seconds: None,
             endurance_used: None,
@@ -124,7 +133,7 @@ impl DriveSnapshot {
         self.last_poll_duration = Some(duration);
         self.up = outcome.up;
         if let Some(identity) = outcome.identity {
-            self.identity = identity;
+            self.identify(identity);
         }
         for e in &outcome.errors {
             *self.errors.entry(e.source).or_default() += 1;
@@ -141,6 +150,29 @@ impl DriveSnapshot {
         if self.up {
             self.last_success = Some(now);
         }
+    }
+
+    /// Takes the identity a poll read. Another drive under the same name
+    /// (swapped between two discovery passes, or another dump put in a
+    /// replay folder) is a new drive: what was seen of the old one is not
+    /// its history.
+    fn identify(&mut self, identity: Identity) {
+        if self.identified && !self.identity.is_same_drive(&identity) {
+            tracing::warn!(
+                device = self.device,
+                serial = self.identity.serial,
+                new_serial = identity.serial,
+                model = identity.model,
+                "another drive under this name; its history starts anew"
+            );
+            self.history = History::new(self.history.window());
+            self.state_age = None;
+            self.verdict = None;
+            self.wearout_seconds = None;
+            self.endurance_used = None;
+        }
+        self.identity = identity;
+        self.identified = true;
     }
 
     /// Judges the drive after a poll: records the reading into the history,

@@ -3,6 +3,7 @@
 //! of it.
 
 pub mod drives;
+mod persist;
 pub mod schedule;
 
 use std::path::Path;
@@ -212,8 +213,17 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         listeners.push(l);
     }
     let probes = fleet(&config)?;
+    // Off the runtime: this reads (and may create) the state directory.
+    let persist = {
+        let c = config.clone();
+        tokio::task::spawn_blocking(move || persist::open(&c).map(Arc::new)).await?
+    };
     let state = Arc::new(State {
         probes: probes.clone(),
+        build: BuildInfo {
+            state: persist.as_ref().map(|p| p.counters.clone()),
+            ..BuildInfo::default()
+        },
         ..State::default()
     });
     // Off the runtime: parsing drivedb.h (up to 16 MiB) takes a while.
@@ -227,8 +237,17 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         namer,
         probes: probes.clone(),
         gone: Arc::new(Notify::new()),
-        judge: crate::snapshot::judge(config.health.rules.clone(), probes.clone()),
+        judge: {
+            let judge = crate::snapshot::judge(config.health.rules.clone(), probes.clone());
+            match &persist {
+                Some(p) => p.judge(judge),
+                None => judge,
+            }
+        },
     });
+    let saver = persist
+        .clone()
+        .map(|p| tokio::spawn(p.save_loop(config.poll_interval)));
     let drives = if config.demo {
         warn!("{}", crate::device::demo::NOTICE);
         drives::start_demo(&ctx)
@@ -276,6 +295,12 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     let _ = stop_tx.send(true);
     drives.abort();
     watchdog.abort();
+    if let Some(saver) = saver {
+        saver.abort();
+    }
+    if let Some(p) = persist {
+        p.final_save().await;
+    }
     for s in servers {
         s.await??;
     }

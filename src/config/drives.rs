@@ -30,6 +30,14 @@ impl Config {
     /// The poller of a discovered drive, for its transport, with the
     /// configured command timeout and standby policy.
     pub fn live_poller(&self, d: &Discovered, namer: &Arc<Namer>) -> Box<dyn Poller> {
-        factory::live(d, self.poll_timeout, self.wake_standby, namer)
+        factory::live(
+            d,
+            self.poll_timeout,
+            factory::Standby {
+                wake: self.wake_standby,
+                max_skips: self.standby_max_skips,
+            },
+            namer,
+        )
     }
 }

@@ -142,6 +142,7 @@ sections! {
         + probe: RawProbe;
         + health: RawHealth;
         + path: RawPath;
+        + state: RawState;
     }
 
     RawWeb "web." {
@@ -187,6 +188,16 @@ sections! {
         /// poll SATA drives in standby too (spins them up); by default a
         /// drive in standby is skipped that round
         wake_standby: Option<bool> = Switch {} => ["poll.wake-standby"];
+        /// after this many polls in a row skipped because the SATA drive
+        /// was in standby, poll it once anyway (waking it), so that a drive
+        /// that is always asleep is still checked; 0 = never (smartd's
+        /// `-n standby,N`)
+        standby_max_skips: Option<u64> = Count {
+            default: crate::poll::sata::DEFAULT_STANDBY_MAX_SKIPS as u64,
+            min: 0,
+            max: bounds::MAX_STANDBY_SKIPS,
+            bytes: false,
+        } => ["poll.standby-max-skips" "N"];
     }
 
     RawDiscovery "discovery." {
@@ -344,6 +355,17 @@ sections! {
             default: &crate::ata::attributes::drivedb::DEFAULT_PATHS,
             list: false,
         } => ["path.drivedb" "PATH" global];
+    }
+
+    /// The file of what the exporter saw of each drive, kept across restarts.
+    RawState "state." {
+        /// directory of the state file (counter baselines, wear samples,
+        /// temperature range per drive; see "State"); `none` = keep nothing;
+        /// with `replay`, only when set; never with `demo`
+        path: Option<PathBuf> = Text {
+            default: &[crate::state::DEFAULT_PATH],
+            list: false,
+        } => ["state.path" "DIR"];
     }
 }
 

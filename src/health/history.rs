@@ -7,6 +7,11 @@
 //! differs from the previous one, so a drive polled every minute whose
 //! counters never move costs one entry per counter. Time is always passed in
 //! by the caller; nothing here reads the clock.
+//!
+//! A history outlives the process through the state file: [`History::saved`]
+//! is its plain-data form and [`History::restore`] checks one read back
+//! (`saved.rs`), so a counter that rose while the exporter was down is judged
+//! against the baseline seen before.
 
 use std::collections::VecDeque;
 use std::time::{Duration, SystemTime};
@@ -28,9 +33,17 @@ pub enum Tracked {
     PhyErrors,
 }
 
+/// Change points kept per counter, the baseline included. Past this the
+/// older half is thinned (every other point dropped), so a counter that
+/// moves on every poll under a long `health.increase_window` costs a
+/// bounded amount of memory and state file. A dropped point only makes a
+/// window's baseline older than it would have been: an increase may be
+/// counted from a little before the window, never missed.
+pub const MAX_POINTS: usize = 64;
+
 /// One observed point: when, the counter's value, and the cumulative rise
 /// since the series began (a drop counts as a reset and adds nothing).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Point {
     at: SystemTime,
     value: u128,
@@ -39,29 +52,30 @@ struct Point {
 
 /// Change points of one counter; `points[0]` is the baseline: the value in
 /// force at the start of the window.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 struct Series {
     first_seen: Option<SystemTime>,
     points: VecDeque<Point>,
 }
 
 impl Series {
-    /// Records `value` at `at`; true when it is higher than the last value.
-    fn push(&mut self, at: SystemTime, value: u128) -> bool {
+    /// Records `value` at `at`: `None` when it equals the last value (no
+    /// new point), else whether it is higher than the last value.
+    fn push(&mut self, at: SystemTime, value: u128) -> Option<bool> {
         let Some(last) = self.points.back().copied() else {
             self.first_seen = Some(at);
             self.points.push_back(Point { at, value, rise: 0 });
-            return false;
+            return Some(false);
         };
         if value == last.value {
-            return false;
+            return None;
         }
         // Drive-provided values: a counter that jumps to near 2^128, resets
         // and jumps again must not overflow (a panic in debug builds, a
         // wrong "increase" in release), so the rise saturates.
         let rise = last.rise.saturating_add(value.saturating_sub(last.value));
         self.points.push_back(Point { at, value, rise });
-        value > last.value
+        Some(value > last.value)
     }
 
     /// Drops points no longer needed: with a window, those superseded before
@@ -80,6 +94,20 @@ impl Series {
                 }
             }
         }
+        if self.points.len() > MAX_POINTS {
+            self.thin();
+        }
+    }
+
+    /// Drops every other point of the older half, the baseline kept.
+    fn thin(&mut self) {
+        let half = self.points.len() / 2;
+        let mut i = 0;
+        self.points.retain(|_| {
+            i += 1;
+            // Indices 1, 3, 5, … below `half` go.
+            !(i - 1 < half && (i - 1) % 2 == 1)
+        });
     }
 
     fn increase(&self) -> Option<u128> {
@@ -90,9 +118,11 @@ impl Series {
 }
 
 /// What the exporter saw of one drive before now.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct History {
     window: Option<Duration>,
+    /// The first reading recorded.
+    first_seen: Option<SystemTime>,
     latest: Option<SystemTime>,
     media_errors: Series,
     unsafe_shutdowns: Series,
@@ -105,6 +135,11 @@ pub struct History {
     last_throttle: Option<SystemTime>,
     wear_first: Option<(SystemTime, f64)>,
     wear_latest: Option<(SystemTime, f64)>,
+    /// Lowest and highest composite temperature seen, °C.
+    temperature: Option<(f64, f64)>,
+    /// Raised whenever something besides the time of the newest reading
+    /// changed: what a state file save waits for.
+    revision: u64,
 }
 
 impl History {
@@ -114,6 +149,7 @@ impl History {
     pub fn new(window: Option<Duration>) -> Self {
         Self {
             window,
+            first_seen: None,
             latest: None,
             media_errors: Series::default(),
             unsafe_shutdowns: Series::default(),
@@ -126,6 +162,8 @@ impl History {
             last_throttle: None,
             wear_first: None,
             wear_latest: None,
+            temperature: None,
+            revision: 0,
         }
     }
 
@@ -133,6 +171,8 @@ impl History {
     /// their series untouched.
     pub fn record(&mut self, now: SystemTime, r: &Reading) {
         let c = &r.counters;
+        let mut changed = self.first_seen.is_none();
+        self.first_seen.get_or_insert(now);
         let pairs = [
             (&mut self.media_errors, c.media_errors),
             (&mut self.unsafe_shutdowns, c.unsafe_shutdowns),
@@ -148,7 +188,7 @@ impl History {
         ];
         for (series, value) in pairs {
             if let Some(v) = value {
-                series.push(now, v);
+                changed |= series.push(now, v).is_some();
             }
         }
         let sum = |a: [u64; 2]| u128::from(a[0]) + u128::from(a[1]);
@@ -163,18 +203,47 @@ impl History {
         let mut throttled = r.throttle_active == Some(true);
         for (series, value) in throttle {
             if let Some(v) = value {
-                throttled |= series.push(now, v);
+                let pushed = series.push(now, v);
+                changed |= pushed.is_some();
+                throttled |= pushed == Some(true);
             }
         }
         if throttled {
+            changed |= self.last_throttle.is_none_or(|t| t < now);
             self.last_throttle = Some(now);
         }
         if let Some(used) = r.percentage_used_ratio {
+            changed |= self.wear_latest.is_none_or(|(_, u)| u != used);
             self.wear_first.get_or_insert((now, used));
             self.wear_latest = Some((now, used));
         }
+        changed |= self.record_temperature(r);
         self.latest = Some(now);
         self.prune(now);
+        if changed {
+            self.revision += 1;
+        }
+    }
+
+    /// Widens the temperature range by the composite reading; true when it
+    /// moved.
+    fn record_temperature(&mut self, r: &Reading) -> bool {
+        let Some(t) = r
+            .temperatures
+            .iter()
+            .find(|(s, _)| s == "composite")
+            .map(|&(_, t)| t)
+            .filter(|t| t.is_finite())
+        else {
+            return false;
+        };
+        let next = match self.temperature {
+            None => (t, t),
+            Some((lo, hi)) => (lo.min(t), hi.max(t)),
+        };
+        let moved = self.temperature != Some(next);
+        self.temperature = Some(next);
+        moved
     }
 
     fn prune(&mut self, now: SystemTime) {
@@ -242,6 +311,32 @@ impl History {
     pub fn wear_span(&self) -> Option<((SystemTime, f64), (SystemTime, f64))> {
         self.wear_first.zip(self.wear_latest)
     }
+
+    /// `(lowest, highest)` composite temperature seen, °C.
+    pub fn temperature_range(&self) -> Option<(f64, f64)> {
+        self.temperature
+    }
+
+    /// When the first reading was recorded (kept across restarts).
+    pub fn first_seen(&self) -> Option<SystemTime> {
+        self.first_seen
+    }
+
+    /// When the newest reading was recorded.
+    pub fn latest(&self) -> Option<SystemTime> {
+        self.latest
+    }
+
+    /// The window this history was made with.
+    pub fn window(&self) -> Option<Duration> {
+        self.window
+    }
+
+    /// Changes with everything a reading changed besides its time: equal
+    /// revisions of one history mean nothing new to save.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
 }
 
 /// The sum of every phy error count of a SAS disk; `None` without phys (a
@@ -255,6 +350,9 @@ fn phy_errors(s: &crate::health::ScsiReading) -> Option<u128> {
             .sum()
     })
 }
+
+mod saved;
+pub use saved::{RestoreError, SavedHistory, SavedSeries};
 
 /// `t` as RFC 3339 UTC to the second, for reasons that say since when.
 pub use crate::timefmt::utc_seconds as utc;

@@ -26,6 +26,16 @@ impl Identity {
     pub fn is_virtual(&self) -> bool {
         self.kind == Kind::Virtual
     }
+
+    /// Whether `other` names the same physical drive: the same serial and
+    /// model, and the same world-wide name where both know one (a name
+    /// read on one poll and not on the next is no other drive). Firmware
+    /// and capacity may change under a drive; these may not.
+    pub fn is_same_drive(&self, other: &Identity) -> bool {
+        self.serial == other.serial
+            && self.model == other.model
+            && (self.wwn.is_empty() || other.wwn.is_empty() || self.wwn == other.wwn)
+    }
 }
 
 /// Monotonic counters, kept at full width (`u128`) until exposition.

@@ -69,6 +69,12 @@ impl Exposition {
         )?;
         self.gauge(
             enc,
+            "ssd_state_age_seconds",
+            "Age of the saved state this drive's history was restored from when the exporter started watching it (0: none).",
+            |d| d.state_age.map(|a| a.as_secs_f64()),
+        )?;
+        self.gauge(
+            enc,
             "ssd_poll_duration_seconds",
             "How long the last poll took.",
             |d| d.last_poll_duration.map(|t| t.as_secs_f64()),

@@ -44,6 +44,19 @@ impl Exposition {
             MetricType::Gauge,
             thresholds,
         )?;
+        let seen = self.drives.iter().flat_map(|d| {
+            let range = d.history.temperature_range();
+            range.into_iter().flat_map(move |(lo, hi)| {
+                [("min", lo), ("max", hi)].map(|(b, t)| (Self::with(d, [("bound", b)]), t))
+            })
+        });
+        family(
+            enc,
+            "ssd_temperature_seen_celsius",
+            "Lowest and highest composite temperature the exporter has seen of this drive (kept in the state file across restarts).",
+            MetricType::Gauge,
+            seen,
+        )?;
         let bits = |f: fn(&Reading) -> &Vec<(Condition, bool)>| {
             readings.iter().flat_map(move |(d, r)| {
                 f(r).iter().map(move |&(c, set)| {

@@ -40,11 +40,14 @@ pub enum TextFormat {
     Prometheus,
 }
 
-/// Version and revision for `ssd_exporter_build_info`.
+/// What the exporter says of itself: version and revision for
+/// `ssd_exporter_build_info`, and its state file's counters
+/// (`ssd_exporter_state_*`, served only with a state file).
 #[derive(Debug, Clone)]
 pub struct BuildInfo {
     pub version: String,
     pub revision: String,
+    pub state: Option<Arc<crate::state::Counters>>,
 }
 
 impl Default for BuildInfo {
@@ -52,6 +55,7 @@ impl Default for BuildInfo {
         Self {
             version: env!("CARGO_PKG_VERSION").to_string(),
             revision: env!("SSD_EXPORTER_REVISION").to_string(),
+            state: None,
         }
     }
 }
@@ -269,6 +273,7 @@ impl Exposition {
                 MetricType::Gauge,
                 n,
             )?;
+            self.state_file(enc)?;
         }
         if drives {
             self.collection(enc)?;
@@ -291,6 +296,29 @@ impl Exposition {
 }
 
 impl Exposition {
+    /// The state file's saves and failures; nothing without one.
+    fn state_file(&self, enc: &mut Enc) -> fmt::Result {
+        use std::sync::atomic::Ordering::Relaxed;
+        let state = self.build.state.as_deref();
+        let saves = state.map(|c| (NO_LABELS, Wide(u128::from(c.saves.load(Relaxed)))));
+        counter(
+            enc,
+            "ssd_exporter_state_saves",
+            "Writes of the state file.",
+            saves,
+        )?;
+        let errors = state.into_iter().flat_map(|c| {
+            [("load", &c.load_errors), ("save", &c.save_errors)]
+                .map(|(op, n)| ([("op", op)], Wide(u128::from(n.load(Relaxed)))))
+        });
+        counter(
+            enc,
+            "ssd_exporter_state_errors",
+            "State file failures: a file that could not be loaded or believed, a directory or save that failed (each logged once).",
+            errors,
+        )
+    }
+
     /// `device` and `serial`, the labels every per-drive series carries.
     fn base(d: &DriveSnapshot) -> DriveLabels<'_> {
         DriveLabels {

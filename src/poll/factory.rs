@@ -23,14 +23,23 @@ use crate::device::sata_live::SataLive;
 use crate::device::scsi_live::ScsiLive;
 use crate::health::Identity;
 
+/// How a live drive in standby is treated: polled anyway (`wake`), or
+/// skipped, and then polled once after `max_skips` skips in a row (0 =
+/// never).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Standby {
+    pub wake: bool,
+    pub max_skips: u32,
+}
+
 /// The poller of a discovered live drive: each command gets `timeout`; a
-/// SATA drive in standby is polled only with `wake_standby`. A disk with
-/// SAT hints is tried as ATA and handed to the SCSI poller when its
-/// IDENTIFY through ATA PASS-THROUGH is refused ([`AtaOrScsi`]).
+/// SATA drive in standby is polled as `standby` says. A disk with SAT hints
+/// is tried as ATA and handed to the SCSI poller when its IDENTIFY through
+/// ATA PASS-THROUGH is refused ([`AtaOrScsi`]).
 pub fn live(
     d: &Discovered,
     timeout: Duration,
-    wake_standby: bool,
+    standby: Standby,
     namer: &Arc<Namer>,
 ) -> Box<dyn Poller> {
     let (path, sysfs, kind) = (d.dev_path.clone(), d.sysfs.clone(), d.kind);
@@ -46,7 +55,8 @@ pub fn live(
         Transport::Sata => {
             let src = Box::new(SataLive::new(&d.dev_path, timeout));
             let policy = SataPolicy {
-                wake_standby,
+                wake_standby: standby.wake,
+                standby_max_skips: standby.max_skips,
                 ..SataPolicy::LIVE
             };
             let ata = Box::new(SataPoller::new(src, namer.clone(), policy));

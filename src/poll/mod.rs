@@ -9,6 +9,7 @@ pub mod refresh;
 pub mod sata;
 pub mod scsi;
 pub mod source;
+pub mod standby;
 pub mod tracker;
 
 pub use source::Source;

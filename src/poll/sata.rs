@@ -6,10 +6,11 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use tracing::debug;
+use tracing::{debug, info};
 
 use super::refresh::{self, Refresh};
 use super::source::{DEVSTAT_PAGES, Source};
+use super::standby::StandbySkips;
 use super::tracker::Tracker;
 use super::{PollOutcome, Poller, keep};
 use crate::ata::attributes::{DrivePresets, MediaKind, Namer};
@@ -20,6 +21,9 @@ use crate::ata::{DeviceStatistics, Identify, self_test::SelfTestLog};
 use crate::device::replay::{SMART_STATUS_FILE, sata_file_name};
 use crate::device::{AtaRead, AtaSource};
 use crate::health::sata::{SataPages, identity, reading};
+
+/// Default of `poll.standby_max_skips`: a drive in standby is never woken.
+pub const DEFAULT_STANDBY_MAX_SKIPS: u32 = 0;
 
 /// Called with every page's dump file name and bytes as it is read (`dump`).
 pub type RawSink<'a> = &'a mut dyn FnMut(&str, &[u8]);
@@ -32,16 +36,20 @@ pub struct SataPolicy {
     pub identity_every: u64,
     /// Poll a drive in standby anyway (spinning it up).
     pub wake_standby: bool,
+    /// Otherwise, poll it once after this many skips in a row; 0 = never.
+    pub standby_max_skips: u32,
 }
 
 impl SataPolicy {
     pub const EVERY_PAGE: Self = Self {
         identity_every: 1,
         wake_standby: false,
+        standby_max_skips: DEFAULT_STANDBY_MAX_SKIPS,
     };
     pub const LIVE: Self = Self {
         identity_every: refresh::LIVE_EVERY,
         wake_standby: false,
+        standby_max_skips: DEFAULT_STANDBY_MAX_SKIPS,
     };
 }
 
@@ -60,6 +68,8 @@ pub struct SataPoller {
     /// Each statistics page's newest good decode, by page number: a page
     /// that fails keeps its values, one found unsupported is dropped.
     devstat_pages: BTreeMap<u8, DevstatPage>,
+    /// Polls skipped in a row for standby (`standby_max_skips`).
+    standby: StandbySkips,
 }
 
 impl SataPoller {
@@ -75,6 +85,7 @@ impl SataPoller {
             presets: None,
             devstat_list: None,
             devstat_pages: BTreeMap::new(),
+            standby: StandbySkips::new(policy.standby_max_skips),
         }
     }
 
@@ -82,9 +93,18 @@ impl SataPoller {
     pub fn poll_with(&mut self, sink: RawSink<'_>) -> PollOutcome {
         let mut out = PollOutcome::default();
         if !self.policy.wake_standby && self.in_standby(&mut out) {
-            debug!(device = %self.src.origin(), "drive in standby; not polled this round");
-            out.skipped = Some("standby");
-            return out;
+            if self.standby.skip() {
+                debug!(device = %self.src.origin(), "drive in standby; not polled this round");
+                out.skipped = Some("standby");
+                return out;
+            }
+            info!(
+                device = %self.src.origin(),
+                skipped = self.policy.standby_max_skips,
+                "drive in standby for this many polls in a row; polling it once anyway (poll.standby_max_skips)"
+            );
+        } else {
+            self.standby.awake();
         }
         let refresh = self.refresh.due(self.pages.identify.is_some());
         if refresh {
@@ -297,6 +317,7 @@ impl Poller for SataPoller {
         self.presets = None;
         self.devstat_list = None;
         self.devstat_pages.clear();
+        self.standby = StandbySkips::new(self.policy.standby_max_skips);
     }
 }
 

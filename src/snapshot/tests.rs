@@ -1,5 +1,6 @@
 use super::*;
 use crate::device::discovery::Transport;
+use crate::health::history::Tracked;
 use std::time::Duration;
 
 fn snap(device: &str) -> DriveSnapshot {
@@ -90,4 +91,63 @@ fn concurrent_updates_of_one_drive_are_all_kept() {
         t.join().unwrap();
     }
     assert_eq!(store.get("nvme0").unwrap().polls, 2000);
+}
+
+fn polled(identity: Identity, media_errors: u128) -> PollOutcome {
+    let mut reading = Reading::default();
+    reading.counters.media_errors = Some(media_errors);
+    PollOutcome {
+        identity: Some(identity),
+        reading: Some(reading),
+        up: true,
+        ..PollOutcome::default()
+    }
+}
+
+#[test]
+fn another_drive_under_the_same_name_starts_a_new_history() {
+    let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_083_200);
+    let rules = Rules::default();
+    let mut s = snap("sda");
+    let first = s.identity.clone();
+    s.apply(polled(first.clone(), 0), Duration::ZERO, t0);
+    s.judge(&rules, Vec::new(), t0);
+    s.state_age = Some(Duration::ZERO);
+    // The same drive with its world-wide name read now: the same history.
+    let with_wwn = Identity {
+        wwn: "naa.5000000000000001".into(),
+        ..first.clone()
+    };
+    let t1 = t0 + Duration::from_secs(60);
+    s.apply(polled(with_wwn.clone(), 2), Duration::ZERO, t1);
+    s.judge(&rules, Vec::new(), t1);
+    assert_eq!(s.history.increase(Tracked::MediaErrors), Some(2));
+    assert_eq!(s.state_age, Some(Duration::ZERO));
+    // Another serial: its count of 5 is no rise over the old drive's 2.
+    let other = Identity {
+        serial: "S2".into(),
+        ..with_wwn
+    };
+    let t2 = t1 + Duration::from_secs(60);
+    s.apply(polled(other, 5), Duration::ZERO, t2);
+    s.judge(&rules, Vec::new(), t2);
+    assert_eq!(s.history.increase(Tracked::MediaErrors), Some(0));
+    assert_eq!(s.history.first_seen(), Some(t2));
+    assert_eq!(s.state_age, None, "the state layer must adopt it anew");
+}
+
+#[test]
+fn a_sysfs_identity_is_no_drive_to_compare_with() {
+    // The placeholder from discovery may spell the serial differently; the
+    // first identity read from the drive is not "another drive".
+    let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_083_200);
+    let mut s = snap("sda");
+    s.history.record(t0, &Reading::default());
+    let read = Identity {
+        serial: "S-from-identify".into(),
+        ..s.identity.clone()
+    };
+    s.apply(polled(read, 0), Duration::ZERO, t0);
+    assert!(s.identified);
+    assert_eq!(s.history.first_seen(), Some(t0));
 }

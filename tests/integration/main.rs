@@ -13,4 +13,5 @@ mod layering;
 mod probe;
 mod rules;
 mod sas_verdict;
+mod state;
 mod verdict;

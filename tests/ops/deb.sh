@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Debian package with cargo-deb ([package.metadata.deb] in
 # Cargo.toml) and checks what is in it: the binary, the unit, the sysusers
-# file, the udev rule, the configuration as a conffile, the docs and the
+# and tmpfiles files (the state directory), the udev rule, the configuration as a conffile, the docs and the
 # maintainer scripts; the packaged files equal their sources; and the
 # extracted binary runs and accepts the packaged configuration.
 # Installs cargo-deb with `cargo install` if it is missing (about a minute).
@@ -65,6 +65,7 @@ check "binary /usr/bin/ssd_exporter" has /usr/bin/ssd_exporter
 unit=$(grep -E '^(/usr)?/lib/systemd/system/ssd_exporter\.service$' "$tmp/contents" || true)
 check "unit ${unit:-ssd_exporter.service (missing)}" test -n "$unit"
 check "sysusers /usr/lib/sysusers.d/ssd_exporter.conf" has /usr/lib/sysusers.d/ssd_exporter.conf
+check "tmpfiles /usr/lib/tmpfiles.d/ssd_exporter.conf" has /usr/lib/tmpfiles.d/ssd_exporter.conf
 check "udev rule /usr/lib/udev/rules.d/60-ssd-exporter.rules" has /usr/lib/udev/rules.d/60-ssd-exporter.rules
 check "configuration /etc/ssd_exporter/config.yml" has /etc/ssd_exporter/config.yml
 for doc in README.md metrics.md runbooks.md systemd.md copyright; do
@@ -86,6 +87,8 @@ check "conffiles lists /etc/ssd_exporter/config.yml" \
 check "packaged unit is systemd/ssd_exporter.service" same systemd/ssd_exporter.service "$unit"
 check "packaged sysusers file is systemd/ssd_exporter.sysusers" \
   same systemd/ssd_exporter.sysusers /usr/lib/sysusers.d/ssd_exporter.conf
+check "packaged tmpfiles file is systemd/ssd_exporter.tmpfiles" \
+  same systemd/ssd_exporter.tmpfiles /usr/lib/tmpfiles.d/ssd_exporter.conf
 check "packaged udev rule is systemd/60-ssd-exporter.rules" \
   same systemd/60-ssd-exporter.rules /usr/lib/udev/rules.d/60-ssd-exporter.rules
 check "packaged configuration is examples/config.yml" \
@@ -99,6 +102,15 @@ for s in postinst prerm postrm; do
 done
 check "postinst creates the user (systemd-sysusers ssd_exporter.conf)" \
   grep -q 'systemd-sysusers .*ssd_exporter\.conf' "$tmp/control/postinst"
+check "postinst creates the state directory (systemd-tmpfiles ssd_exporter.conf), after the user, before the start" \
+  sh -c 'u=$(grep -n "systemd-sysusers .*ssd_exporter\.conf" "$1" | head -1 | cut -d: -f1)
+         t=$(grep -n "systemd-tmpfiles --create ssd_exporter\.conf" "$1" | head -1 | cut -d: -f1)
+         s=$(grep -n "deb-systemd-invoke" "$1" | head -1 | cut -d: -f1)
+         [ -n "$u" ] && [ -n "$t" ] && [ -n "$s" ] && [ "$u" -lt "$t" ] && [ "$t" -lt "$s" ]' \
+  sh "$tmp/control/postinst"
+check "postrm deletes the state directory on purge only" \
+  sh -c 'grep -A2 "\"\$1\" = \"purge\" ]; then" "$1" | grep -q "rm -rf /var/lib/ssd_exporter" &&
+         [ "$(grep -c "rm -rf /var/lib/ssd_exporter" "$1")" -eq 1 ]' sh "$tmp/control/postrm"
 check "postinst enables and starts ssd_exporter.service" \
   sh -c 'grep -q "deb-systemd-helper enable ssd_exporter.service" "$1" &&
          grep -q "deb-systemd-invoke .*ssd_exporter.service" "$1"' sh "$tmp/control/postinst"

@@ -9,7 +9,7 @@
 #   3. both kustomizations as `kubectl kustomize` renders them, the same way,
 #      when kubectl is installed (it needs no cluster for that);
 #   4. the policy the DaemonSet promises (not privileged, exactly SYS_ADMIN and
-#      SYS_RAWIO, read-only host mounts, ...) and that the pieces agree with
+#      SYS_RAWIO, read-only host mounts but the state directory, ...) and that the pieces agree with
 #      each other (ports, selectors, config file, scrape interval, the job
 #      name the alert rules expect, the README's federation selector against
 #      alerts/fleet.rules.yml);
@@ -245,11 +245,11 @@ def seccomp():
 def host_mounts():
     volumes = {v["name"]: v for v in pod.get("volumes", [])}
     host = {n: v["hostPath"]["path"] for n, v in volumes.items() if "hostPath" in v}
-    assert sorted(host.values()) == ["/dev"], \
-        f"the only hostPath must be /dev (sysfs is the container's own), found {host}"
+    assert sorted(host.values()) == ["/dev", "/var/lib/ssd_exporter"], \
+        f"the hostPaths must be /dev (sysfs is the container's own) and the state directory, found {host}"
     for c in containers + pod.get("initContainers", []):
         for m in c.get("volumeMounts", []):
-            if m["name"] in host:
+            if host.get(m["name"]) == "/dev":
                 assert m.get("readOnly") is True, f"{c['name']}: {m['mountPath']} must be readOnly"
                 assert m["mountPath"] not in ("/dev", "/sys"), \
                     f"{c['name']}: host {host[m['name']]} must not cover the container's {m['mountPath']}"
@@ -259,6 +259,25 @@ def host_mounts():
         f"--path.dev={flag('path.dev')} but host /dev is mounted at {dev_mount}"
     assert not any(a.startswith("--path.sysfs=") for a in args), \
         "--path.sysfs must stay /sys, the container's own sysfs"
+
+
+def state_mount():
+    volumes = {v["name"]: v for v in pod.get("volumes", [])}
+    state = [n for n, v in volumes.items()
+             if v.get("hostPath", {}).get("path") == "/var/lib/ssd_exporter"]
+    assert len(state) == 1, "one hostPath volume for /var/lib/ssd_exporter"
+    assert volumes[state[0]]["hostPath"].get("type") == "DirectoryOrCreate", \
+        "the state hostPath must be DirectoryOrCreate, made on a node's first start"
+    mounts = [m for m in exporter_ctr["volumeMounts"] if m["name"] == state[0]]
+    assert len(mounts) == 1 and mounts[0].get("readOnly") is not True, \
+        "the state directory must be mounted once, writable"
+    assert flag("state.path") == mounts[0]["mountPath"], \
+        f"--state.path={flag('state.path')} but the state directory is mounted at {mounts[0]['mountPath']}"
+    assert config.get("state", {}).get("path") in (None, mounts[0]["mountPath"]), \
+        "config.yml's state.path must not point elsewhere"
+    writable = [m["mountPath"] for c in containers for m in c.get("volumeMounts", [])
+                if not m.get("readOnly") and m["name"] != state[0]]
+    assert not writable, f"no other writable mount: {writable}"
 
 
 def resources():
@@ -367,7 +386,10 @@ for name, fn in [
     ("capabilities: ALL dropped, exactly SYS_ADMIN and SYS_RAWIO added", capabilities),
     ("runs as root with a read-only root filesystem and no host namespaces", root_but_nothing_else),
     ("seccomp profile RuntimeDefault", seccomp),
-    ("only host /dev is mounted, read-only, at --path.dev", host_mounts),
+    ("host /dev is mounted read-only at --path.dev; the only other hostPath is the state directory",
+     host_mounts),
+    ("the node's /var/lib/ssd_exporter is mounted writable at --state.path (DirectoryOrCreate), the only writable mount",
+     state_mount),
     ("memory limit, no CPU limit", resources),
     ("tolerates every taint, rolling updates", every_node),
     ("container port 'metrics' is the configured listen port; probes hit real routes", metrics_port),

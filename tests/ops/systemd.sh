@@ -4,12 +4,16 @@
 #   1. systemd-analyze verify accepts the unit and prints nothing;
 #   2. systemd-analyze security --offline rates its exposure at 2.5 or better;
 #   3. systemd-sysusers parses the sysusers file and would create the user;
+#      systemd-tmpfiles makes the state directory from the tmpfiles file
+#      (owner ssd_exporter, 0700), the one StateDirectory= names and
+#      state.path defaults to;
 #   4. udev's parser reads 60-ssd-exporter.rules without a complaint;
 #   5. the exporter, run under strace while serving replayed drives and
 #      probing a loop device, makes only system calls the unit's
 #      SystemCallFilter= allows, opens sockets only of the families
 #      RestrictAddressFamilies= allows, reads no /proc file that ProcSubset=pid
-#      hides and writes files only in the write probe's directory.
+#      hides and writes files only in the write probe's directory and the
+#      state directory (where it saves state.json).
 # Step 5 needs the binary: $SSD_EXPORTER_BIN, else `cargo build` (debug).
 # Root is needed for steps 4 and 5's mount namespace and loop device; without
 # them those parts are skipped with a note, never passed silently.
@@ -105,6 +109,35 @@ if out=$(systemd-sysusers --root="$tmp/root" --dry-run "$repo/systemd/ssd_export
 else
   fail "systemd-sysusers rejects systemd/ssd_exporter.sysusers:"
   echo "$out"
+fi
+
+# The state directory: the unit's StateDirectory=, the tmpfiles entry and
+# state.path's default (src/state/mod.rs) name the same one.
+state_dir=$(sed -n 's/^StateDirectory=//p' "$unit")
+default_state=$(sed -n 's/^pub const DEFAULT_PATH: &str = "\(.*\)";/\1/p' src/state/mod.rs)
+if [ "/var/lib/$state_dir" = "$default_state" ] \
+  && grep -qx "d $default_state 0700 ssd_exporter ssd_exporter -" systemd/ssd_exporter.tmpfiles; then
+  pass "StateDirectory=$state_dir, the tmpfiles entry and state.path's default agree ($default_state)"
+else
+  fail "StateDirectory=$state_dir, systemd/ssd_exporter.tmpfiles and state.path's default ($default_state) differ"
+fi
+if [ "$(id -u)" -eq 0 ]; then
+  # For real into a scratch root: the account, then the directory it owns.
+  mkdir -p "$tmp/tmpfiles-root/etc"
+  if systemd-sysusers --root="$tmp/tmpfiles-root" "$repo/systemd/ssd_exporter.sysusers" >/dev/null 2>&1 \
+    && out=$(systemd-tmpfiles --root="$tmp/tmpfiles-root" --create "$repo/systemd/ssd_exporter.tmpfiles" 2>&1); then
+    uid=$(awk -F: '$1 == "ssd_exporter" { print $3 }' "$tmp/tmpfiles-root/etc/passwd")
+    got=$(stat -c '%u %a' "$tmp/tmpfiles-root$default_state" 2>/dev/null || true)
+    if [ -n "$uid" ] && [ "$got" = "$uid 700" ] && [ -z "$out" ]; then
+      pass "systemd-tmpfiles creates $default_state, owned by ssd_exporter, mode 0700"
+    else
+      fail "systemd-tmpfiles made '$got' (want '$uid 700') of $default_state: $out"
+    fi
+  else
+    fail "systemd-tmpfiles rejects systemd/ssd_exporter.tmpfiles: ${out:-systemd-sysusers failed}"
+  fi
+else
+  skip "systemd-tmpfiles --create of the state directory (needs root to chown)"
 fi
 
 # --- 4. udev rule -------------------------------------------------------------
@@ -203,9 +236,12 @@ for d in tests/fixtures/nvme/*/nvme* tests/fixtures/sata/*/sd*; do
 done
 # The shipped example configuration, so its settings are what runs; flags
 # override only the address, the data source and the pace.
+# The state directory stands in for StateDirectory=, the one other place
+# the unit lets it write.
+mkdir -m 0700 "$tmp/state"
 strace -f -qq -o "$tmp/strace" "$bin" --config.file=examples/config.yml \
   --web.listen-address=127.0.0.1:0 --web.listen-address=localhost:0 --poll.interval=1s --probe.rate=20 \
-  "${replay[@]}" "${extra[@]}" 2>"$tmp/log" &
+  --state.path="$tmp/state" "${replay[@]}" "${extra[@]}" 2>"$tmp/log" &
 pid=$!
 port=
 for _ in $(seq 50); do
@@ -266,11 +302,19 @@ if [ -n "$port" ]; then
     pass "no /proc file outside the process folders is opened (ProcSubset=pid)"
   fi
   writes=$(grep -E 'open(at)?\(.*(O_WRONLY|O_RDWR|O_CREAT)' "$tmp/strace" | grep -v ' = -1 ' \
-    | grep -oE '"/[^"]*"' | sort -u | grep -vF "\"${mnt:-/nonexistent}/probe/" | tr '\n' ' ' || true)
+    | grep -oE '"/[^"]*"' | sort -u | grep -vF "\"${mnt:-/nonexistent}/probe/" \
+    | grep -vF "\"$tmp/state/" | tr '\n' ' ' || true)
   if [ -n "$writes" ]; then
-    fail "files opened for writing outside the write probe directory (ProtectSystem=strict): $writes"
+    fail "files opened for writing outside the write probe and state directories (ProtectSystem=strict): $writes"
   else
-    pass "no file is opened for writing outside the write probe directory"
+    pass "no file is opened for writing outside the write probe and state directories"
+  fi
+  if grep -qE "openat\(.*\"$tmp/state/state\.json\.tmp\".*O_CREAT\|O_EXCL.*O_NOFOLLOW|openat\(.*\"$tmp/state/state\.json\.tmp\".*O_NOFOLLOW.*O_CREAT\|O_EXCL" "$tmp/strace" \
+    && grep -qE "rename(at2?)?\(.*\"$tmp/state/state\.json\.tmp\".*\"$tmp/state/state\.json\"" "$tmp/strace" \
+    && [ -s "$tmp/state/state.json" ]; then
+    pass "state.json saved in the state directory: O_CREAT|O_EXCL|O_NOFOLLOW temp file renamed over it"
+  else
+    fail "no state.json saved through an O_EXCL|O_NOFOLLOW temp file and rename in $tmp/state"
   fi
 fi
 

@@ -165,9 +165,11 @@ def main():
         procs.append(subprocess.Popen(
             [binary, "--demo", f"--web.listen-address=127.0.0.1:{demo_port}"],
             stdout=log, stderr=log))
+        # With a state file (in the temp dir), so its series are emitted too.
         procs.append(subprocess.Popen(
             [binary, f"--web.listen-address=127.0.0.1:{replay_port}", "--poll.interval=5s",
-             "--probe.disable"] + [f"--replay={d}" for d in fixtures],
+             "--probe.disable", f"--state.path={tmp / 'state'}"]
+            + [f"--replay={d}" for d in fixtures],
             stdout=log, stderr=log))
         demo_started = time.monotonic()
         for f in ("ssd_exporter.rules.yml", "fleet.rules.yml"):

@@ -136,6 +136,40 @@ fn the_shipped_example_config_is_valid_and_sets_every_key() {
     assert_eq!(c.health.rules.throttle_recent, Duration::from_secs(3600));
     assert_eq!(c.health.increase_window, None);
     assert!(c.exclude.is_none());
+    assert_eq!(c.standby_max_skips, 0);
+    assert_eq!(c.state_path, Some("/var/lib/ssd_exporter".into()));
+}
+
+#[test]
+fn state_path_none_demo_and_replay() {
+    let state = |yaml: &str| {
+        Config::try_from(RawFile::parse(yaml).unwrap())
+            .unwrap()
+            .state_path
+    };
+    assert_eq!(state(""), Some("/var/lib/ssd_exporter".into()));
+    assert_eq!(state("state:\n  path: none\n"), None);
+    assert_eq!(state("state:\n  path: /srv/s\n"), Some("/srv/s".into()));
+    // A replay writes state only where it is told to; the demo never.
+    assert_eq!(state("replay: [/tmp/d]\n"), None);
+    assert_eq!(
+        state("replay: [/tmp/d]\nstate:\n  path: /tmp/s\n"),
+        Some("/tmp/s".into())
+    );
+    assert_eq!(state("demo: true\nstate:\n  path: /tmp/s\n"), None);
+}
+
+#[test]
+fn standby_max_skips_is_bounded() {
+    let c = Config::try_from(RawFile::parse("poll:\n  standby_max_skips: 30\n").unwrap()).unwrap();
+    assert_eq!(c.standby_max_skips, 30);
+    let e = Config::try_from(RawFile::parse("poll:\n  standby_max_skips: 100001\n").unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("poll.standby_max_skips:") && e.contains("100000"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -106,3 +106,23 @@ fn endurance_is_host_writes_over_tbw() {
     };
     assert_eq!(endurance_used(&r, &unrated), None);
 }
+
+#[test]
+fn a_wear_span_across_a_restart_counts_as_history() {
+    // The same 3 % → 4 % in 30 days, with the exporter restarted in
+    // between: the first sample comes back from the state file, so the
+    // observed rate still wins (96 × 30 days = 248 832 000 s), where a
+    // fresh start would fall back to the lifetime average.
+    let mut before = History::new(None);
+    before.record(at(T0), &reading(Some(0.03), Some(1000 * 3600)));
+    let saved: crate::health::history::SavedHistory =
+        serde_json::from_slice(&serde_json::to_vec(&before.saved()).unwrap()).unwrap();
+    let mut after = History::restore(None, &saved, at(T0 + 30 * DAY)).unwrap();
+    let now = reading(Some(0.04), Some(1720 * 3600));
+    after.record(at(T0 + 30 * DAY), &now);
+    assert!(close(wearout_seconds(&now, &after, WEEK), 248_832_000.0));
+    let mut fresh = History::new(None);
+    fresh.record(at(T0 + 30 * DAY), &now);
+    // Lifetime: 4 % over 1720 h; 96 % left = 24 × 1720 h = 148 608 000 s.
+    assert!(close(wearout_seconds(&now, &fresh, WEEK), 148_608_000.0));
+}

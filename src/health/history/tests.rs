@@ -169,3 +169,40 @@ fn drive_provided_counters_near_2_pow_128_do_not_overflow() {
     // Rises of 2^128 - 1 twice, then 1: saturated, not wrapped.
     assert_eq!(h.increase(Tracked::MediaErrors), Some(u128::MAX));
 }
+
+#[test]
+fn a_counter_moving_every_poll_is_thinned_to_a_bound_and_its_rise_kept() {
+    let mut h = History::new(Some(Duration::from_secs(365 * 24 * HOUR)));
+    for i in 0..2000u64 {
+        h.record(at(T0 + i * HOUR), &media(u128::from(i)));
+        assert!(h.media_errors.points.len() <= MAX_POINTS, "at {i}");
+    }
+    assert_eq!(h.increase(Tracked::MediaErrors), Some(1999));
+    assert_eq!(h.media_errors.points[0].at, at(T0), "baseline kept");
+}
+
+#[test]
+fn temperature_range_and_first_seen() {
+    let mut h = History::new(None);
+    for (i, t) in [35.0, 52.0, 28.0, 40.0].into_iter().enumerate() {
+        let r = Reading {
+            temperatures: vec![("composite".into(), t), ("1".into(), 90.0)],
+            ..Reading::default()
+        };
+        h.record(at(T0 + i as u64 * HOUR), &r);
+    }
+    assert_eq!(h.temperature_range(), Some((28.0, 52.0)));
+    assert_eq!(h.first_seen(), Some(at(T0)));
+    assert_eq!(h.latest(), Some(at(T0 + 3 * HOUR)));
+}
+
+#[test]
+fn the_revision_moves_with_news_not_with_time() {
+    let mut h = History::new(None);
+    h.record(at(T0), &media(1));
+    let r0 = h.revision();
+    h.record(at(T0 + HOUR), &media(1));
+    assert_eq!(h.revision(), r0, "same values, later time");
+    h.record(at(T0 + 2 * HOUR), &media(2));
+    assert!(h.revision() > r0);
+}

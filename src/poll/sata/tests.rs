@@ -150,3 +150,43 @@ fn an_aborted_log_is_unsupported_asked_once_per_refresh_and_the_rest_is_served()
         .count();
     assert_eq!(n, 1);
 }
+
+#[test]
+fn after_standby_max_skips_a_sleeping_drive_is_polled_once() {
+    let policy = SataPolicy {
+        standby_max_skips: 2,
+        ..SataPolicy::LIVE
+    };
+    let (mut p, asked) = poller(PowerMode::Standby, vec![], policy);
+    let skipped: Vec<bool> = (0..6).map(|_| p.poll().skipped.is_some()).collect();
+    assert_eq!(skipped, [true, true, false, true, true, false]);
+    let reads = asked
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|r| *r == "smart read data")
+        .count();
+    assert_eq!(reads, 2, "one SMART read per forced poll");
+    // Found awake, the count starts again.
+    p.src = Box::new(Fake {
+        inner: SataReplay::new(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/sata/kingston-dc600m/sda"
+        ))),
+        mode: PowerMode::ActiveOrIdle,
+        abort: vec![],
+        asked: asked.clone(),
+    });
+    p.poll();
+    p.src = Box::new(Fake {
+        inner: SataReplay::new(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/sata/kingston-dc600m/sda"
+        ))),
+        mode: PowerMode::Standby,
+        abort: vec![],
+        asked,
+    });
+    let skipped: Vec<bool> = (0..3).map(|_| p.poll().skipped.is_some()).collect();
+    assert_eq!(skipped, [true, true, false]);
+}

@@ -1,0 +1,180 @@
+//! The state file's wiring: opened and loaded at start (never fatal: a
+//! directory that cannot be used or a file that cannot be believed is one
+//! warning, and the exporter runs without it), the memory wrapped around
+//! each verdict, a save at most once per poll interval, and one at
+//! shutdown. File work runs on blocking threads.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, SystemTime};
+
+use tracing::{debug, info, warn};
+
+use crate::config::Config;
+use crate::snapshot::Judge;
+use crate::state::file::{self, BAD_NAME, LoadError};
+use crate::state::{Counters, Memory, StateDir};
+
+/// The longest the shutdown waits for the last save (a hung disk must not
+/// hold the exit until systemd's stop timeout).
+const SHUTDOWN_SAVE: Duration = Duration::from_secs(5);
+
+/// The state file in use.
+pub(crate) struct Persist {
+    /// `None` when saves are off (the directory could not be used).
+    dir: Option<StateDir>,
+    memory: Arc<Memory>,
+    pub counters: Arc<Counters>,
+    /// The last save's failure, logged when it first appears and when it
+    /// goes; held through each save.
+    failing: std::sync::Mutex<Option<String>>,
+}
+
+/// Opens and loads `config.state_path`; `None` when state is off. Blocking.
+pub(crate) fn open(config: &Config) -> Option<Persist> {
+    let path = config.state_path.as_ref()?;
+    let counters = Arc::new(Counters::default());
+    let window = config.health.increase_window;
+    let hint = "running without saving state; set state.path to a writable directory, or to none";
+    let (dir, memory) = match StateDir::open(path) {
+        Ok(dir) if dir.writable => {
+            let memory = load(&dir, window, &counters, true);
+            (Some(dir), memory)
+        }
+        Ok(dir) => {
+            warn!(path = %path.display(), "state.path is not writable; {hint}");
+            counters.save_errors.fetch_add(1, Ordering::Relaxed);
+            // Still read: the baselines in it are better than none.
+            (None, load(&dir, window, &counters, false))
+        }
+        Err(e) => {
+            warn!(path = %path.display(), "state.path: {e}; {hint}");
+            counters.save_errors.fetch_add(1, Ordering::Relaxed);
+            (None, Memory::default())
+        }
+    };
+    Some(Persist {
+        dir,
+        memory: Arc::new(memory),
+        counters,
+        failing: Default::default(),
+    })
+}
+
+/// The memory the state file holds; anything wrong with the file is one
+/// warning (and the file kept aside when `aside`, so the next save does
+/// not destroy it).
+fn load(dir: &StateDir, window: Option<Duration>, counters: &Counters, aside: bool) -> Memory {
+    let path = dir.file();
+    let payload = match dir.load() {
+        Ok(Some(p)) => p,
+        Ok(None) => {
+            info!(file = %path.display(), "no saved state yet; starting fresh");
+            return Memory::default();
+        }
+        Err(e) => {
+            counters.load_errors.fetch_add(1, Ordering::Relaxed);
+            let kept = match aside.then(|| dir.keep_aside()) {
+                Some(Ok(())) => format!("; kept as {BAD_NAME}"),
+                Some(Err(e)) => format!("; could not keep it as {BAD_NAME}: {e}"),
+                None => String::new(),
+            };
+            let what = match e {
+                LoadError::Future(_) => "written by a newer exporter",
+                _ => "unreadable or damaged",
+            };
+            warn!(file = %path.display(), "state file {what}, ignored: {e}{kept}; starting fresh");
+            return Memory::default();
+        }
+    };
+    let saved_at = SystemTime::UNIX_EPOCH + Duration::from_millis(payload.saved_at_ms);
+    let (memory, refused) = Memory::from_payload(window, payload, SystemTime::now());
+    for r in refused {
+        warn!(file = %path.display(), serial = r.serial, "saved history not believed: {}; the drive starts fresh", r.why);
+    }
+    info!(
+        file = %path.display(),
+        drives = memory.len(),
+        saved = %crate::timefmt::utc_seconds(saved_at),
+        "saved state loaded"
+    );
+    memory
+}
+
+impl Persist {
+    /// `judge` with the memory around it: a drive is adopted before its
+    /// verdict, kept after it.
+    pub(crate) fn judge(&self, judge: Judge) -> Judge {
+        let memory = Arc::clone(&self.memory);
+        Arc::new(move |s, now| {
+            memory.adopt(s, now);
+            judge(s, now);
+            memory.keep(s, now);
+        })
+    }
+
+    /// Writes what is due (everything with `force`). Blocking; one save
+    /// at a time (the shutdown's may start while the loop's runs). Without
+    /// a usable directory, a save that was due is counted as failed (the
+    /// cause was logged at start), so an alert on the rate sees it.
+    fn save(&self, force: bool) {
+        let mut failing = self.failing.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(payload) = self.memory.payload(SystemTime::now(), force) else {
+            return;
+        };
+        let Some(dir) = &self.dir else {
+            self.counters.save_errors.fetch_add(1, Ordering::Relaxed);
+            return;
+        };
+        let (bytes, dropped) = file::encode_capped(payload);
+        if dropped > 0 {
+            warn!(
+                dropped,
+                limit = file::LIMIT.bytes,
+                "state file at its size cap; the least recently seen drives are left out"
+            );
+        }
+        match dir.save(&bytes) {
+            Ok(()) => {
+                self.counters.saves.fetch_add(1, Ordering::Relaxed);
+                debug!(bytes = bytes.len(), "state saved");
+                if failing.take().is_some() {
+                    info!(file = %dir.file().display(), "state file saves work again");
+                }
+            }
+            Err(e) => {
+                self.counters.save_errors.fetch_add(1, Ordering::Relaxed);
+                self.memory.unsaved();
+                let message = e.to_string();
+                if failing.as_deref() != Some(message.as_str()) {
+                    warn!(file = %dir.file().display(), "state file not saved: {message}; trying again each poll interval");
+                }
+                *failing = Some(message);
+            }
+        }
+    }
+
+    /// Saves at most once per `every` (the poll interval), until aborted.
+    pub(crate) async fn save_loop(self: Arc<Self>, every: Duration) {
+        let mut tick = tokio::time::interval(every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        tick.tick().await;
+        loop {
+            tick.tick().await;
+            let me = Arc::clone(&self);
+            // One save at a time: the next tick waits for this one.
+            let _ = tokio::task::spawn_blocking(move || me.save(false)).await;
+        }
+    }
+
+    /// The save at shutdown, waited for at most [`SHUTDOWN_SAVE`].
+    pub(crate) async fn final_save(self: Arc<Self>) {
+        let me = Arc::clone(&self);
+        let saving = tokio::task::spawn_blocking(move || me.save(true));
+        if tokio::time::timeout(SHUTDOWN_SAVE, saving).await.is_err() {
+            warn!(
+                "the state file's last save did not finish within {SHUTDOWN_SAVE:?}; exiting without it"
+            );
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! What the state file holds: per drive, who it is (the key: serial and
+//! model, and the world-wide name where known — never the kernel name,
+//! which moves between boots), when it was last seen, its history and the
+//! last self-test the exporter started on it.
+//!
+//! New per-drive facts (the NVMe persistent event log's "seen up to"
+//! marker, say) go in [`Record`] as fields with `#[serde(default)]`: an
+//! older exporter ignores a field it does not know, a newer one reads an
+//! older file with the default, and neither needs a new format version.
+
+use serde::{Deserialize, Serialize};
+
+use crate::health::history::SavedHistory;
+
+/// The whole payload after the header line.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Payload {
+    /// Unix milliseconds of the save.
+    pub saved_at_ms: u64,
+    /// Most recently seen first.
+    pub drives: Vec<Record>,
+}
+
+/// One drive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub serial: String,
+    pub model: String,
+    /// `eui.…`, `naa.…`: empty when the drive gave none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub wwn: String,
+    /// For people reading the file; not part of the key.
+    #[serde(default)]
+    pub transport: String,
+    /// Unix milliseconds of the newest reading.
+    pub last_seen_ms: u64,
+    #[serde(default)]
+    pub history: SavedHistory,
+    /// The newest self-test the exporter started (scheduled self-tests),
+    /// so that a restart does not test every drive again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_self_test: Option<SelfTestRun>,
+}
+
+/// A self-test the exporter started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SelfTestRun {
+    /// Unix milliseconds.
+    pub started_ms: u64,
+    pub kind: SelfTestKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SelfTestKind {
+    Short,
+    Extended,
+}
