@@ -27,11 +27,13 @@ mod collection;
 mod health;
 mod probe;
 mod process;
+mod reload;
 mod scsi;
 mod tables;
 mod verdict;
 
 pub use cache::Cache;
+pub use reload::ConfigReloads;
 
 /// Exposition formats (`/metrics` content negotiation picks one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,11 +42,14 @@ pub enum TextFormat {
     Prometheus,
 }
 
-/// Version and revision for `ssd_exporter_build_info`.
+/// What the exporter says of itself: version and revision for
+/// `ssd_exporter_build_info`, and its config loads.
 #[derive(Debug, Clone)]
 pub struct BuildInfo {
     pub version: String,
     pub revision: String,
+    /// `ssd_exporter_config_last_reload_*`; `None` (tests) serves none.
+    pub config: Option<Arc<ConfigReloads>>,
 }
 
 impl Default for BuildInfo {
@@ -52,6 +57,7 @@ impl Default for BuildInfo {
         Self {
             version: env!("CARGO_PKG_VERSION").to_string(),
             revision: env!("SSD_EXPORTER_REVISION").to_string(),
+            config: None,
         }
     }
 }
@@ -269,6 +275,7 @@ impl Exposition {
                 MetricType::Gauge,
                 n,
             )?;
+            self.config_reloads(enc)?;
         }
         if drives {
             self.collection(enc)?;

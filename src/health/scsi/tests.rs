@@ -89,7 +89,7 @@ fn judge_two(first: &ScsiPages, second: &ScsiPages) -> Vec<(&'static str, String
     let v = evaluate(Some(&b), &h, &ctx, &Rules::default(), now);
     v.problems
         .iter()
-        .map(|p| (p.name, p.reason.clone()))
+        .map(|p| (p.name.as_label(), p.reason.clone()))
         .collect()
 }
 
