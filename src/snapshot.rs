@@ -223,7 +223,9 @@ impl DriveSnapshot {
             .and_then(|r| forecast::wearout_seconds(r, &self.history, FORECAST_MIN_SPAN));
         // The operator's figure for the drive wins over the datasheet's.
         let endurance = Rating {
-            tbw_bytes: (tuning.rated_endurance_bytes).or(rating.as_ref().and_then(|r| r.tbw_bytes)),
+            tbw_bytes: tuning
+                .rated_endurance_bytes
+                .or(rating.as_ref().and_then(|r| r.tbw_bytes)),
             ..Rating::default()
         };
         self.endurance_used = self

@@ -399,3 +399,14 @@ fn sighup_applies_a_new_threshold_and_a_bad_file_keeps_the_running_config() {
     });
     assert!(reload_at(&m) > good_at);
 }
+
+#[test]
+fn every_problem_name_is_documented() {
+    let docs = std::fs::read_to_string(repo().join("docs/metrics.md")).unwrap();
+    for p in ssd_exporter::health::verdict::ProblemName::ALL {
+        assert!(
+            docs.contains(&format!("`{p}`")),
+            "{p} is not in docs/metrics.md"
+        );
+    }
+}
