@@ -155,7 +155,7 @@ impl DriveSnapshot {
 
     /// Resolves [`DriveSnapshot::tuning`] again if the drive's identity or
     /// the tuner's generation changed since it last was; logs which
-    /// override applies when that changes (once per drive at start).
+    /// override applies (once per drive at start, then when it changes).
     pub fn retune(&mut self, tuner: &dyn Tuner) {
         let key = (
             tuner.generation(),
@@ -167,7 +167,15 @@ impl DriveSnapshot {
         }
         let first = self.tuned_for.is_none();
         let tuning = tuner.tuning(&self.device, &self.identity);
-        if tuning.source != self.tuning.source || (first && tuning.source.is_some()) {
+        // Once per drive at start when an override applies; after a reload
+        // or a new identity, when what applies changed.
+        let changed = match first {
+            true => tuning.source.is_some(),
+            false => {
+                tuning != self.tuning && (tuning.source.is_some() || self.tuning.source.is_some())
+            }
+        };
+        if changed {
             let mute: Vec<&str> = tuning.rules.mute.iter().map(|p| p.as_label()).collect();
             match &tuning.source {
                 Some(source) => tracing::info!(

@@ -302,58 +302,54 @@ fn check_config_rejects_an_unknown_problem_name_naming_the_key_and_the_names() {
 #[test]
 fn sighup_applies_a_new_threshold_and_a_bad_file_keeps_the_running_config() {
     let dir = tempfile::tempdir().unwrap();
-    // The DC2000B fixture: 3 % used, no problem at the default thresholds.
+    // The DC2000B fixture: 3 % used, 16.384 TB written, no problem at the
+    // default thresholds, and no endurance in the datasheet table.
     let nvme0 = copy_fixture("nvme/kingston-dc2000b/nvme0", dir.path(), "nvme0");
     let path = dir.path().join("config.yml");
-    std::fs::write(
-        &path,
-        "poll:\n  interval: 200ms\nhealth:\n  wear_warning: 0.8\n",
-    )
-    .unwrap();
+    let start = "poll:\n  interval: 200ms\nhealth:\n  wear_warning: 0.8\n";
+    std::fs::write(&path, start).unwrap();
     let config = format!("--config.file={}", path.display());
     let e = Running::start(&[&format!("--replay={nvme0}"), &config]);
     let reload_ok =
         |m: &BTreeMap<String, f64>| value(m, "ssd_exporter_config_last_reload_successful", &[]);
     let reload_at = |m: &BTreeMap<String, f64>| {
-        value(
-            m,
-            "ssd_exporter_config_last_reload_success_timestamp_seconds",
-            &[],
-        )
-        .unwrap()
+        let name = "ssd_exporter_config_last_reload_success_timestamp_seconds";
+        value(m, name, &[]).unwrap()
     };
+    let endurance = |m: &BTreeMap<String, f64>| of(m, "ssd_endurance_used_ratio", "nvme0");
     let m = e.until("polled", |m| polls(m, "nvme0") >= 2.0);
     assert!(problems(&m, "nvme0").is_empty(), "{m:?}");
+    assert_eq!(endurance(&m), None);
     assert_eq!(reload_ok(&m), Some(1.0));
     let started_at = reload_at(&m);
 
-    // A good file: wear_warning 2 % (the drive is at 3 %), and a key that
-    // needs a restart.
-    std::fs::write(
-        &path,
-        "poll:\n  interval: 1h\nhealth:\n  wear_warning: 0.02\n",
-    )
-    .unwrap();
-    std::thread::sleep(Duration::from_millis(20));
+    // A good file: wear_warning 2 % (the drive is at 3 %), an override
+    // rating the drive 1638.4 TBW (so 1 % used), and a key that needs a
+    // restart.
+    let good = "poll:\n  interval: 1h\nhealth:\n  wear_warning: 0.02\n  overrides:\n    - device: '^nvme0$'\n      rated_endurance_bytes: 1.6384e15\n";
+    std::fs::write(&path, good).unwrap();
     e.hup();
     let m = e.until("warned of wear", |m| {
         problems(m, "nvme0").contains_key("wear_high")
     });
     assert_eq!(problems(&m, "nvme0")["wear_high"], "warning");
+    assert!((endurance(&m).unwrap() - 0.01).abs() < 1e-12, "{m:?}");
     assert_eq!(reload_ok(&m), Some(1.0));
-    assert!(
-        reload_at(&m) > started_at,
-        "{} <= {started_at}",
-        reload_at(&m)
-    );
     let good_at = reload_at(&m);
+    assert!(good_at > started_at, "{good_at} <= {started_at}");
     let log = e.log();
-    let restart: Vec<&String> = log
-        .iter()
-        .filter(|l| l.contains("need a restart"))
-        .collect();
+    let lines =
+        |what: &str| -> Vec<String> { log.iter().filter(|l| l.contains(what)).cloned().collect() };
+    let restart = lines("need a restart");
     assert_eq!(restart.len(), 1, "{log:#?}");
     assert!(restart[0].contains("keys=poll.interval"), "{}", restart[0]);
+    let applies = lines("health override applies");
+    assert_eq!(applies.len(), 1, "{log:#?}");
+    assert!(
+        applies[0].contains("source=health.overrides[0]"),
+        "{}",
+        applies[0]
+    );
     // The running interval is kept: polls go on every 200 ms.
     let before = polls(&m, "nvme0");
     e.until("kept polling at 200ms", |m| {
@@ -362,7 +358,8 @@ fn sighup_applies_a_new_threshold_and_a_bad_file_keeps_the_running_config() {
 
     // A bad file: the running config stays, one line says why.
     let logged = e.log().len();
-    std::fs::write(&path, "health:\n  wear_warning: 0.9\n  overrides:\n    - device: nvme0\n      mute: [wear_hihg]\n").unwrap();
+    let bad = "health:\n  wear_warning: 0.9\n  overrides:\n    - device: nvme0\n      mute: [wear_hihg]\n";
+    std::fs::write(&path, bad).unwrap();
     e.hup();
     let m = e.until("reported the failed reload", |m| reload_ok(m) == Some(0.0));
     assert_eq!(reload_at(&m), good_at);
@@ -370,11 +367,9 @@ fn sighup_applies_a_new_threshold_and_a_bad_file_keeps_the_running_config() {
     let m = e.until("polled after the failed reload", |m| {
         polls(m, "nvme0") >= before + 3.0
     });
-    assert_eq!(
-        problems(&m, "nvme0")["wear_high"],
-        "warning",
-        "the bad file's wear_warning applied"
-    );
+    let kept = "the bad file's wear_warning applied";
+    assert_eq!(problems(&m, "nvme0")["wear_high"], "warning", "{kept}");
+    assert!(endurance(&m).is_some(), "the running override was dropped");
     let log = e.log();
     let new: Vec<&String> = log[logged..]
         .iter()
@@ -387,17 +382,18 @@ fn sighup_applies_a_new_threshold_and_a_bad_file_keeps_the_running_config() {
         new[0]
     );
 
-    // Fixed again: back to 1, and the bad file's threshold never applied.
-    std::fs::write(
-        &path,
-        "poll:\n  interval: 200ms\nhealth:\n  wear_warning: 0.8\n",
-    )
-    .unwrap();
+    // Fixed again (the file at start): back to 1, and without the
+    // override the drive's endurance is unknown again.
+    std::fs::write(&path, start).unwrap();
     e.hup();
     let m = e.until("reloaded the fixed file", |m| {
-        reload_ok(m) == Some(1.0) && !problems(m, "nvme0").contains_key("wear_high")
+        reload_ok(m) == Some(1.0)
+            && !problems(m, "nvme0").contains_key("wear_high")
+            && endurance(m).is_none()
     });
     assert!(reload_at(&m) > good_at);
+    let gone = "no health override applies any more";
+    assert!(e.log().iter().any(|l| l.contains(gone)), "{:#?}", e.log());
 }
 
 #[test]
