@@ -2,6 +2,7 @@
 # Check the alerting and recording rules: promtool's syntax check and unit
 # tests, plus what promtool cannot know about this project:
 #   - every rule uses only metrics listed in docs/metrics.md,
+#   - every problem a rule names (to leave out a muted one) is documented,
 #   - every alert's runbook_url points at its own heading in docs/runbooks.md,
 #   - every alert has a test case where it fires and one where it does not,
 #   - every recording rule is queried by a test.
@@ -52,6 +53,8 @@ run "promtool test rules alerts/tests/*.yml (${#test_files[@]} files)" \
     "$promtool" test rules "${test_files[@]}"
 run "rules use only metrics in docs/metrics.md" \
     python3 -m tools.alerts_lint metrics "${rule_files[@]}"
+run "rules name only problems in docs/metrics.md" \
+    python3 -m tools.alerts_lint problems "${rule_files[@]}"
 for f in "${rule_files[@]}"; do
     run "every runbook_url anchor in $f is the alert's heading in docs/runbooks.md" \
         python3 -m tools.alerts_lint runbooks "$f"

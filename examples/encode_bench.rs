@@ -22,7 +22,6 @@ use std::time::{Instant, SystemTime};
 
 use ssd_exporter::app::State;
 use ssd_exporter::health::history::History;
-use ssd_exporter::health::verdict::Rules;
 use ssd_exporter::http::{Exposition, Format};
 use ssd_exporter::poll::factory;
 use ssd_exporter::snapshot::DriveSnapshot;
@@ -62,7 +61,7 @@ fn main() {
         let mut snap = DriveSnapshot::new(&device, &dir.display().to_string(), identity);
         snap.apply(outcome, started.elapsed(), now);
         snap.history = History::new(None);
-        snap.judge(&Rules::default(), Vec::new(), now);
+        snap.judge(Vec::new(), now);
         state.store.insert(snap);
     }
     let devices: Vec<String> = state

@@ -47,7 +47,7 @@ pub fn rows(config: &Config, devices: &[String]) -> anyhow::Result<Vec<Row>> {
     let now = SystemTime::now();
     let deadline = config.poll_timeout;
     // serve's judge, without probes (check runs none).
-    let judge = snapshot::judge(config.health.rules.clone(), None);
+    let judge = snapshot::judge(Arc::new(config.health.clone()), None);
     // Each drive on its own thread: a hung drive costs its deadline, not
     // everyone's.
     let pending: Vec<_> = drives

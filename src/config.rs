@@ -14,12 +14,15 @@ use thiserror::Error;
 
 mod drives;
 mod keys;
+mod overrides;
+mod reload;
 pub mod spec;
 
 pub use keys::{
-    RawDevice, RawDiscovery, RawFile, RawHealth, RawLog, RawPath, RawPoll, RawProbe, RawProbeWrite,
-    RawState, RawWeb, readme_table, with_defaults,
+    RawDevice, RawDiscovery, RawFile, RawHealth, RawHealthSection, RawLog, RawOverride, RawPath,
+    RawPoll, RawProbe, RawProbeWrite, RawState, RawWeb, readme_table, with_defaults,
 };
+pub use overrides::Override;
 use spec::Key;
 
 /// A configuration error: exit code 2, one line.
@@ -58,8 +61,11 @@ pub mod bounds {
     pub const MAX_PLP_RATIO: f64 = 1.0;
     /// `poll.standby_max_skips`: about 69 days of 60 s polls.
     pub const MAX_STANDBY_SKIPS: u64 = 100_000;
-    /// `device.include`, `device.exclude`: compiled program size.
+    /// `device.include`, `device.exclude`, and an override's `model` and
+    /// `device`: compiled program size.
     pub const MAX_REGEX_BYTES: usize = 1 << 20;
+    /// `health.overrides`: entries (each is tried in turn for a drive).
+    pub const MAX_OVERRIDES: usize = 1000;
 }
 
 fn invalid(key: &str, message: impl Into<String>) -> ConfigError {
@@ -149,6 +155,9 @@ pub struct Health {
     /// "Increasing" compares with what was seen within this window; `None`
     /// = since the exporter started.
     pub increase_window: Option<Duration>,
+    /// Per-drive settings, the first matching entry winning
+    /// ([`Health::tuning_for`]).
+    pub overrides: Vec<Override>,
 }
 
 /// The latency probe's settings.
@@ -278,19 +287,30 @@ fn state_path(raw: Option<PathBuf>, demo: bool, replay: bool) -> Option<PathBuf>
     }
 }
 
-fn health(raw: RawHealth) -> Result<Health, ConfigError> {
-    type H = RawHealth;
+fn health(raw: RawHealthSection) -> Result<Health, ConfigError> {
+    let (rules, increase_window) = health_keys(raw.keys.clone())?;
     Ok(Health {
-        rules: crate::health::verdict::Rules {
-            wear_warning: H::wear_warning.get(raw.wear_warning)?,
-            wear_critical: H::wear_critical.get(raw.wear_critical)?,
-            spare_warning_factor: H::spare_warning_factor.get(raw.spare_warning_factor)?,
-            plp_health_critical: H::plp_health_critical.get(raw.plp_health_critical)?,
-            throttle_recent: H::throttle_recent.get(raw.throttle_recent)?,
-            latency_qos: H::latency_qos.get(raw.latency_qos),
-        },
-        increase_window: H::increase_window.get(raw.increase_window)?,
+        rules,
+        increase_window,
+        overrides: overrides::validate(&raw.keys, raw.overrides)?,
     })
+}
+
+/// The `health.*` keys of the section or of one override (no mutes).
+fn health_keys(
+    raw: RawHealth,
+) -> Result<(crate::health::verdict::Rules, Option<Duration>), ConfigError> {
+    type H = RawHealth;
+    let rules = crate::health::verdict::Rules {
+        wear_warning: H::wear_warning.get(raw.wear_warning)?,
+        wear_critical: H::wear_critical.get(raw.wear_critical)?,
+        spare_warning_factor: H::spare_warning_factor.get(raw.spare_warning_factor)?,
+        plp_health_critical: H::plp_health_critical.get(raw.plp_health_critical)?,
+        throttle_recent: H::throttle_recent.get(raw.throttle_recent)?,
+        latency_qos: H::latency_qos.get(raw.latency_qos),
+        mute: crate::health::verdict::ProblemSet::EMPTY,
+    };
+    Ok((rules, H::increase_window.get(raw.increase_window)?))
 }
 
 fn probe(raw: RawProbe) -> Result<Probe, ConfigError> {

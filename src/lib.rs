@@ -41,8 +41,9 @@
 //!   `poll::factory` (serve, check, dump, demo and the tests).
 //! - [`dump`]: `ssd_exporter dump`, a poll whose pages are written to a folder.
 //! - [`health`]: the unified reading that NVMe, SATA and SCSI pages map onto; the
-//!   verdict (rules over the reading and its history), wear-out forecast and
-//!   datasheet ratings.
+//!   verdict (rules over the reading and its history, with each drive's
+//!   thresholds and mutes passed in as values: `health::tuning`), wear-out
+//!   forecast and datasheet ratings.
 //! - [`probe`]: the latency probe: Poisson schedule, busy back-off, read and
 //!   opt-in write I/O, histogram and sliding-window quantiles, one thread per
 //!   drive; its `op` and `result` labels as enums (`probe::op`).
@@ -63,10 +64,12 @@
 //!   check` (text, JSON, Nagios exit codes) and the landing page share it.
 //! - [`config`], [`cli`], [`logging`], [`timefmt`], [`app`]: flags and config
 //!   file (every key once, in `config::keys`: YAML section, flag, default
-//!   from the module that uses it, bound, README row), log output and
+//!   from the module that uses it, bound, README row; per-drive
+//!   `health.overrides` in `config::overrides`), log output and
 //!   timestamps, and the wiring that runs it all (`app::schedule`: each
 //!   drive's supervised poll loop with its deadline; `app::persist`: the
-//!   state file loaded at start, saved each poll interval and at shutdown).
+//!   state file loaded at start, saved each poll interval and at shutdown;
+//!   `app::reload`: the config reload on SIGHUP).
 //!
 //! ## Who imports whom
 //!

@@ -2,7 +2,9 @@
 //! Exit codes: 0 ok, 1 runtime failure, 2 bad command line or configuration
 //! (including `--web.systemd-socket` without a socket from systemd).
 
+use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
@@ -50,7 +52,7 @@ fn main() -> ExitCode {
                 3
             }),
         )),
-        None => serve(config),
+        None => serve(config, &cli),
     };
     match result {
         Ok(code) => code,
@@ -68,22 +70,30 @@ fn main() -> ExitCode {
 }
 
 fn load(cli: &Cli) -> Result<Config, ConfigError> {
-    let file = match &cli.flags.config_file {
+    load_from(cli.flags.config_file.as_deref(), cli.flags.to_raw())
+}
+
+/// The file (if any) with the flags laid over it, validated: at start,
+/// and again on each SIGHUP.
+fn load_from(file: Option<&Path>, flags: RawFile) -> Result<Config, ConfigError> {
+    let file = match file {
         Some(path) => RawFile::load(path)?,
         None => RawFile::default(),
     };
-    let config = Config::try_from(file.overlay(cli.flags.to_raw()))?;
+    let config = Config::try_from(file.overlay(flags))?;
     app::validate(&config)?;
     Ok(config)
 }
 
-fn serve(config: Config) -> anyhow::Result<ExitCode> {
+fn serve(config: Config, cli: &Cli) -> anyhow::Result<ExitCode> {
     one_malloc_arena();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    rt.block_on(app::run(config))?;
+    let (file, flags) = (cli.flags.config_file.clone(), cli.flags.to_raw());
+    let reload = Arc::new(move || load_from(file.as_deref(), flags.clone()));
+    rt.block_on(app::run(config, reload))?;
     // Blocking threads stuck in an ioctl must not hold the process open.
     rt.shutdown_timeout(Duration::from_millis(100));
     Ok(ExitCode::SUCCESS)

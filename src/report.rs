@@ -7,13 +7,15 @@ use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 
-use crate::health::verdict::Severity;
+use crate::health::verdict::{ProblemName, Severity};
 use crate::snapshot::DriveSnapshot;
 
 /// One problem of a drive.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ProblemRow {
     pub name: String,
+    /// `warning`, `critical`, or `muted` (the reason says by what and
+    /// what it would be otherwise).
     pub severity: String,
     pub reason: String,
 }
@@ -52,6 +54,9 @@ pub struct Row {
     /// Pages the exporter currently believes the drive does not support
     /// (`ssd_page_supported` 0), asked again with every identity refresh.
     pub unsupported_pages: Vec<String>,
+    /// The `health.overrides` entry that applies to the drive, if any.
+    #[serde(rename = "override")]
+    pub override_source: Option<String>,
 }
 
 impl Row {
@@ -61,7 +66,9 @@ impl Row {
         // Without its core health data a drive's health is unknown, not
         // merely "warning" (Nagios UNKNOWN for `check`).
         let no_data = r.is_none()
-            || verdict.is_some_and(|v| v.problems.iter().any(|p| p.name == "data_missing"));
+            || verdict.is_some_and(|v| {
+                (v.problems.iter()).any(|p| p.name == ProblemName::DataMissing && !p.muted)
+            });
         Row {
             device: d.device.clone(),
             transport: d.identity.transport.as_str().to_string(),
@@ -92,9 +99,17 @@ impl Row {
                     v.problems
                         .iter()
                         .map(|p| ProblemRow {
-                            name: p.name.into(),
-                            severity: p.severity.as_str().into(),
-                            reason: p.reason.clone(),
+                            name: p.name.as_label().into(),
+                            severity: p.severity_label().into(),
+                            reason: match p.muted {
+                                false => p.reason.clone(),
+                                true => format!(
+                                    "{}, muted by {}: {}",
+                                    p.severity.as_str(),
+                                    d.tuning.source.as_deref().unwrap_or("the config"),
+                                    p.reason
+                                ),
+                            },
                         })
                         .collect()
                 })
@@ -108,6 +123,7 @@ impl Row {
                 .filter(|(_, supported)| !supported)
                 .map(|(p, _)| p.as_label().to_string())
                 .collect(),
+            override_source: d.tuning.source.clone(),
         }
     }
 }

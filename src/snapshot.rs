@@ -5,10 +5,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime};
 
-use crate::health::datasheet::{self, rating_for};
+use crate::health::datasheet::{self, Rating, rating_for};
 use crate::health::forecast;
 use crate::health::history::History;
-use crate::health::verdict::{self, Context, Rules, Verdict};
+use crate::health::tuning::{Tuner, Tuning};
+use crate::health::verdict::{self, Context, Verdict};
 use crate::health::{Identity, Reading};
 use crate::poll::{PollOutcome, Source};
 use crate::probe::fleet::Fleet;
@@ -88,8 +89,15 @@ pub struct DriveSnapshot {
     pub verdict: Option<Verdict>,
     /// Seconds until percentage used reaches 100 % at the rate seen so far.
     pub wearout_seconds: Option<f64>,
-    /// Host bytes written against the model's rated endurance.
+    /// Host bytes written against the drive's rated endurance.
     pub endurance_used: Option<f64>,
+    /// This drive's health settings: the `health` section, or the first
+    /// `health.overrides` entry matching it. Resolved when the drive is
+    /// first judged, and again when its identity or the config changes.
+    pub tuning: Arc<Tuning>,
+    /// What `tuning` was resolved for: the tuner's generation, the model
+    /// and the serial.
+    tuned_for: Option<(u64, String, String)>,
 }
 
 impl DriveSnapshot {
@@ -117,6 +125,8 @@ impl DriveSnapshot {
             verdict: None,
             wearout_seconds: None,
             endurance_used: None,
+            tuning: Arc::default(),
+            tuned_for: None,
         }
     }
 
@@ -175,19 +185,63 @@ impl DriveSnapshot {
         self.identified = true;
     }
 
-    /// Judges the drive after a poll: records the reading into the history,
-    /// then the verdict, the wear-out forecast and the endurance used.
-    /// `latency_over_qos` is `(op, measured, target)` for each datasheet
-    /// QoS limit the probe shows exceeded.
-    pub fn judge(
-        &mut self,
-        rules: &Rules,
-        latency_over_qos: Vec<(ProbeOp, f64, f64)>,
-        now: SystemTime,
-    ) {
+    /// Resolves [`DriveSnapshot::tuning`] again if the drive's identity or
+    /// the tuner's generation changed since it last was; logs which
+    /// override applies (once per drive at start, then when it changes).
+    pub fn retune(&mut self, tuner: &dyn Tuner) {
+        let key = (
+            tuner.generation(),
+            self.identity.model.clone(),
+            self.identity.serial.clone(),
+        );
+        if self.tuned_for.as_ref() == Some(&key) {
+            return;
+        }
+        let first = self.tuned_for.is_none();
+        let tuning = tuner.tuning(&self.device, &self.identity);
+        // Once per drive at start when an override applies; after a reload
+        // or a new identity, when what applies changed.
+        let changed = match first {
+            true => tuning.source.is_some(),
+            false => {
+                tuning != self.tuning && (tuning.source.is_some() || self.tuning.source.is_some())
+            }
+        };
+        if changed {
+            let mute: Vec<&str> = tuning.rules.mute.iter().map(|p| p.as_label()).collect();
+            match &tuning.source {
+                Some(source) => tracing::info!(
+                    device = self.device,
+                    serial = self.identity.serial,
+                    source,
+                    mute = mute.join(","),
+                    "health override applies"
+                ),
+                None => tracing::info!(
+                    device = self.device,
+                    serial = self.identity.serial,
+                    "no health override applies any more"
+                ),
+            }
+        }
+        if tuning.increase_window != self.tuning.increase_window || first {
+            self.history.set_window(tuning.increase_window);
+        }
+        self.tuning = tuning;
+        self.tuned_for = Some(key);
+    }
+
+    /// Judges the drive after a poll with its [`DriveSnapshot::tuning`]:
+    /// records the reading into the history, then the verdict, the
+    /// wear-out forecast and the endurance used. `latency_over_qos` is
+    /// `(op, measured, target)` for each datasheet QoS limit the probe
+    /// shows exceeded.
+    pub fn judge(&mut self, latency_over_qos: Vec<(ProbeOp, f64, f64)>, now: SystemTime) {
         if let Some(r) = &self.reading {
             self.history.record(now, r);
         }
+        let tuning = Arc::clone(&self.tuning);
+        let rules = &tuning.rules;
         let rating = rating_for(&self.identity.model, self.identity.capacity_bytes);
         let ctx = Context {
             up: self.up,
@@ -208,11 +262,17 @@ impl DriveSnapshot {
             .reading
             .as_ref()
             .and_then(|r| forecast::wearout_seconds(r, &self.history, FORECAST_MIN_SPAN));
+        // The operator's figure for the drive wins over the datasheet's.
+        let endurance = Rating {
+            tbw_bytes: tuning
+                .rated_endurance_bytes
+                .or(rating.as_ref().and_then(|r| r.tbw_bytes)),
+            ..Rating::default()
+        };
         self.endurance_used = self
             .reading
             .as_ref()
-            .zip(rating.as_ref())
-            .and_then(|(r, rating)| forecast::endurance_used(r, rating));
+            .and_then(|r| forecast::endurance_used(r, &endurance));
     }
 
     /// Records a poll that did not finish within its deadline.
@@ -334,19 +394,21 @@ impl Store {
 /// One for `serve` and `check`, made by [`judge`].
 pub type Judge = Arc<dyn Fn(&mut DriveSnapshot, SystemTime) + Send + Sync>;
 
-/// The verdict after each poll: `rules`, and, given the probe fleet, the
-/// probes' tail latency against the model's datasheet QoS.
-pub fn judge(rules: Rules, probes: Option<Arc<Fleet>>) -> Judge {
+/// The verdict after each poll, with each drive's settings from `tuner`
+/// and, given the probe fleet, the probes' tail latency against the
+/// model's datasheet QoS.
+pub fn judge(tuner: Arc<dyn Tuner>, probes: Option<Arc<Fleet>>) -> Judge {
     Arc::new(move |s: &mut DriveSnapshot, now| {
+        s.retune(tuner.as_ref());
         let mut over = Vec::new();
-        if let (true, Some(p)) = (rules.latency_qos, &probes) {
+        if let (true, Some(p)) = (s.tuning.rules.latency_qos, &probes) {
             for t in qos::targets_for(&s.identity.model) {
                 if let Some(v) = qos::breach(|q| p.quantile(&s.device, t.op, q), t.seconds) {
                     over.push((t.op, v, t.seconds));
                 }
             }
         }
-        s.judge(&rules, over, now);
+        s.judge(over, now);
     })
 }
 

@@ -5,6 +5,7 @@ alerts/check.sh). From the repository root:
     python3 -m tools.alerts_lint runbooks     ALERT_RULES           runbook_url anchors exist in docs/runbooks.md
     python3 -m tools.alerts_lint alert-tests  ALERT_RULES TESTS...  each alert fires in a test and is spared in one
     python3 -m tools.alerts_lint record-tests RECORD_RULES TESTS... each recording rule is queried by a test
+    python3 -m tools.alerts_lint problems     RULES...              problem="..." names are in docs/metrics.md
 
 Standard library only, so it runs wherever promtool does. The rule and test
 files are read line by line in the layout they are written in (one key per
@@ -68,6 +69,20 @@ def check_metrics(paths):
             if re.sub(r"_(bucket|sum|count)$", "", name) in documented:
                 continue
             errors.append(f"{path}: {name} is not in docs/metrics.md")
+    return errors
+
+
+def check_problems(paths):
+    """Every verdict problem a rule names (`problem="x"`, `problem=~"x|y"`,
+    e.g. to leave out a muted one) is a documented problem: a typo would
+    match nothing, and the alert would ignore the operator's mute."""
+    documented = set(re.findall(r"`([a-z0-9_]+)`", METRICS_DOC.read_text()))
+    errors = []
+    for path in paths:
+        for m in re.finditer(r'\bproblem=~?"([^"]*)"', "\n".join(code_lines(path))):
+            for name in m.group(1).split("|"):
+                if name not in documented:
+                    errors.append(f"{path}: problem {name!r} is not a problem in docs/metrics.md")
     return errors
 
 
@@ -150,6 +165,7 @@ def main(argv):
         "runbooks": lambda a: check_runbooks(a[0]),
         "alert-tests": lambda a: check_alert_tests(a[0], a[1:]),
         "record-tests": lambda a: check_record_tests(a[0], a[1:]),
+        "problems": lambda a: check_problems(a),
     }
     if len(argv) < 3 or argv[1] not in checks:
         print(__doc__.strip(), file=sys.stderr)

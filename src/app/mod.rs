@@ -4,6 +4,7 @@
 
 pub mod drives;
 mod persist;
+pub mod reload;
 pub mod schedule;
 
 use std::path::Path;
@@ -194,8 +195,9 @@ fn fleet(config: &Config) -> anyhow::Result<Option<Arc<Fleet>>> {
     Ok(Some(Arc::new(Fleet::new(probe, config.dev.clone(), write))))
 }
 
-/// Runs the exporter until SIGINT or SIGTERM.
-pub async fn run(config: Config) -> anyhow::Result<()> {
+/// Runs the exporter until SIGINT or SIGTERM; on SIGHUP, `load` reads the
+/// configuration again ([`reload`]).
+pub async fn run(config: Config, load: reload::Loader) -> anyhow::Result<()> {
     let mut signals = Signals::install().context("install signal handlers")?;
     nofile_limit(&config);
     let mut listeners = Vec::new();
@@ -218,14 +220,18 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         let c = config.clone();
         tokio::task::spawn_blocking(move || persist::open(&c).map(Arc::new)).await?
     };
-    let state = Arc::new(State {
+    let reloads = Arc::new(metrics::ConfigReloads::loaded(SystemTime::now()));
+    let mut state = State {
         probes: probes.clone(),
         build: BuildInfo {
             state: persist.as_ref().map(|p| p.counters.clone()),
             ..BuildInfo::default()
         },
         ..State::default()
-    });
+    };
+    state.build.config = Some(reloads.clone());
+    let state = Arc::new(state);
+    let health = Arc::new(reload::LiveHealth::new(config.health.clone()));
     // Off the runtime: parsing drivedb.h (up to 16 MiB) takes a while.
     let namer = {
         let c = config.clone();
@@ -238,7 +244,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         probes: probes.clone(),
         gone: Arc::new(Notify::new()),
         judge: {
-            let judge = crate::snapshot::judge(config.health.rules.clone(), probes.clone());
+            let judge = crate::snapshot::judge(health.clone(), probes.clone());
             match &persist {
                 Some(p) => p.judge(judge),
                 None => judge,
@@ -290,7 +296,18 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         };
         servers.push(tokio::spawn(http::serve(l, state.clone(), cfg, shutdown)));
     }
-    signals.wait().await;
+    let reloader = reload::Reloader {
+        load,
+        started: config.clone(),
+        health,
+        status: reloads,
+    };
+    while let Signal::Reload = signals.next().await {
+        tokio::select! {
+            _ = reloader.reload() => {}
+            _ = signals.stop() => break,
+        }
+    }
     info!("shutting down");
     let _ = stop_tx.send(true);
     drives.abort();
@@ -338,11 +355,19 @@ async fn bind(addr: std::net::SocketAddr) -> std::io::Result<tokio::net::TcpList
     }
 }
 
-/// SIGTERM and SIGINT handlers, installed before anything is served so a
-/// signal that arrives early still shuts down cleanly.
+/// SIGTERM, SIGINT and SIGHUP handlers, installed before anything is
+/// served so a signal that arrives early still shuts down cleanly (or is
+/// taken as a reload, not as the default "terminate").
 struct Signals {
     term: tokio::signal::unix::Signal,
     int: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+}
+
+/// What a signal asks for.
+enum Signal {
+    Stop,
+    Reload,
 }
 
 impl Signals {
@@ -351,10 +376,19 @@ impl Signals {
         Ok(Self {
             term: signal(SignalKind::terminate())?,
             int: signal(SignalKind::interrupt())?,
+            hup: signal(SignalKind::hangup())?,
         })
     }
 
-    async fn wait(&mut self) {
+    async fn next(&mut self) -> Signal {
+        tokio::select! {
+            _ = self.term.recv() => Signal::Stop,
+            _ = self.int.recv() => Signal::Stop,
+            _ = self.hup.recv() => Signal::Reload,
+        }
+    }
+
+    async fn stop(&mut self) {
         tokio::select! {
             _ = self.term.recv() => {}
             _ = self.int.recv() => {}

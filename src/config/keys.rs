@@ -108,6 +108,24 @@ macro_rules! sections {
                 };
             )*
 
+            /// The file's names of this section's own keys.
+            pub const FIELDS: &'static [&'static str] = &[$(stringify!($field)),*];
+
+            /// Deserializes `value` into the key called `name` (one of
+            /// [`Self::FIELDS`]); `false` when there is none of that name.
+            /// For a section embedded in a hand-written one (`health`).
+            pub fn set_field<'de, D: serde::Deserializer<'de>>(
+                &mut self,
+                name: &str,
+                value: D,
+            ) -> Result<bool, D::Error> {
+                match name {
+                    $( stringify!($field) => self.$field = serde::Deserialize::deserialize(value)?, )*
+                    _ => return Ok(false),
+                }
+                Ok(true)
+            }
+
             /// Overlays `later` (the flags) on `self` (the file): a value
             /// set in `later` wins.
             pub fn overlay(self, later: Self) -> Self {
@@ -140,7 +158,7 @@ sections! {
         + device: RawDevice;
         + log: RawLog;
         + probe: RawProbe;
-        + health: RawHealth;
+        + health: RawHealthSection;
         + path: RawPath;
         + state: RawState;
     }
@@ -367,6 +385,28 @@ sections! {
             list: false,
         } => ["state.path" "DIR"];
     }
+}
+
+/// The `health` section of the file: the table's keys and the overrides
+/// (read, validated and documented in `overrides.rs`).
+#[derive(Debug, Default, Clone, clap::Args)]
+pub struct RawHealthSection {
+    #[arg(skip)]
+    pub overrides: Vec<RawOverride>,
+    #[command(flatten)]
+    pub keys: RawHealth,
+}
+
+/// One raw entry of `health.overrides`.
+#[derive(Debug, Default, Clone)]
+pub struct RawOverride {
+    pub serial: Option<String>,
+    pub model: Option<String>,
+    pub device: Option<String>,
+    pub mute: Vec<String>,
+    /// TBW in bytes: `600e12` or `600000000000000`.
+    pub rated_endurance_bytes: Option<f64>,
+    pub keys: RawHealth,
 }
 
 /// Every key, in table order.

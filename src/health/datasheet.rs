@@ -7,7 +7,7 @@ use super::reading::Reading;
 use crate::nvme::Condition;
 
 /// What a datasheet promises for one model and capacity.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Rating {
     /// Rated endurance in bytes written by the host (decimal TB × 10^12).
     pub tbw_bytes: Option<f64>,

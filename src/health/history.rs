@@ -167,6 +167,12 @@ impl History {
         }
     }
 
+    /// Changes how far back "increasing" looks (a per-drive override, a
+    /// config reload); points already pruned stay gone.
+    pub fn set_window(&mut self, window: Option<Duration>) {
+        self.window = window;
+    }
+
     /// Records a reading taken at `now`. Fields the reading lacks leave
     /// their series untouched.
     pub fn record(&mut self, now: SystemTime, r: &Reading) {

@@ -26,21 +26,179 @@ impl Severity {
     }
 }
 
+/// Every problem the verdict can raise: the `problem` label of
+/// `ssd_health_problem` (names from metrics.md), and what
+/// `health.overrides[].mute` accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProblemName {
+    SpareBelowThreshold,
+    ReliabilityDegraded,
+    ReadOnly,
+    PlpFailed,
+    SmartFailed,
+    WearOut,
+    PlpHealthLow,
+    TemperatureAboveCritical,
+    MediaErrorsIncreasing,
+    SelfTestFailed,
+    WearHigh,
+    SpareLow,
+    UnsafeShutdownsIncreasing,
+    ThermalThrottling,
+    TemperatureAboveWarning,
+    CrcErrorsIncreasing,
+    GrownDefectsIncreasing,
+    PhyErrorsIncreasing,
+    DriveReportedWarning,
+    LatencyAboveQos,
+    PollFailing,
+    DataMissing,
+}
+
+impl ProblemName {
+    pub const ALL: [ProblemName; 22] = {
+        use ProblemName::*;
+        [
+            SpareBelowThreshold,
+            ReliabilityDegraded,
+            ReadOnly,
+            PlpFailed,
+            SmartFailed,
+            WearOut,
+            PlpHealthLow,
+            TemperatureAboveCritical,
+            MediaErrorsIncreasing,
+            SelfTestFailed,
+            WearHigh,
+            SpareLow,
+            UnsafeShutdownsIncreasing,
+            ThermalThrottling,
+            TemperatureAboveWarning,
+            CrcErrorsIncreasing,
+            GrownDefectsIncreasing,
+            PhyErrorsIncreasing,
+            DriveReportedWarning,
+            LatencyAboveQos,
+            PollFailing,
+            DataMissing,
+        ]
+    };
+
+    /// The `problem` label value.
+    pub fn as_label(self) -> &'static str {
+        use ProblemName::*;
+        match self {
+            SpareBelowThreshold => "spare_below_threshold",
+            ReliabilityDegraded => "reliability_degraded",
+            ReadOnly => "read_only",
+            PlpFailed => "plp_failed",
+            SmartFailed => "smart_failed",
+            WearOut => "wear_out",
+            PlpHealthLow => "plp_health_low",
+            TemperatureAboveCritical => "temperature_above_critical",
+            MediaErrorsIncreasing => "media_errors_increasing",
+            SelfTestFailed => "self_test_failed",
+            WearHigh => "wear_high",
+            SpareLow => "spare_low",
+            UnsafeShutdownsIncreasing => "unsafe_shutdowns_increasing",
+            ThermalThrottling => "thermal_throttling",
+            TemperatureAboveWarning => "temperature_above_warning",
+            CrcErrorsIncreasing => "crc_errors_increasing",
+            GrownDefectsIncreasing => "grown_defects_increasing",
+            PhyErrorsIncreasing => "phy_errors_increasing",
+            DriveReportedWarning => "drive_reported_warning",
+            LatencyAboveQos => "latency_above_qos",
+            PollFailing => "poll_failing",
+            DataMissing => "data_missing",
+        }
+    }
+
+    /// The problem a label names (what a config file gives).
+    pub fn from_label(label: &str) -> Option<ProblemName> {
+        Self::ALL.into_iter().find(|p| p.as_label() == label)
+    }
+}
+
+impl std::fmt::Display for ProblemName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_label())
+    }
+}
+
+/// A set of problems, one bit each (its place in [`ProblemName::ALL`]):
+/// `Copy`, so [`Rules`] stays a constant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProblemSet(u64);
+
+const _: () = assert!(ProblemName::ALL.len() <= 64, "ProblemSet holds 64 names");
+
+impl ProblemSet {
+    pub const EMPTY: ProblemSet = ProblemSet(0);
+
+    fn bit(p: ProblemName) -> u64 {
+        1 << (p as u32)
+    }
+
+    pub fn with(self, p: ProblemName) -> ProblemSet {
+        ProblemSet(self.0 | Self::bit(p))
+    }
+
+    pub fn contains(self, p: ProblemName) -> bool {
+        self.0 & Self::bit(p) != 0
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The names in the set, in [`ProblemName::ALL`] order.
+    pub fn iter(self) -> impl Iterator<Item = ProblemName> {
+        ProblemName::ALL
+            .into_iter()
+            .filter(move |&p| self.contains(p))
+    }
+}
+
+impl FromIterator<ProblemName> for ProblemSet {
+    fn from_iter<I: IntoIterator<Item = ProblemName>>(iter: I) -> Self {
+        iter.into_iter().fold(Self::EMPTY, ProblemSet::with)
+    }
+}
+
+/// The `severity` label of a muted problem: it is served, so nothing
+/// disappears silently, but it does not raise `ssd_health_status`.
+pub const MUTED: &str = "muted";
+
 /// One active problem: a `ssd_health_problem{problem,severity}` series.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Problem {
-    /// The `problem` label; names from metrics.md.
-    pub name: &'static str,
+    pub name: ProblemName,
+    /// What the rule judged it, muted or not.
     pub severity: Severity,
+    /// Muted for this drive (`health.overrides[].mute`): served with
+    /// `severity="muted"`, and left out of the verdict's status.
+    pub muted: bool,
     /// One sentence for people, with the numbers that tripped the rule.
     pub reason: String,
 }
 
+impl Problem {
+    /// The `severity` label: the severity, or [`MUTED`].
+    pub fn severity_label(&self) -> &'static str {
+        match self.muted {
+            true => MUTED,
+            false => self.severity.as_str(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
-    /// The worst problem's severity; `Ok` when there is none.
+    /// The worst problem's severity, muted ones aside; `Ok` when there is
+    /// none.
     pub status: Severity,
-    /// Worst first, then by name; at most one per name.
+    /// Worst first, then by name, the muted ones last; at most one per
+    /// name.
     pub problems: Vec<Problem>,
     /// What could not be judged for lack of data: `smart_status`, `wear`,
     /// `spare`, `temperature`, `media_errors`, `unsafe_shutdowns`,
@@ -48,7 +206,8 @@ pub struct Verdict {
     pub unknown: Vec<&'static str>,
 }
 
-/// Thresholds, all configurable.
+/// Thresholds and mutes, all configurable (`health`, and per drive
+/// `health.overrides`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rules {
     /// Percentage used (ratio) from which `wear_high` warns. Default 0.8:
@@ -83,6 +242,9 @@ pub struct Rules {
     /// the test, so a drive under production load may exceed it at the
     /// tail: set `health.latency_qos: false` where that is expected.
     pub latency_qos: bool,
+    /// Problems served as muted and left out of the status (an operator's
+    /// known-bad drive). Default none.
+    pub mute: ProblemSet,
 }
 
 impl Rules {
@@ -94,6 +256,7 @@ impl Rules {
         plp_health_critical: 0.5,
         throttle_recent: Duration::from_secs(3600),
         latency_qos: true,
+        mute: ProblemSet::EMPTY,
     };
 }
 
@@ -132,12 +295,13 @@ pub(super) struct Judge {
 impl Judge {
     /// Adds a problem; a second one of the same name only raises the
     /// severity (one series per name), its reason giving way to the first.
-    pub(super) fn add(&mut self, name: &'static str, severity: Severity, reason: String) {
+    pub(super) fn add(&mut self, name: ProblemName, severity: Severity, reason: String) {
         match self.problems.iter_mut().find(|p| p.name == name) {
             Some(p) => p.severity = p.severity.max(severity),
             None => self.problems.push(Problem {
                 name,
                 severity,
+                muted: false,
                 reason,
             }),
         }
@@ -149,13 +313,21 @@ impl Judge {
         }
     }
 
-    pub(super) fn finish(mut self) -> Verdict {
-        self.problems
-            .sort_by(|a, b| b.severity.cmp(&a.severity).then(a.name.cmp(b.name)));
+    /// The verdict, with the problems in `mute` muted.
+    pub(super) fn finish(mut self, mute: ProblemSet) -> Verdict {
+        for p in &mut self.problems {
+            p.muted = mute.contains(p.name);
+        }
+        self.problems.sort_by(|a, b| {
+            (a.muted.cmp(&b.muted))
+                .then(b.severity.cmp(&a.severity))
+                .then(a.name.as_label().cmp(b.name.as_label()))
+        });
         Verdict {
             status: self
                 .problems
                 .iter()
+                .filter(|p| !p.muted)
                 .map(|p| p.severity)
                 .max()
                 .unwrap_or(Severity::Ok),

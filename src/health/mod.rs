@@ -9,6 +9,7 @@ pub mod nvme;
 pub mod reading;
 pub mod sata;
 pub mod scsi;
+pub mod tuning;
 pub mod verdict;
 mod verdict_rules;
 

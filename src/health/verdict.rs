@@ -17,8 +17,10 @@
 use std::time::SystemTime;
 
 use super::history::History;
-use super::judgement::Judge;
-pub use super::judgement::{Context, Problem, Rules, Severity, Verdict};
+pub use super::judgement::{
+    Context, MUTED, Problem, ProblemName, ProblemSet, Rules, Severity, Verdict,
+};
+use super::judgement::{Judge, ProblemName as P};
 use super::reading::Reading;
 use super::verdict_rules::{
     counters, latency, plp, self_test, spare, status, temperature, throttling, wear,
@@ -41,7 +43,7 @@ pub fn evaluate(
             "; no reading yet"
         };
         j.add(
-            "poll_failing",
+            P::PollFailing,
             Severity::Warning,
             format!("the last poll failed ({why}){stale}"),
         );
@@ -56,7 +58,7 @@ pub fn evaluate(
             } else {
                 "this drive has not been polled yet"
             };
-            j.add("data_missing", Severity::Warning, why.to_string());
+            j.add(P::DataMissing, Severity::Warning, why.to_string());
             j.unknown = ALL.to_vec();
         }
         Some(r) => {
@@ -73,7 +75,7 @@ pub fn evaluate(
     if rules.latency_qos && !ctx.virtual_volume {
         latency(ctx, &mut j);
     }
-    j.finish()
+    j.finish(rules.mute)
 }
 
 /// Every judged aspect, for when nothing is known.

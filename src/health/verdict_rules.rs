@@ -4,7 +4,7 @@
 use std::time::{Duration, SystemTime};
 
 use super::history::{self, History, Tracked};
-use super::judgement::{Context, Judge, Rules, Severity};
+use super::judgement::{Context, Judge, ProblemName as P, Rules, Severity};
 use super::reading::Reading;
 use crate::nvme::Condition;
 use crate::scsi::exceptions::Condition as IeCondition;
@@ -12,30 +12,30 @@ use crate::scsi::log::InformationalException;
 
 /// The problem a critical-warning bit names, and what the drive reports.
 /// Exhaustive: a new condition does not compile until it is judged here.
-fn bit_problem(condition: Condition) -> (&'static str, Severity, &'static str) {
+fn bit_problem(condition: Condition) -> (P, Severity, &'static str) {
     use Severity::{Critical, Warning};
     match condition {
         Condition::AvailableSpare => (
-            "spare_below_threshold",
+            P::SpareBelowThreshold,
             Critical,
             "spare below its threshold",
         ),
         Condition::Reliability => (
-            "reliability_degraded",
+            P::ReliabilityDegraded,
             Critical,
             "reliability degraded by errors",
         ),
-        Condition::ReadOnly => ("read_only", Critical, "its media read-only"),
+        Condition::ReadOnly => (P::ReadOnly, Critical, "its media read-only"),
         Condition::VolatileMemoryBackup => {
-            ("plp_failed", Critical, "its volatile memory backup failed")
+            (P::PlpFailed, Critical, "its volatile memory backup failed")
         }
         Condition::PmrReadOnly => (
-            "read_only",
+            P::ReadOnly,
             Critical,
             "its persistent memory region read-only",
         ),
         Condition::Temperature => (
-            "temperature_above_warning",
+            P::TemperatureAboveWarning,
             Warning,
             "a temperature beyond its limits",
         ),
@@ -63,7 +63,7 @@ pub(super) fn status(r: &Reading, j: &mut Judge) {
             "the drive reports an informational exception warning ({})",
             ie_text(&ie)
         );
-        j.add("drive_reported_warning", Severity::Warning, text);
+        j.add(P::DriveReportedWarning, Severity::Warning, text);
     }
     match r.smart_passed {
         // SCSI log 2Fh (SPC-5 7.3.14): only ASC 5Dh, failure prediction
@@ -75,17 +75,17 @@ pub(super) fn status(r: &Reading, j: &mut Judge) {
                 "the drive reports an informational exception ({})",
                 ie_text(&ie)
             );
-            j.add("smart_failed", Severity::Critical, text)
+            j.add(P::SmartFailed, Severity::Critical, text)
         }
         Some(false) if !any_bit => j.add(
-            "smart_failed",
+            P::SmartFailed,
             Severity::Critical,
             "the drive's SMART status is failed".into(),
         ),
         None if r.critical_warning.is_empty() => {
             j.unknown("smart_status");
             let why = "the drive reported no SMART status or critical-warning bits";
-            j.add("data_missing", Severity::Warning, why.into());
+            j.add(P::DataMissing, Severity::Warning, why.into());
         }
         _ => {}
     }
@@ -103,11 +103,11 @@ pub(super) fn wear(r: &Reading, rules: &Rules, j: &mut Judge) {
     };
     let text = format!("percentage used is {}", pct(used));
     if used >= rules.wear_critical - EPS {
-        j.add("wear_out", Severity::Critical, text + ", the rated life");
+        j.add(P::WearOut, Severity::Critical, text + ", the rated life");
     } else if used >= rules.wear_warning - EPS {
         let limit = pct(rules.wear_warning);
         j.add(
-            "wear_high",
+            P::WearHigh,
             Severity::Warning,
             format!("{text}, at least {limit}"),
         );
@@ -123,13 +123,13 @@ pub(super) fn spare(r: &Reading, rules: &Rules, j: &mut Judge) {
     let warn_at = rules.spare_warning_factor * min;
     if min > 0.0 && spare < min - EPS {
         j.add(
-            "spare_below_threshold",
+            P::SpareBelowThreshold,
             Severity::Critical,
             text + " is below the threshold",
         );
     } else if min > 0.0 && spare <= warn_at + EPS {
         let text = format!("{text} is at most {}", pct(warn_at));
-        j.add("spare_low", Severity::Warning, text);
+        j.add(P::SpareLow, Severity::Warning, text);
     }
 }
 
@@ -138,7 +138,7 @@ pub(super) fn spare(r: &Reading, rules: &Rules, j: &mut Judge) {
 pub(super) fn plp(r: &Reading, ctx: &Context, rules: &Rules, j: &mut Judge) {
     if r.plp_test_failed == Some(true) {
         let text = "the drive's own power-loss capacitor test failed".to_string();
-        j.add("plp_failed", Severity::Critical, text);
+        j.add(P::PlpFailed, Severity::Critical, text);
     }
     let Some(h) = r.plp_health_ratio else {
         let has_bit = r
@@ -154,7 +154,7 @@ pub(super) fn plp(r: &Reading, ctx: &Context, rules: &Rules, j: &mut Judge) {
     if judged && h < rules.plp_health_critical - EPS {
         let limit = pct(rules.plp_health_critical);
         let text = format!("power-loss protection health is {}, below {limit}", pct(h));
-        j.add("plp_health_low", Severity::Critical, text);
+        j.add(P::PlpHealthLow, Severity::Critical, text);
     }
 }
 
@@ -174,11 +174,11 @@ pub(super) fn temperature(r: &Reading, j: &mut Judge) {
     if let Some(c) = crit.filter(|c| t >= c) {
         let text = format!("{text} critical threshold of {c} °C");
         // One temperature problem: the critical one replaces the bit's warning.
-        j.problems.retain(|p| p.name != "temperature_above_warning");
-        j.add("temperature_above_critical", Severity::Critical, text);
+        j.problems.retain(|p| p.name != P::TemperatureAboveWarning);
+        j.add(P::TemperatureAboveCritical, Severity::Critical, text);
     } else if let Some(w) = warn.filter(|w| t >= w) {
         let text = format!("{text} warning threshold of {w} °C");
-        j.add("temperature_above_warning", Severity::Warning, text);
+        j.add(P::TemperatureAboveWarning, Severity::Warning, text);
     }
 }
 
@@ -220,11 +220,11 @@ pub(super) fn counters(r: &Reading, history: &History, ctx: &Context, j: &mut Ju
     ];
     for (what, severity, meaning) in rules {
         let (name, counter) = match what {
-            Tracked::MediaErrors => ("media_errors_increasing", "media errors"),
-            Tracked::UnsafeShutdowns => ("unsafe_shutdowns_increasing", "unsafe shutdowns"),
-            Tracked::CrcErrors => ("crc_errors_increasing", "interface CRC errors"),
-            Tracked::GrownDefects => ("grown_defects_increasing", "grown defects"),
-            Tracked::PhyErrors => ("phy_errors_increasing", "SAS phy errors"),
+            Tracked::MediaErrors => (P::MediaErrorsIncreasing, "media errors"),
+            Tracked::UnsafeShutdowns => (P::UnsafeShutdownsIncreasing, "unsafe shutdowns"),
+            Tracked::CrcErrors => (P::CrcErrorsIncreasing, "interface CRC errors"),
+            Tracked::GrownDefects => (P::GrownDefectsIncreasing, "grown defects"),
+            Tracked::PhyErrors => (P::PhyErrorsIncreasing, "SAS phy errors"),
             Tracked::ThrottleEvents => continue,
         };
         if let Some((n, since)) = history.increase_since(what).filter(|&(n, _)| n > 0) {
@@ -251,7 +251,7 @@ pub(super) fn throttling(
     if !reported {
         j.unknown("throttling");
     }
-    let name = "thermal_throttling";
+    let name = P::ThermalThrottling;
     if r.throttle_active == Some(true) {
         let text = "the drive is throttling its performance to cool down now";
         return j.add(name, Severity::Warning, text.into());
@@ -282,7 +282,7 @@ pub(super) fn latency(ctx: &Context, j: &mut Judge) {
         })
         .collect();
     if !over.is_empty() {
-        j.add("latency_above_qos", Severity::Warning, over.join("; "));
+        j.add(P::LatencyAboveQos, Severity::Warning, over.join("; "));
     }
 }
 
@@ -329,5 +329,5 @@ pub(super) fn self_test(r: &Reading, j: &mut Judge) {
         ),
         None => format!("the newest device self-test failed: {}", words(result)),
     };
-    j.add("self_test_failed", Severity::Critical, text);
+    j.add(P::SelfTestFailed, Severity::Critical, text);
 }

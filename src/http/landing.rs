@@ -81,9 +81,13 @@ fn drive_table(page: &mut String, drives: &[DriveRow]) {
             Some(false) => "no",
             None => "-",
         };
+        // Which `health.overrides` entry this drive's settings come from.
+        let tuned = d.override_source.as_ref().map_or(String::new(), |o| {
+            format!("<br><small class=\"override\">{}</small>", escape(o))
+        });
         let _ = write!(
             page,
-            "<tr class=\"drive {class}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"status\">{}</td>\
+            "<tr class=\"drive {class}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"status\">{}{tuned}</td>\
              <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>",
             escape(&d.device),
             escape(&d.model),

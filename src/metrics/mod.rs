@@ -27,11 +27,13 @@ mod collection;
 mod health;
 mod probe;
 mod process;
+mod reload;
 mod scsi;
 mod tables;
 mod verdict;
 
 pub use cache::Cache;
+pub use reload::ConfigReloads;
 
 /// Exposition formats (`/metrics` content negotiation picks one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,13 +43,15 @@ pub enum TextFormat {
 }
 
 /// What the exporter says of itself: version and revision for
-/// `ssd_exporter_build_info`, and its state file's counters
-/// (`ssd_exporter_state_*`, served only with a state file).
+/// `ssd_exporter_build_info`, its state file's counters
+/// (`ssd_exporter_state_*`, served only with a state file) and its config loads.
 #[derive(Debug, Clone)]
 pub struct BuildInfo {
     pub version: String,
     pub revision: String,
     pub state: Option<Arc<crate::state::Counters>>,
+    /// `ssd_exporter_config_last_reload_*`; `None` (tests) serves none.
+    pub config: Option<Arc<ConfigReloads>>,
 }
 
 impl Default for BuildInfo {
@@ -56,6 +60,7 @@ impl Default for BuildInfo {
             version: env!("CARGO_PKG_VERSION").to_string(),
             revision: env!("SSD_EXPORTER_REVISION").to_string(),
             state: None,
+            config: None,
         }
     }
 }
@@ -274,6 +279,7 @@ impl Exposition {
                 n,
             )?;
             self.state_file(enc)?;
+            self.config_reloads(enc)?;
         }
         if drives {
             self.collection(enc)?;

@@ -25,7 +25,13 @@ impl Exposition {
         let problems = judged().flat_map(|(d, v)| {
             v.problems.iter().map(move |p| {
                 (
-                    Self::with(d, [("problem", p.name), ("severity", p.severity.as_str())]),
+                    Self::with(
+                        d,
+                        [
+                            ("problem", p.name.as_label()),
+                            ("severity", p.severity_label()),
+                        ],
+                    ),
                     1.0,
                 )
             })
@@ -33,7 +39,7 @@ impl Exposition {
         family(
             enc,
             "ssd_health_problem",
-            "One series per active problem of the drive; always 1.",
+            "One series per active problem of the drive (severity \"muted\": muted for this drive by the config, not in ssd_health_status); always 1.",
             MetricType::Gauge,
             problems,
         )?;
@@ -67,7 +73,7 @@ impl Exposition {
         family(
             enc,
             "ssd_endurance_used_ratio",
-            "Host bytes written against the model's rated endurance (TBW or DWPD x warranty); may exceed 1.",
+            "Host bytes written against the rated endurance (the config's rated_endurance_bytes, else the model's datasheet TBW or DWPD x warranty); may exceed 1.",
             MetricType::Gauge,
             endurance,
         )

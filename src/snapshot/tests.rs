@@ -104,14 +104,31 @@ fn polled(identity: Identity, media_errors: u128) -> PollOutcome {
     }
 }
 
+/// A tuner that counts how often it is asked, with a generation to bump.
+struct Counting {
+    generation: std::sync::atomic::AtomicU64,
+    asked: std::sync::atomic::AtomicU64,
+    tuning: Tuning,
+}
+
+impl Tuner for Counting {
+    fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::Relaxed)
+    }
+    fn tuning(&self, _: &str, _: &Identity) -> Arc<Tuning> {
+        self.asked
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Arc::new(self.tuning.clone())
+    }
+}
+
 #[test]
 fn another_drive_under_the_same_name_starts_a_new_history() {
     let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_083_200);
-    let rules = Rules::default();
     let mut s = snap("sda");
     let first = s.identity.clone();
     s.apply(polled(first.clone(), 0), Duration::ZERO, t0);
-    s.judge(&rules, Vec::new(), t0);
+    s.judge(Vec::new(), t0);
     s.state_age = Some(Duration::ZERO);
     // The same drive with its world-wide name read now: the same history.
     let with_wwn = Identity {
@@ -120,7 +137,7 @@ fn another_drive_under_the_same_name_starts_a_new_history() {
     };
     let t1 = t0 + Duration::from_secs(60);
     s.apply(polled(with_wwn.clone(), 2), Duration::ZERO, t1);
-    s.judge(&rules, Vec::new(), t1);
+    s.judge(Vec::new(), t1);
     assert_eq!(s.history.increase(Tracked::MediaErrors), Some(2));
     assert_eq!(s.state_age, Some(Duration::ZERO));
     // Another serial: its count of 5 is no rise over the old drive's 2.
@@ -130,7 +147,7 @@ fn another_drive_under_the_same_name_starts_a_new_history() {
     };
     let t2 = t1 + Duration::from_secs(60);
     s.apply(polled(other, 5), Duration::ZERO, t2);
-    s.judge(&rules, Vec::new(), t2);
+    s.judge(Vec::new(), t2);
     assert_eq!(s.history.increase(Tracked::MediaErrors), Some(0));
     assert_eq!(s.history.first_seen(), Some(t2));
     assert_eq!(s.state_age, None, "the state layer must adopt it anew");
@@ -150,4 +167,61 @@ fn a_sysfs_identity_is_no_drive_to_compare_with() {
     s.apply(polled(read, 0), Duration::ZERO, t0);
     assert!(s.identified);
     assert_eq!(s.history.first_seen(), Some(t0));
+}
+
+#[test]
+fn a_drive_is_tuned_once_then_again_after_a_reload_or_with_a_new_identity() {
+    use std::sync::atomic::Ordering::Relaxed;
+    let tuner = Counting {
+        generation: 0.into(),
+        asked: 0.into(),
+        tuning: Tuning {
+            source: Some("health.overrides[0]".into()),
+            ..Tuning::default()
+        },
+    };
+    let mut s = snap("nvme0");
+    let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_083_200);
+    for _ in 0..3 {
+        s.retune(&tuner);
+        s.judge(Vec::new(), now);
+    }
+    assert_eq!(tuner.asked.load(Relaxed), 1);
+    assert_eq!(s.tuning.source.as_deref(), Some("health.overrides[0]"));
+    tuner.generation.store(1, Relaxed);
+    s.retune(&tuner);
+    s.retune(&tuner);
+    assert_eq!(tuner.asked.load(Relaxed), 2);
+    // A drive that reports another serial (the first poll of a replay,
+    // whose placeholder had none) is resolved again.
+    s.identity.serial = "S2".into();
+    s.retune(&tuner);
+    assert_eq!(tuner.asked.load(Relaxed), 3);
+}
+
+#[test]
+fn the_operator_s_rated_endurance_wins_over_the_datasheet_s() {
+    let mut s = snap("nvme0");
+    let mut r = Reading::default();
+    r.counters.host_written_bytes = Some(900_000_000_000_000);
+    s.reading = Some(r);
+    s.polls = 1;
+    let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_083_200);
+    // Model "M" is not in the datasheet table: no rating, no ratio.
+    s.judge(Vec::new(), now);
+    assert_eq!(s.endurance_used, None);
+    s.tuning = Arc::new(Tuning {
+        rated_endurance_bytes: Some(1.8e15),
+        ..Tuning::default()
+    });
+    s.judge(Vec::new(), now);
+    assert_eq!(s.endurance_used, Some(0.5));
+    // The Sabrent Rocket 4.0 2 TB is rated 3600 TBW; the operator's 1800 wins.
+    s.identity.model = "Sabrent Rocket 4.0".into();
+    s.identity.capacity_bytes = Some(2_000_398_934_016);
+    s.judge(Vec::new(), now);
+    assert_eq!(s.endurance_used, Some(0.5));
+    s.tuning = Arc::new(Tuning::default());
+    s.judge(Vec::new(), now);
+    assert_eq!(s.endurance_used, Some(0.25));
 }

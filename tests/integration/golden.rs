@@ -9,11 +9,12 @@ use std::process::{Command, Stdio};
 use crate::common::*;
 
 /// Series whose value changes from run to run.
-const VOLATILE: [&str; 11] = [
+const VOLATILE: [&str; 12] = [
     "ssd_poll_cpu_seconds_total",
     "ssd_last_poll_timestamp_seconds",
     "ssd_poll_duration_seconds",
     "ssd_exporter_build_info",
+    "ssd_exporter_config_last_reload_success_timestamp_seconds",
     "process_cpu_seconds_total",
     "process_resident_memory_bytes",
     "process_virtual_memory_bytes",

@@ -10,6 +10,7 @@ mod fixtures;
 mod golden;
 mod landing;
 mod layering;
+mod overrides;
 mod probe;
 mod rules;
 mod sas_verdict;

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
 
 use ssd_exporter::ata::attributes::Namer;
-use ssd_exporter::health::verdict::{Rules, Severity};
+use ssd_exporter::health::tuning::Tuning;
+use ssd_exporter::health::verdict::Severity;
 use ssd_exporter::poll::{Poller, factory};
 use ssd_exporter::scsi::log::{self, LogPage};
 use ssd_exporter::scsi::log_layout::{PortValueHeader, SasPhyDescriptor};
@@ -59,11 +60,11 @@ impl Drive {
         let now = UNIX_EPOCH + Duration::from_secs(secs);
         let outcome = self.poller.poll();
         self.snap.apply(outcome, Duration::from_millis(1), now);
-        snapshot::judge(Rules::default(), None)(&mut self.snap, now);
+        snapshot::judge(Arc::new(Tuning::default()), None)(&mut self.snap, now);
         let v = self.snap.verdict.as_ref().unwrap();
         v.problems
             .iter()
-            .map(|p| (p.name, p.severity, p.reason.clone()))
+            .map(|p| (p.name.as_label(), p.severity, p.reason.clone()))
             .collect()
     }
 }

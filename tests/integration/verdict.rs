@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ssd_exporter::ata::attributes::Namer;
-use ssd_exporter::health::verdict::{Rules, Severity};
+use ssd_exporter::health::tuning::Tuning;
+use ssd_exporter::health::verdict::Severity;
 use ssd_exporter::poll::{Poller, factory};
 use ssd_exporter::snapshot::{self, DriveSnapshot};
 
@@ -58,14 +59,14 @@ impl Drive {
     fn poll_at(&mut self, now: SystemTime) -> Vec<(&'static str, Severity)> {
         let outcome = self.poller.poll();
         self.snap.apply(outcome, Duration::from_millis(1), now);
-        snapshot::judge(Rules::default(), None)(&mut self.snap, now);
+        snapshot::judge(Arc::new(Tuning::default()), None)(&mut self.snap, now);
         self.snap
             .verdict
             .as_ref()
             .unwrap()
             .problems
             .iter()
-            .map(|p| (p.name, p.severity))
+            .map(|p| (p.name.as_label(), p.severity))
             .collect()
     }
 }
@@ -104,7 +105,7 @@ fn static_counts_are_not_problems_rising_ones_are() {
         .unwrap()
         .problems
         .iter()
-        .find(|p| p.name == "unsafe_shutdowns_increasing")
+        .find(|p| p.name.as_label() == "unsafe_shutdowns_increasing")
         .unwrap()
         .reason;
     assert!(
@@ -143,11 +144,11 @@ fn sata_crc_errors_rising_is_a_warning() {
     let mut snap = DriveSnapshot::new("sda", "test", factory::placeholder(transport, "", "", ""));
     let mut poll_at = |now| {
         snap.apply(poller.poll(), Duration::from_millis(1), now);
-        snapshot::judge(Rules::default(), None)(&mut snap, now);
+        snapshot::judge(Arc::new(Tuning::default()), None)(&mut snap, now);
         let v = snap.verdict.as_ref().unwrap();
         v.problems
             .iter()
-            .map(|p| (p.name, p.severity))
+            .map(|p| (p.name.as_label(), p.severity))
             .collect::<Vec<_>>()
     };
     assert!(poll_at(at(T0)).is_empty());

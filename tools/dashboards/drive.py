@@ -48,7 +48,8 @@ def identity(b: Board) -> None:
                [q(sel("ssd_self_test_last_result") + " == 1", "{{result}}", instant=True)],
                text_mode="name"), 3, 4)
     b.add(table("Active problems",
-                "Each problem the verdict sees (ssd_health_problem) and its severity.",
+                "Each problem the verdict sees (ssd_health_problem) and its severity; \"muted\": "
+                "muted for this drive in the exporter's config, not counted in the verdict.",
                 [q(with_model(sel("ssd_health_problem")), instant=True, fmt="table")],
                 transformations=[organize(hide=("Value", "instance", "device", "serial",
                                                 "model", "firmware"),

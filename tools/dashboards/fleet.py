@@ -56,7 +56,8 @@ def overview(b: Board) -> None:
                          HEALTH_MAP, steps=thresholds("green", ("yellow", 1), ("red", 2))),
           11, 5)
     b.add(table("Active problems",
-                "One row per problem the exporter's verdict sees (ssd_health_problem), "
+                "One row per problem the exporter's verdict sees (ssd_health_problem; severity "
+                "\"muted\": muted for that drive in the exporter's config, not in its verdict), "
                 "with the drive's model and firmware. Click a device for its drive view.",
                 [q(with_model(sel("ssd_health_problem")), instant=True, fmt="table")],
                 transformations=[organize(hide=("Value",),

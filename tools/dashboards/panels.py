@@ -72,7 +72,10 @@ def value_map(*entries) -> list:
 
 HEALTH_MAP = value_map((0, "OK", "green"), (1, "Warning", "yellow"),
                        (2, "Critical", "red"))
-SEVERITY_MAP = value_map(("warning", "warning", "yellow"), ("critical", "critical", "red"))
+# "muted": muted for that drive by the exporter's config (health.overrides);
+# shown, so nothing disappears silently, but not in ssd_health_status.
+SEVERITY_MAP = value_map(("warning", "warning", "yellow"), ("critical", "critical", "red"),
+                         ("muted", "muted", "blue"))
 
 
 # Override properties for a limit drawn as a dashed red line.

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -61,8 +63,12 @@ def _load(path: Path) -> list[Sample] | None:
 def fetch_replay(exporter: Path, folder: Path, log: Path, timeout: float = 15):
     """Run `exporter --replay folder` on a free port; return (samples or None, error)."""
     port = _free_port()
+    # A fresh state directory of its own, as the guest's exporter had at its first
+    # start: both then serve ssd_state_age_seconds 0, and nothing is read from (or
+    # written to) the host's /var/lib/ssd_exporter.
+    state = Path(tempfile.mkdtemp(prefix="ssd-replay-state-"))
     cmd = [str(exporter), "--replay", str(folder), f"--web.listen-address=127.0.0.1:{port}",
-           "--poll.interval=1s"]
+           "--poll.interval=1s", f"--state.path={state}"]
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True)
@@ -97,6 +103,7 @@ def fetch_replay(exporter: Path, folder: Path, log: Path, timeout: float = 15):
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+        shutil.rmtree(state, ignore_errors=True)
 
 
 def dump_and_replay(r, share: Path, exporter: Path) -> None:

@@ -25,7 +25,7 @@ async fn a_namespace_listed_on_a_later_pass_gets_its_probe() {
     ));
     let ctx = Ctx {
         namer: Arc::new(config.namer()),
-        judge: crate::snapshot::judge(config.health.rules.clone(), None),
+        judge: crate::snapshot::judge(Arc::new(config.health.clone()), None),
         config,
         store: Arc::new(Store::default()),
         probes: Some(fleet.clone()),
@@ -77,7 +77,7 @@ async fn a_virtual_volume_gets_no_probe() {
     ));
     let ctx = Ctx {
         namer: Arc::new(config.namer()),
-        judge: crate::snapshot::judge(config.health.rules.clone(), None),
+        judge: crate::snapshot::judge(Arc::new(config.health.clone()), None),
         config,
         store: Arc::new(Store::default()),
         probes: Some(fleet.clone()),

@@ -349,4 +349,6 @@ fn the_shipped_web_config_example_parses() {
     assert_eq!(bcrypt::verify("change-me", hash).ok(), Some(true));
 }
 
+mod overrides;
+mod reload;
 mod table;

@@ -70,7 +70,7 @@ fn intel_175_is_judged_as_a_test_result_never_as_a_percentage() {
             &Rules::default(),
             std::time::SystemTime::now(),
         );
-        let names: Vec<_> = v.problems.iter().map(|p| p.name).collect();
+        let names: Vec<_> = v.problems.iter().map(|p| p.name.as_label()).collect();
         assert_eq!(
             names.contains(&"plp_failed"),
             problem,

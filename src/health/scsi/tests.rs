@@ -147,7 +147,7 @@ fn judge_two(first: &ScsiPages, second: &ScsiPages) -> Vec<(&'static str, Severi
     let v = evaluate(Some(&b), &h, &ctx, &Rules::default(), now);
     v.problems
         .iter()
-        .map(|p| (p.name, p.severity, p.reason.clone()))
+        .map(|p| (p.name.as_label(), p.severity, p.reason.clone()))
         .collect()
 }
 

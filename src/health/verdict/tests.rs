@@ -59,7 +59,10 @@ fn judge(r: &Reading) -> Verdict {
 }
 
 fn names(v: &Verdict) -> Vec<(&'static str, Severity)> {
-    v.problems.iter().map(|p| (p.name, p.severity)).collect()
+    v.problems
+        .iter()
+        .map(|p| (p.name.as_label(), p.severity))
+        .collect()
 }
 
 #[test]
@@ -345,7 +348,7 @@ fn a_failing_poll_warns_and_keeps_the_last_values() {
     let failing = v
         .problems
         .iter()
-        .find(|p| p.name == "poll_failing")
+        .find(|p| p.name == ProblemName::PollFailing)
         .unwrap();
     assert!(
         failing.reason.ends_with("; no reading yet"),
@@ -462,4 +465,69 @@ fn a_failed_self_test_is_critical_an_aborted_one_is_not() {
         r.self_test_last_result = Some(benign);
         assert_eq!(judge(&r).status, Severity::Ok, "{benign}");
     }
+}
+
+#[test]
+fn a_muted_problem_is_served_as_muted_and_leaves_the_status() {
+    let mut r = healthy();
+    r.percentage_used_ratio = Some(1.04); // wear_out, critical
+    r.available_spare_ratio = Some(0.15); // ≤ 2 × 10 %: spare_low, warning
+    let h = History::new(None);
+    let plain = evaluate(Some(&r), &h, &up(), &Rules::default(), at(T0));
+    assert_eq!(plain.status, Severity::Critical);
+    let mute = ProblemSet::EMPTY.with(ProblemName::WearOut);
+    let rules = Rules {
+        mute,
+        ..Rules::default()
+    };
+    let v = evaluate(Some(&r), &h, &up(), &rules, at(T0));
+    assert_eq!(v.status, Severity::Warning, "{v:?}");
+    let served: Vec<(&str, &str)> = v
+        .problems
+        .iter()
+        .map(|p| (p.name.as_label(), p.severity_label()))
+        .collect();
+    // Still there, after the ones that count, keeping what it would be.
+    assert_eq!(served, [("spare_low", "warning"), ("wear_out", MUTED)]);
+    assert_eq!(v.problems[1].severity, Severity::Critical);
+    // Muting everything leaves ok, with every problem still listed.
+    let all = ProblemName::ALL.into_iter().collect();
+    let v = evaluate(
+        Some(&r),
+        &h,
+        &up(),
+        &Rules {
+            mute: all,
+            ..Rules::default()
+        },
+        at(T0),
+    );
+    assert_eq!((v.status, v.problems.len()), (Severity::Ok, 2));
+    // A mute of a problem the drive does not have changes nothing.
+    let other = ProblemSet::EMPTY.with(ProblemName::MediaErrorsIncreasing);
+    let v = evaluate(
+        Some(&r),
+        &h,
+        &up(),
+        &Rules {
+            mute: other,
+            ..Rules::default()
+        },
+        at(T0),
+    );
+    assert_eq!(v, plain);
+}
+
+#[test]
+fn problem_names_are_unique_and_read_back() {
+    let labels: std::collections::BTreeSet<&str> =
+        ProblemName::ALL.iter().map(|p| p.as_label()).collect();
+    assert_eq!(labels.len(), ProblemName::ALL.len());
+    for p in ProblemName::ALL {
+        assert_eq!(ProblemName::from_label(p.as_label()), Some(p));
+        assert!(ProblemSet::EMPTY.with(p).contains(p));
+        assert_eq!(ProblemSet::EMPTY.with(p).iter().collect::<Vec<_>>(), [p]);
+    }
+    assert_eq!(ProblemName::from_label("Wear_Out"), None);
+    assert_eq!(ProblemName::from_label(MUTED), None);
 }

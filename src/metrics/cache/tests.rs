@@ -1,5 +1,4 @@
 use super::*;
-use crate::health::verdict::Rules;
 use crate::poll::factory;
 use crate::probe::fleet::OpView;
 use crate::probe::op::{IoCounts, ProbeOp};
@@ -32,7 +31,8 @@ fn fixture_drives() -> Vec<Arc<DriveSnapshot>> {
             let started = Instant::now();
             let outcome = poller.poll();
             snap.apply(outcome, started.elapsed(), now);
-            crate::snapshot::judge(Rules::default(), None)(&mut snap, now);
+            let tuning = crate::health::tuning::Tuning::default();
+            crate::snapshot::judge(Arc::new(tuning), None)(&mut snap, now);
             Arc::new(snap)
         })
         .collect()
