@@ -217,18 +217,6 @@ pub fn split_series(key: &str) -> (String, BTreeMap<String, String>) {
     (name.to_string(), labels)
 }
 
-/// The value of the series `name` with exactly `labels` (plus nothing else).
-pub fn find(
-    series: &BTreeMap<String, f64>,
-    name: &str,
-    labels: &BTreeMap<String, String>,
-) -> Option<f64> {
-    series.iter().find_map(|(k, v)| {
-        let (n, l) = split_series(k);
-        (n == name && &l == labels).then_some(*v)
-    })
-}
-
 pub fn path_str(p: &Path) -> &str {
     p.to_str().unwrap()
 }
