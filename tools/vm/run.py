@@ -192,6 +192,7 @@ class Driver:
 
     def wait_ready(self, name: str, timeout: float) -> None:
         path = self.share / f"stage-{name}.ready"
+        start = time.monotonic()
         end = self._until(timeout)
         while not path.exists():
             if not self.vm.alive():
@@ -201,6 +202,9 @@ class Driver:
                     raise Failure(f"run deadline passed while waiting for stage {name}")
                 raise Failure(f"the guest did not reach stage {name} within {timeout:.0f} s")
             time.sleep(0.05)
+        took = time.monotonic() - start
+        checks.margin(f"stage {name} reached", timeout / max(took, 1e-3),
+                      f"after {took:.1f} s, limit {timeout:g} s")
 
     def go(self, name: str) -> None:
         (self.share / f"stage-{name}.go").write_text("go\n")
@@ -337,6 +341,8 @@ def main() -> int:
     finally:
         vm.kill()
     vm_seconds = time.monotonic() - started
+    checks.margin("vm run", timeout / max(vm_seconds, 1e-3),
+                  f"{vm_seconds:.0f} s, deadline {timeout:g} s")
     # the images as QEMU left them, for probe.never_writes (kept for --recheck)
     (share / "p").mkdir(exist_ok=True)
     (share / "p/host-md5.json").write_text(json.dumps(
