@@ -20,9 +20,12 @@ CONTROLLERS = {"nvme0": "NVME0000", "nvme1": "NVME0001"}
 SATA_DISKS = {"sda": "SATA0000"}  # checked by sata.py
 HOTPLUG_SERIAL = "NVME0002"
 KELVIN = 273
-# Seconds from the host's go to the first guest scrape showing the change.
-# b: ~3 poll intervals (1 s) plus the guest's 0.5 s scrape cadence.
-CRITICAL_LIMIT = 4.0
+# Seconds from the host's go to the first guest scrape showing the change:
+# ~3 poll intervals (1 s) plus the guest's 0.5 s scrape cadence, under TCG.
+# Each at least 3x what a run took on a 2-core machine under a load average
+# of 13-16 from other builds: critical warning set 1.9 s, cleared 5.2 s (the
+# old 4 s limit failed), unplug 0.9 s, plug 2.3 s. Each run prints its margin.
+CRITICAL_LIMIT = 16.0
 UNPLUG_LIMIT = 5.0
 PLUG_LIMIT = 8.0
 SCSI_DISKS = 2  # QEMU's scsi-hd and scsi_debug's disk (scsi.py)

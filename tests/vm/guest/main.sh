@@ -108,9 +108,9 @@ cat /proc/uptime > "$SHARE/p/uptime-2"
 scrape "$SHARE/p/metrics-2.txt"
 
 # ---- b) critical warning injection ---------------------------------------------
-sync_stage b-set && watch_metrics b-set 15
+sync_stage b-set && watch_metrics b-set 20  # >= the host's watch, CRITICAL_LIMIT + 2
 nvme smart-log /dev/nvme0 -o json > "$SHARE/b-set/nvme0-smart-log.json" 2>&1
-sync_stage b-clear && watch_metrics b-clear 15
+sync_stage b-clear && watch_metrics b-clear 20
 nvme smart-log /dev/nvme0 -o json > "$SHARE/b-clear/nvme0-smart-log.json" 2>&1
 
 # ---- c) hot-unplug, hot-plug -----------------------------------------------------
