@@ -22,12 +22,13 @@ HOTPLUG_SERIAL = "NVME0002"
 KELVIN = 273
 # Seconds from the host's go to the first guest scrape showing the change:
 # ~3 poll intervals (1 s) plus the guest's 0.5 s scrape cadence, under TCG.
-# Each at least 3x what a run took on a 2-core machine under a load average
-# of 13-16 from other builds: critical warning set 1.9 s, cleared 5.2 s (the
-# old 4 s limit failed), unplug 0.9 s, plug 2.3 s. Each run prints its margin.
+# Each at least 3x the slowest of two runs on a 2-core machine under a load
+# average of 13-20 from other builds: critical warning set 1.9 / 2.6 s,
+# cleared 5.2 / 2.9 s (the old 4 s limit failed), unplug 0.9 / 4.8 s (old
+# limit 5 s), plug 2.3 / 6.5 s (old limit 8 s). Each run prints its margin.
 CRITICAL_LIMIT = 16.0
-UNPLUG_LIMIT = 5.0
-PLUG_LIMIT = 8.0
+UNPLUG_LIMIT = 15.0
+PLUG_LIMIT = 20.0
 SCSI_DISKS = 2  # QEMU's scsi-hd and scsi_debug's disk (scsi.py)
 DEVICES_AFTER_UNPLUG = len(CONTROLLERS) - 1 + len(SATA_DISKS) + SCSI_DISKS
 

@@ -119,7 +119,7 @@ nvme smart-log /dev/nvme0 -o json > "$SHARE/b-clear/nvme0-smart-log.json" 2>&1
 mkdir -p "$SHARE/c-unplug"
 scrape "$SHARE/c-unplug/metrics-before.txt"
 wc -l < "$SHARE/exporter.log" > "$SHARE/c-unplug/log-lines-before"
-sync_stage c-unplug && watch_metrics c-unplug 15
+sync_stage c-unplug && watch_metrics c-unplug 20  # >= UNPLUG_LIMIT + 2
 # after the series are gone: do the other drives' probes go on?
 cat /proc/uptime > "$SHARE/c-unplug/uptime-after-1"
 scrape "$SHARE/c-unplug/metrics-after-1.txt"
@@ -129,7 +129,7 @@ scrape "$SHARE/c-unplug/metrics-after-2.txt"
 ls /dev > "$SHARE/c-unplug/dev.txt"
 kill -0 "$EXPORTER_PID" 2>/dev/null && echo alive > "$SHARE/c-unplug/exporter-alive"
 wc -l < "$SHARE/exporter.log" > "$SHARE/c-unplug/log-lines-after"
-sync_stage c-plug && watch_metrics c-plug 20
+sync_stage c-plug && watch_metrics c-plug 25  # >= PLUG_LIMIT + 2
 ls /dev > "$SHARE/c-plug/dev.txt"
 nvme list -o json > "$SHARE/c-plug/nvme-list.json" 2>&1
 kill -0 "$EXPORTER_PID" 2>/dev/null && echo alive > "$SHARE/c-plug/exporter-alive"
