@@ -37,7 +37,16 @@ from tools.ops.common import (
 
 # The demo's drives (README "Demo") and the fixtures' healthy drives.
 DEMO_HEALTHY = {"nvme0", "nvme1", "sda", "sdb"}
-FIXTURE_HEALTHY = {"nvme0", "nvme1", "sda", "sdb", "sdc", "sde", "sdf", "sdg", "sdz"}
+# Issue 21's healthy SAS dumps fire nothing either: sdsb (75 °C, but its
+# reference temperature is 0: no threshold series), sdsd (5Dh/FFh, the TEST
+# bit: ssd_smart_passed 1), sdsf (ATA hints, driven as SCSI), sdsg (8200
+# defects and sdsh's phy errors, static: no rise in the window), sdsi (a
+# 7200 rpm disk), sdsj (a short INQUIRY) and the HPE logical volume sdsk
+# (virtual: only identity served, verdict 0).
+FIXTURE_HEALTHY = {
+    "nvme0", "nvme1", "sda", "sdb", "sdc", "sde", "sdf", "sdg", "sdz",
+    "sdsb", "sdsd", "sdsf", "sdsg", "sdsh", "sdsi", "sdsj", "sdsk",
+}
 DRIVE_VIEW_DEVICES = ["nvme0", "nvme1", "nvme2", "sda", "sdb"]
 
 # Exactly the alerts each failing drive fires: the ones named here must fire
@@ -74,6 +83,19 @@ FAILING = {
     ("fixtures", "sdh"): {
         "SsdSmartFailed", "SsdWearCritical", "SsdWearOutForecast", "SsdHealthCritical",
     },
+    # Issue 21's SAS dumps that warn or fail. sdsa: 72 °C at or above its log
+    # 0Dh reference temperature of 70 °C, served as the warning threshold
+    # (SCSI has no critical one), verdict 1: SsdTemperatureWarning only.
+    ("fixtures", "sdsa"): {"SsdTemperatureWarning"},
+    # sdsc: no 0Dh page, so 2Fh's 68 °C against 2Fh's 65 °C threshold:
+    # SsdTemperatureWarning. Its ASC 0Bh warning (drive_reported_warning)
+    # keeps ssd_smart_passed 1 (no SsdSmartFailed) and has no alert of its
+    # own; the verdict is 1, so no SsdHealthCritical.
+    ("fixtures", "sdsc"): {"SsdTemperatureWarning"},
+    # sdse: the newest completed self-test failed (behind one in progress and
+    # one aborted): self_test_failed makes the verdict 2, and only the
+    # catch-all names it; 33 °C under 70 °C, 2Fh ASC 00h.
+    ("fixtures", "sdse"): {"SsdHealthCritical"},
     # The demo's fail-slow drive: clean SMART, every read ~7-10x its peers'
     # (nvme0, nvme2: the same model and firmware), so only SsdFailSlow.
     ("demo", "nvme3"): {"SsdFailSlow"},
@@ -275,6 +297,13 @@ scrape_configs:
             quiet = all_alerts - want
             check(not extra, f"{fleet} {d} fires none of the other {len(quiet)} alerts"
                   + (f"; fired {sorted(extra)}" if extra else ""))
+        # Every replayed fixture is asserted: failing (its exact alerts) or
+        # healthy (none); a new fixture must be put in one of the two.
+        replayed = {Path(d).name for d in fixtures}
+        asserted = FIXTURE_HEALTHY | {d for (fleet, d) in FAILING if fleet == "fixtures"}
+        check(replayed == asserted, f"{len(replayed)} replayed fixtures, each failing or healthy"
+              + (f"; unasserted {sorted(replayed - asserted)}" if replayed - asserted else "")
+              + (f"; not replayed {sorted(asserted - replayed)}" if asserted - replayed else ""))
         for fleet, healthy in (("demo", DEMO_HEALTHY), ("fixtures", FIXTURE_HEALTHY)):
             for d in sorted(healthy):
                 got = firing.get((fleet, d), set())
