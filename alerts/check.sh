@@ -70,5 +70,6 @@ if ((${#failed[@]} == 0)); then
 else
     echo "FAIL: ${#failed[@]} of $((passed + ${#failed[@]})) checks failed:"
     printf '  - %s\n' "${failed[@]}"
-    exit 1
 fi
+echo "alerts: $passed passed, ${#failed[@]} failed"
+((${#failed[@]} == 0))

@@ -179,11 +179,15 @@ fn from_devstat(d: &DeviceStatistics, sector: u128, r: &mut Reading) {
     c.host_read_commands = d.read_commands.map(u128::from).or(c.host_read_commands);
     c.power_on_seconds = d.power_on_seconds.map(u128::from).or(c.power_on_seconds);
     c.temperature_above_warning_seconds = d.over_temperature_seconds.map(u128::from);
-    // Attribute 199 / 187 first (metrics.md); the statistics where a drive lacks them.
-    c.crc_errors = c.crc_errors.or(d.interface_crc_errors.map(u128::from));
-    c.media_errors = c
-        .media_errors
-        .or(d.reported_uncorrectable_errors.map(u128::from));
+    // 06h Number of Interface CRC Errors and 04h Number of Reported
+    // Uncorrectable Errors are defined by ACS; what attributes 199 and 187
+    // count is the vendor's (ACS leaves the attribute table vendor
+    // specific). So the statistics win here too; the attributes fill in.
+    c.crc_errors = d.interface_crc_errors.map(u128::from).or(c.crc_errors);
+    c.media_errors = d
+        .reported_uncorrectable_errors
+        .map(u128::from)
+        .or(c.media_errors);
 }
 
 #[cfg(test)]

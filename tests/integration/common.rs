@@ -229,6 +229,16 @@ pub fn find(
     })
 }
 
+/// Prints how far a wall-clock check stayed from its limit, on every run
+/// (straight to stderr, past the test harness's capture), so a margin that
+/// shrinks shows before the check flakes. `margin` is limit / measured for
+/// a time, measured / required for a count; below 3 the limit is to be
+/// widened.
+pub fn log_margin(what: &str, margin: f64, detail: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "MARGIN {what}: {margin:.1}x ({detail})");
+}
+
 pub fn path_str(p: &Path) -> &str {
     p.to_str().unwrap()
 }

@@ -133,38 +133,102 @@ fn throttling_counts_for_an_hour_after_it_was_seen() {
     assert!(has(&d.poll_at(at(T0 + 600 + 61 * 60)), "thermal_throttling").is_none());
 }
 
-#[test]
-fn sata_crc_errors_rising_is_a_warning() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = repo().join("tests/fixtures/sata/kingston-dc600m/sda");
-    for e in std::fs::read_dir(&src).unwrap().flatten() {
-        std::fs::copy(e.path(), dir.path().join(e.file_name())).unwrap();
+/// A copy of a SATA fixture, polled and judged the way `Drive` does NVMe.
+struct SataDrive {
+    dir: tempfile::TempDir,
+    poller: Box<dyn Poller>,
+    snap: DriveSnapshot,
+}
+
+impl SataDrive {
+    fn new(fixture: &str) -> SataDrive {
+        let dir = tempfile::tempdir().unwrap();
+        let src = repo().join("tests/fixtures/sata").join(fixture);
+        for e in std::fs::read_dir(&src).unwrap().flatten() {
+            std::fs::copy(e.path(), dir.path().join(e.file_name())).unwrap();
+        }
+        let (device, transport, poller) = factory::replay(dir.path(), &namer()).unwrap();
+        let snap = DriveSnapshot::new(&device, "test", factory::placeholder(transport, "", "", ""));
+        SataDrive { dir, poller, snap }
     }
-    let (_, transport, mut poller) = factory::replay(dir.path(), &namer()).unwrap();
-    let mut snap = DriveSnapshot::new("sda", "test", factory::placeholder(transport, "", "", ""));
-    let mut poll_at = |now| {
-        snap.apply(poller.poll(), Duration::from_millis(1), now);
-        snapshot::judge(Arc::new(Tuning::default()), None)(&mut snap, now);
-        let v = snap.verdict.as_ref().unwrap();
+
+    fn poll_at(&mut self, now: SystemTime) -> Vec<(&'static str, Severity)> {
+        self.snap
+            .apply(self.poller.poll(), Duration::from_millis(1), now);
+        snapshot::judge(Arc::new(Tuning::default()), None)(&mut self.snap, now);
+        let v = self.snap.verdict.as_ref().unwrap();
         v.problems
             .iter()
             .map(|p| (p.name.as_label(), p.severity))
-            .collect::<Vec<_>>()
-    };
-    assert!(poll_at(at(T0)).is_empty());
-    // Attribute 199 (slot 17, entry at byte 206): raw bytes start at 211.
-    // 0 → 3 CRC errors, and the SMART data checksum (byte 511) kept valid.
-    let path = dir.path().join("smart-data.bin");
-    let mut page = std::fs::read(&path).unwrap();
-    assert_eq!(page[206], 199);
-    page[211] = 3;
-    let sum = page[..511].iter().fold(0u8, |a, &b| a.wrapping_add(b));
-    page[511] = sum.wrapping_neg();
-    std::fs::write(&path, page).unwrap();
-    let p = poll_at(at(T0 + 60));
+            .collect()
+    }
+
+    /// Sets the raw value of the attribute in table slot `slot` (entry at
+    /// byte 2 + 12 × slot, raw bytes from its byte 5) and reseals the SMART
+    /// data checksum (byte 511).
+    fn set_attribute(&self, slot: usize, id: u8, raw: u8) {
+        let path = self.dir.path().join("smart-data.bin");
+        let mut page = std::fs::read(&path).unwrap();
+        let entry = 2 + 12 * slot;
+        assert_eq!(page[entry], id);
+        page[entry + 5] = raw;
+        let sum = page[..511].iter().fold(0u8, |a, &b| a.wrapping_add(b));
+        page[511] = sum.wrapping_neg();
+        std::fs::write(&path, page).unwrap();
+    }
+
+    /// Sets the low byte of the statistic at `offset` of Device Statistics
+    /// page `page` (a qword: value in bytes 0..6, flags in byte 7).
+    fn set_statistic(&self, page: u8, offset: usize, value: u8) {
+        let path = self.dir.path().join(format!("devstat-{page:02x}.bin"));
+        let mut bytes = std::fs::read(&path).unwrap();
+        assert_eq!(bytes[offset + 7] & 0xC0, 0xC0, "not supported and valid");
+        bytes[offset] = value;
+        std::fs::write(&path, bytes).unwrap();
+    }
+}
+
+#[test]
+fn sata_crc_errors_rising_is_a_warning() {
+    // No Device Statistics: attribute 199 (slot 17) is the count.
+    let mut d = SataDrive::new("kingston-dc500m/sdb");
+    assert!(d.poll_at(at(T0)).is_empty());
+    d.set_attribute(17, 199, 3);
+    let p = d.poll_at(at(T0 + 60));
     assert_eq!(
         has(&p, "crc_errors_increasing"),
         Some(Severity::Warning),
+        "{p:?}"
+    );
+}
+
+/// Device Statistics win over the vendor attributes (ACS defines them; the
+/// attribute table is vendor specific): on the fixture where they disagree,
+/// a rise of 199 or 187 alone is no problem, a rise of 06h's interface CRC
+/// errors or 04h's reported uncorrectable errors is.
+#[test]
+fn sata_errors_are_judged_by_device_statistics_first() {
+    let mut d = SataDrive::new("devstat-vs-attributes/sdz");
+    assert!(d.poll_at(at(T0)).is_empty());
+    // 199 (slot 17) 1 -> 9 and 187 (slot 11) 0 -> 5: the statistics stand still.
+    d.set_attribute(17, 199, 9);
+    d.set_attribute(11, 187, 5);
+    let p = d.poll_at(at(T0 + 60));
+    assert!(p.is_empty(), "{p:?}");
+    // 06h offset 18h, interface CRC errors 3 -> 4.
+    d.set_statistic(0x06, 0x18, 4);
+    let p = d.poll_at(at(T0 + 120));
+    assert_eq!(
+        has(&p, "crc_errors_increasing"),
+        Some(Severity::Warning),
+        "{p:?}"
+    );
+    // 04h offset 08h, reported uncorrectable errors 2 -> 3.
+    d.set_statistic(0x04, 0x08, 3);
+    let p = d.poll_at(at(T0 + 180));
+    assert_eq!(
+        has(&p, "media_errors_increasing"),
+        Some(Severity::Critical),
         "{p:?}"
     );
 }

@@ -6,16 +6,13 @@
 # extracted binary runs and accepts the packaged configuration.
 # Installs cargo-deb with `cargo install` if it is missing (about a minute).
 # The package is left in the target folder's debian/ (cargo-deb's default;
-# CARGO_TARGET_DIR is honoured). Prints PASS lines and
-# "N passed, N failed"; exits non-zero on a failure.
+# CARGO_TARGET_DIR is honoured). Prints PASS/FAIL/SKIP lines and
+# "deb: N passed, N failed, N skipped"; exits non-zero on a failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-command -v dpkg-deb >/dev/null || {
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends dpkg >/dev/null
-}
+. tests/ops/lib.sh
+command -v dpkg-deb >/dev/null || install_missing dpkg
 if ! command -v cargo-deb >/dev/null; then
   echo "== cargo install cargo-deb --locked"
   start=$SECONDS
@@ -23,15 +20,6 @@ if ! command -v cargo-deb >/dev/null; then
   echo "== cargo-deb installed in $((SECONDS - start)) s"
 fi
 
-passed=0
-failed=0
-pass() { echo "PASS: $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
-check() { # description, command...
-  local what=$1
-  shift
-  if "$@"; then pass "$what"; else fail "$what"; fi
-}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -134,7 +122,7 @@ if command -v systemd-analyze >/dev/null && [ -d /usr/lib/systemd/system ]; then
     echo "$out"
   fi
 else
-  echo "SKIP: systemd-analyze verify (no systemd here; tests/ops/systemd.sh needs it too)"
+  skip "systemd-analyze verify (no systemd here; tests/ops/systemd.sh needs it too)"
 fi
 
 # The packaged binary runs, and accepts the packaged configuration.
@@ -144,5 +132,4 @@ check "extracted binary accepts /etc/ssd_exporter/config.yml (--check-config)" \
   sh -c '"$1" --check-config --config.file="$2" >/dev/null' sh \
   "$tmp/root/usr/bin/ssd_exporter" "$tmp/root/etc/ssd_exporter/config.yml"
 
-echo "deb: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary deb

@@ -17,7 +17,8 @@
 # Step 5 needs the binary: $SSD_EXPORTER_BIN, else `cargo build` (debug).
 # Root is needed for steps 4 and 5's mount namespace and loop device; without
 # them those parts are skipped with a note, never passed silently.
-# Prints PASS/SKIP lines and "N passed, N failed"; exits non-zero on a failure.
+# Prints PASS/FAIL/SKIP lines and "systemd: N passed, N failed, N skipped";
+# exits non-zero on a failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/ops/lib.sh
@@ -318,5 +319,4 @@ if [ -n "$port" ]; then
   fi
 fi
 
-echo "systemd: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary systemd

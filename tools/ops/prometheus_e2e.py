@@ -4,8 +4,9 @@ with the alert and recording rules loaded. Through Prometheus' HTTP API it
 checks that:
 
 - every dashboard panel's query (variables substituted) returns data;
-- the expected alerts fire for the demo's failing drive (and the failing
-  fixtures), and none fire for the healthy drives;
+- for each failing drive (the demo's nvme2 and the failing fixtures) the
+  alerts it must raise fire, and every other alert of the rules file does
+  not; the healthy drives fire none;
 - every recording rule produces series;
 - every `ssd_*` name the dashboards, the rules and the docs' runbooks use is
   one the exporter really emits (compared with both live expositions).
@@ -36,46 +37,74 @@ from tools.ops.common import (
 
 # The demo's drives (README "Demo") and the fixtures' healthy drives.
 DEMO_HEALTHY = {"nvme0", "nvme1", "sda", "sdb"}
-DEMO_FAILING = "nvme2"
-# The demo's fail-slow drive: clean SMART, every read ~7-10x its peers'
-# (nvme0, nvme2: the same model and firmware), so only SsdFailSlow.
-DEMO_FAIL_SLOW = "nvme3"
-FIXTURE_HEALTHY = {"nvme0", "nvme1", "sda", "sdb", "sdc", "sde", "sdf", "sdg"}
+# Issue 21's healthy SAS dumps fire nothing either: sdsb (75 °C, but its
+# reference temperature is 0: no threshold series), sdsd (5Dh/FFh, the TEST
+# bit: ssd_smart_passed 1), sdsf (ATA hints, driven as SCSI), sdsg (8200
+# defects and sdsh's phy errors, static: no rise in the window), sdsi (a
+# 7200 rpm disk), sdsj (a short INQUIRY) and the HPE logical volume sdsk
+# (virtual: only identity served, verdict 0).
+FIXTURE_HEALTHY = {
+    "nvme0", "nvme1", "sda", "sdb", "sdc", "sde", "sdf", "sdg", "sdz",
+    "sdsb", "sdsd", "sdsf", "sdsg", "sdsh", "sdsi", "sdsj", "sdsk",
+}
 DRIVE_VIEW_DEVICES = ["nvme0", "nvme1", "nvme2", "sda", "sdb"]
 
-# What the failing demo drive must fire: its critical warning bits (which
-# explain its failed SMART status, so SsdSmartFailed stays quiet), spare
-# below threshold, 99 % used and ~16 days left, capacitors failed and at
-# 35 %, 72 °C against a 70 °C warning threshold, media errors rising every
-# 20 s, and the verdict.
-DEMO_FAILING_ALERTS = {
-    "SsdCriticalWarning",
-    "SsdPlpFailed",
-    "SsdPlpHealthLow",
-    "SsdSpareBelowThreshold",
-    "SsdWearCritical",
-    "SsdWearOutForecast",
-    "SsdMediaErrors",
-    "SsdTemperatureWarning",
-    "SsdHealthCritical",
+# Exactly the alerts each failing drive fires: the ones named here must fire
+# and every other alert in alerts/ssd_exporter.rules.yml must stay quiet.
+FAILING = {
+    # The demo's failing drive: its critical warning bits (which explain its
+    # failed SMART status, so SsdSmartFailed stays quiet), spare below
+    # threshold, 99 % used and ~16 days left, capacitors failed and at 35 %,
+    # 72 °C against a 70 °C warning threshold (below the critical one),
+    # media errors rising every 20 s, and the verdict. Never woken from a
+    # power loss, never throttled, its poll never fails.
+    ("demo", "nvme2"): {
+        "SsdCriticalWarning", "SsdPlpFailed", "SsdPlpHealthLow", "SsdSpareBelowThreshold",
+        "SsdWearCritical", "SsdWearOutForecast", "SsdMediaErrors", "SsdTemperatureWarning",
+        "SsdHealthCritical",
+    },
+    # The replayed failing-critical fixture holds still, so nothing rises
+    # (no SsdMediaErrors for its 23 media errors); its C0h page is not the
+    # OCP page, so no PLP health (no SsdPlpHealthLow); bits explain its
+    # SMART status (no SsdSmartFailed); 74 °C is under its 85 °C CCTEMP.
+    ("fixtures", "nvme2"): {
+        "SsdCriticalWarning", "SsdPlpFailed", "SsdSpareBelowThreshold", "SsdWearCritical",
+        "SsdWearOutForecast", "SsdTemperatureWarning", "SsdHealthCritical",
+    },
+    # The truncated SMART log: down, and its smart_log failure counted;
+    # with no health data nothing else can fire.
+    ("fixtures", "nvme3"): {"SsdDeviceDown", "SsdPollErrors"},
+    # The failing SATA drive: SMART RETURN STATUS failed, 96 % used (the
+    # forecast, 68 days, is above the 30-day line), static CRC and
+    # uncorrectable counts, 52 °C under its 70 °C limit.
+    ("fixtures", "sdd"): {"SsdSmartFailed", "SsdWearCritical", "SsdHealthCritical"},
+    # The failing SAS drive (sdh): an informational exception (log 2Fh ASC
+    # 5Dh), 98 % used with ~26 days left; static defects and errors.
+    ("fixtures", "sdh"): {
+        "SsdSmartFailed", "SsdWearCritical", "SsdWearOutForecast", "SsdHealthCritical",
+    },
+    # Issue 21's SAS dumps that warn or fail. sdsa: 72 °C at or above its log
+    # 0Dh reference temperature of 70 °C, served as the warning threshold
+    # (SCSI has no critical one), verdict 1: SsdTemperatureWarning only.
+    ("fixtures", "sdsa"): {"SsdTemperatureWarning"},
+    # sdsc: no 0Dh page, so 2Fh's 68 °C against 2Fh's 65 °C threshold:
+    # SsdTemperatureWarning. Its ASC 0Bh warning (drive_reported_warning)
+    # keeps ssd_smart_passed 1 (no SsdSmartFailed) and has no alert of its
+    # own; the verdict is 1, so no SsdHealthCritical.
+    ("fixtures", "sdsc"): {"SsdTemperatureWarning"},
+    # sdse: the newest completed self-test failed (behind one in progress and
+    # one aborted): self_test_failed makes the verdict 2, and only the
+    # catch-all names it; 33 °C under 70 °C, 2Fh ASC 00h.
+    ("fixtures", "sdse"): {"SsdHealthCritical"},
+    # The demo's fail-slow drive: clean SMART, every read ~7-10x its peers'
+    # (nvme0, nvme2: the same model and firmware), so only SsdFailSlow.
+    ("demo", "nvme3"): {"SsdFailSlow"},
 }
-# The replayed failing-critical fixture (nvme2) holds still, so nothing can
-# rise; its static state must fire these.
-FIXTURE_FAILING_ALERTS = {
-    "SsdCriticalWarning",
-    "SsdPlpFailed",
-    "SsdSpareBelowThreshold",
-    "SsdWearCritical",
-    "SsdHealthCritical",
-}
-
-# The replayed failing SAS fixture (sdh): an informational exception (log
-# 2Fh ASC 5Dh), 98 % used; static counts, so nothing rises.
-FIXTURE_SAS_FAILING_ALERTS = {
-    "SsdSmartFailed",
-    "SsdWearCritical",
-    "SsdHealthCritical",
-}
+# The demo's failing and fail-slow drives, for the VictoriaMetrics stage
+# (tools/ops/vm_pipeline.py), which runs the demo three times.
+DEMO_FAILING = "nvme2"
+DEMO_FAILING_ALERTS = FAILING[("demo", DEMO_FAILING)]
+DEMO_FAIL_SLOW = "nvme3"
 
 # How long the demo runs before the checks: its failing drive's media
 # errors rise every 20 s, and `increase()` needs two samples either side.
@@ -257,21 +286,26 @@ scrape_configs:
                 continue
             key = (a["labels"].get("fleet", "?"), a["labels"].get("device", "-"))
             firing.setdefault(key, set()).add(a["labels"]["alertname"])
-        got = firing.get(("demo", DEMO_FAILING), set())
-        missing = DEMO_FAILING_ALERTS - got
-        check(not missing, f"demo {DEMO_FAILING} fires {sorted(got)}"
-              + (f"; missing {sorted(missing)}" if missing else ""))
-        got = firing.get(("fixtures", "nvme2"), set())
-        missing = FIXTURE_FAILING_ALERTS - got
-        check(not missing, f"fixture failing-critical nvme2 fires {sorted(got)}"
-              + (f"; missing {sorted(missing)}" if missing else ""))
-        got = firing.get(("fixtures", "sdh"), set())
-        missing = FIXTURE_SAS_FAILING_ALERTS - got
-        check(not missing, f"fixture sas/failing sdh fires {sorted(got)}"
-              + (f"; missing {sorted(missing)}" if missing else ""))
-        got = firing.get(("demo", DEMO_FAIL_SLOW), set())
-        check(got == {"SsdFailSlow"},
-              f"demo fail-slow {DEMO_FAIL_SLOW} fires {sorted(got)}, want ['SsdFailSlow']")
+        all_alerts = {name for f in rule_files for name, _ in rule_exprs(f)
+                      if name and ":" not in name}
+        for (fleet, d), want in sorted(FAILING.items()):
+            unknown = want - all_alerts
+            check(not unknown, f"{fleet} {d}: every expected alert is a rule"
+                  + (f"; no rule {sorted(unknown)}" if unknown else ""))
+            got = firing.get((fleet, d), set())
+            missing, extra = want - got, got - want
+            check(not missing, f"{fleet} {d} fires {sorted(want)}"
+                  + (f"; missing {sorted(missing)}" if missing else ""))
+            quiet = all_alerts - want
+            check(not extra, f"{fleet} {d} fires none of the other {len(quiet)} alerts"
+                  + (f"; fired {sorted(extra)}" if extra else ""))
+        # Every replayed fixture is asserted: failing (its exact alerts) or
+        # healthy (none); a new fixture must be put in one of the two.
+        replayed = {Path(d).name for d in fixtures}
+        asserted = FIXTURE_HEALTHY | {d for (fleet, d) in FAILING if fleet == "fixtures"}
+        check(replayed == asserted, f"{len(replayed)} replayed fixtures, each failing or healthy"
+              + (f"; unasserted {sorted(replayed - asserted)}" if replayed - asserted else "")
+              + (f"; not replayed {sorted(asserted - replayed)}" if asserted - replayed else ""))
         for fleet, healthy in (("demo", DEMO_HEALTHY), ("fixtures", FIXTURE_HEALTHY)):
             for d in sorted(healthy):
                 got = firing.get((fleet, d), set())
@@ -286,7 +320,7 @@ scrape_configs:
                     print(f"---- {f} (tail)")
                     print("\n".join((tmp / f).read_text().splitlines()[-15:]))
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"prometheus e2e: {'FAIL' if check.failures else 'PASS'} ({check.failed} failed)")
+    print(f"prometheus e2e: {check.passed} passed, {check.failed} failed")
     sys.exit(1 if check.failures else 0)
 
 

@@ -20,14 +20,19 @@ CONTROLLERS = {"nvme0": "NVME0000", "nvme1": "NVME0001"}
 SATA_DISKS = {"sda": "SATA0000"}  # checked by sata.py
 HOTPLUG_SERIAL = "NVME0002"
 KELVIN = 273
-# Seconds from the host's go to the first guest scrape showing the change.
-# b: ~3 poll intervals (1 s) plus the guest's 0.5 s scrape cadence.
-CRITICAL_LIMIT = 4.0
-UNPLUG_LIMIT = 5.0
-PLUG_LIMIT = 8.0
+# Seconds from the host's go to the first guest scrape showing the change:
+# ~3 poll intervals (1 s) plus the guest's 0.5 s scrape cadence, under TCG.
+# Each at least 3x the slowest of two runs on a 2-core machine under a load
+# average of 13-20 from other builds: critical warning set 1.9 / 2.6 s,
+# cleared 5.2 / 2.9 s (the old 4 s limit failed), unplug 0.9 / 4.8 s (old
+# limit 5 s), plug 2.3 / 6.5 s (old limit 8 s). Each run prints its margin.
+CRITICAL_LIMIT = 16.0
+UNPLUG_LIMIT = 15.0
+PLUG_LIMIT = 20.0
 SCSI_DISKS = 2  # QEMU's scsi-hd and scsi_debug's disk (scsi.py)
 DEVICES_AFTER_UNPLUG = len(CONTROLLERS) - 1 + len(SATA_DISKS) + SCSI_DISKS
 
+ENDURANCE_GROUP_KEY = "endurance_grp_critical_warning_summary"
 CRITICAL_BITS = ["available_spare", "temperature", "reliability", "read_only",
                  "volatile_memory_backup", "pmr_read_only"]
 OCP_ONLY = ["ssd_thermal_throttle_events_total", "ssd_thermal_throttle_active",
@@ -75,10 +80,13 @@ def smart_expectations(smart: dict) -> list[tuple[str, dict, float, bool]]:
     for bit, cond in enumerate(CRITICAL_BITS[:5]):
         e.append(("ssd_critical_warning", {"condition": cond}, (cw >> bit) & 1, False))
     # not in metrics.md, but the exporter serves it: Endurance Group Critical Warning
-    # Summary (log 02h byte 6) bits 0, 2, 3
-    eg = _int(smart.get("endurance_grp_critical_warning_summary", 0))
+    # Summary (log 02h byte 6) bits 0, 2, 3. nvme-cli 2.3 always writes the key
+    # (json_smart_log); without it there is nothing to compare with, and that
+    # is a failure (want None), never a default of 0.
+    eg = smart.get(ENDURANCE_GROUP_KEY)
     for bit, cond in ((0, "available_spare"), (2, "reliability"), (3, "read_only")):
-        e.append(("ssd_endurance_group_critical_warning", {"condition": cond}, (eg >> bit) & 1, False))
+        want = None if eg is None else (_int(eg) >> bit) & 1
+        e.append(("ssd_endurance_group_critical_warning", {"condition": cond}, want, False))
     for n in range(1, 9):
         t = _int(smart.get(f"temperature_sensor_{n}", 0))
         if t:
@@ -146,7 +154,8 @@ class Report:
                        f"{_describe(last)}")
         else:
             self.check(name, elapsed <= limit, f"{what} took {elapsed:.1f} s (limit {limit} s)")
-            print(f"  ({name}: {elapsed:.1f} s after the QMP command)", flush=True)
+            margin(name, limit / max(elapsed, 1e-3),
+                   f"{elapsed:.1f} s after the QMP command, limit {limit:g} s")
 
     def critical_set(self, elapsed, last, history) -> None:
         self._timed("critical_warning_injected_reported", elapsed, CRITICAL_LIMIT, last,
@@ -239,6 +248,14 @@ class Report:
             self.check("dump_replay", False, "the guest never finished stage d")
 
 
+def margin(name: str, ratio: float, detail: str) -> None:
+    """Logs how far a wall-clock check stayed from its limit (limit / measured
+    for a time, measured / required for a count), every run, so a shrinking
+    margin shows before the check flakes under TCG; below 3x the limit is to
+    be widened."""
+    print(f"  MARGIN {name}: {ratio:.1f}x ({detail})", flush=True)
+
+
 def _describe(samples: list[Sample]) -> str:
     if not samples:
         return "(empty or none)"
@@ -311,7 +328,10 @@ def equality(r: Report, share: Path) -> None:
             s1, s2 = one(m1, name, **full), one(m2, name, **full)
             checked.update(s.key() for s in (s1, s2) if s is not None)
             cname = f"{dev}.{name}" + (f"{{{','.join(labels.values())}}}" if labels and name != "ssd_device_info" else "")
-            if s1 is None or s2 is None:
+            if want is None:
+                r.check(cname, False, f"nvme-cli's smart-log JSON has no {ENDURANCE_GROUP_KEY}: "
+                        f"nothing to compare the exporter's {s1 or s2} with")
+            elif s1 is None or s2 is None:
                 similar = [str(s) for s in select(m1, name, device=dev)]
                 r.check(cname, False, f"no series {name}{_fmt(full)}; same name for {dev}: {similar[:3]}")
             elif moves:
@@ -326,12 +346,15 @@ def equality(r: Report, share: Path) -> None:
                                          if _int(smart.get(f"temperature_sensor_{n}", 0))}
         r.check(f"{dev}.temperature_sensors", sensors == want_sensors,
                 f"exporter sensors {sorted(sensors)}, nvme-cli non-zero {sorted(want_sensors)}")
+        # Bit 5 (NVMe 1.4), which the exporter serves on every controller: absent
+        # is a failure too.
         pmr = one(m1, "ssd_critical_warning", device=dev, condition="pmr_read_only")
         if pmr is not None:
             checked.add(pmr.key())
+        want_pmr = (_int(smart["critical_warning"]) >> 5) & 1
         r.check(f"{dev}.ssd_critical_warning{{pmr_read_only}}",
-                pmr is None or pmr.value == (_int(smart["critical_warning"]) >> 5) & 1,
-                f"{pmr}")
+                pmr is not None and pmr.value == want_pmr,
+                f"exporter {pmr if pmr is not None else 'no series'}, nvme-cli bit 5 = {want_pmr}")
         ocp = sorted({s.name for s in m1 if s.label("device") == dev and s.name in OCP_ONLY})
         r.check(f"{dev}.no_ocp_series", not ocp, f"OCP-only series without a C0h log: {ocp}")
         errs = [s for s in select(m2, "ssd_poll_errors_total", device=dev, source="smart_log")

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+from tools.vm import checks
 from tools.vm.prom import parse_exposition
 
 IMAGE_SIZE = 64 * 1024 * 1024
@@ -169,6 +170,7 @@ class Driver:
 
     def wait_ready(self, name: str, timeout: float) -> None:
         path = self.share / f"stage-{name}.ready"
+        start = time.monotonic()
         end = self._until(timeout)
         while not path.exists():
             if not self.vm.alive():
@@ -178,6 +180,9 @@ class Driver:
                     raise Failure(f"run deadline passed while waiting for stage {name}")
                 raise Failure(f"the guest did not reach stage {name} within {timeout:.0f} s")
             time.sleep(0.05)
+        took = time.monotonic() - start
+        checks.margin(f"stage {name} reached", timeout / max(took, 1e-3),
+                      f"after {took:.1f} s, limit {timeout:g} s")
 
     def go(self, name: str) -> None:
         (self.share / f"stage-{name}.go").write_text("go\n")

@@ -109,6 +109,9 @@ def running(r, share: Path, blocks: dict[str, tuple[str, str]] = BLOCKS) -> None
             busy = one(m2, "ssd_probe_busy_ratio", block=block)
             print(f"  (probe {block}: {rate:.1f} ok/s over {dt:.1f} s at --probe.rate={PROBE_RATE:g}; "
                   f"skipped {skipped}; busy ratio {busy.value if busy else None})", flush=True)
+            need = MIN_RATE_SHARE * PROBE_RATE
+            print(f"  MARGIN probe.{block}.rate: {rate / need:.1f}x ({rate:.1f} ok/s, "
+                  f"at least {need:g} wanted)", flush=True)
             r.check(f"probe.{block}.rate", rate >= MIN_RATE_SHARE * PROBE_RATE,
                     f"{rate:.1f} ok probe I/Os per second, want >= {MIN_RATE_SHARE * PROBE_RATE:g} "
                     f"(--probe.rate={PROBE_RATE:g}); skipped {skipped}")

@@ -136,14 +136,28 @@ def equality(r, share: Path) -> None:
     same("sda.ssd_smart_passed", "ssd_smart_passed", {},
          1 if js["smart_status"]["passed"] else 0)
     same("sda.ssd_device_up", "ssd_device_up", {}, 1)
+    def absent(cname: str, name: str, labels: dict, what: str) -> None:
+        """smartctl does not report it: neither may the exporter (no fake 0)."""
+        full = {"device": DEVICE, "serial": serial, **labels}
+        found = [str(s) for m in (m1, m2) for s in select(m, name, **full)]
+        r.check(cname, not found, f"smartctl reports no {what}, the exporter serves {found}")
+
     _attributes(r, m1, m2, js, serial, checked)
     if "temperature" in js:
         same("sda.ssd_temperature_celsius{composite}", "ssd_temperature_celsius",
              {"sensor": "composite"}, js["temperature"]["current"])
+    else:
+        absent("sda.ssd_temperature_celsius{composite}", "ssd_temperature_celsius",
+               {"sensor": "composite"}, "temperature")
     if "power_cycle_count" in js:
         same("sda.ssd_power_cycles_total", "ssd_power_cycles_total", {}, js["power_cycle_count"])
+    else:
+        absent("sda.ssd_power_cycles_total", "ssd_power_cycles_total", {}, "power_cycle_count")
     if "power_on_time" in js:
         _power_on(r, m1, m2, js, serial, fresh, checked)
+    else:
+        absent("sda.ssd_power_on_seconds_total", "ssd_power_on_seconds_total", {},
+               "power_on_time")
     if "rotation_rate" in js:
         print(f"  (sda: smartctl rotation_rate {js['rotation_rate']}: no exporter metric)")
     unchecked = sorted(str(s) for s in m1 if s.label("device") == DEVICE

@@ -124,3 +124,30 @@ fn attribute_194_wins_over_190() {
     ];
     assert_eq!(temperature(&reversed), Some(40.0));
 }
+
+/// Device Statistics 04h / 06h (defined by ACS) win over attributes 187 /
+/// 199 (vendor defined); the attributes count only where the drive lacks
+/// the statistic.
+#[test]
+fn device_statistics_win_over_attributes_187_and_199() {
+    let presets = Namer::builtin().for_drive("KINGSTON SEDC600M960G", "SCEKH5.1");
+    let attrs = smart(&[(187, [5, 0, 0, 0, 0, 0]), (199, [7, 0, 0, 0, 0, 0])]);
+    let both = SataPages {
+        smart: Some(attrs.clone()),
+        devstat: Some(DeviceStatistics {
+            reported_uncorrectable_errors: Some(2),
+            interface_crc_errors: Some(3),
+            ..DeviceStatistics::default()
+        }),
+        ..SataPages::default()
+    };
+    let c = reading(&both, &presets).counters;
+    assert_eq!((c.media_errors, c.crc_errors), (Some(2), Some(3)));
+    let attributes_only = SataPages {
+        smart: Some(attrs),
+        devstat: Some(DeviceStatistics::default()),
+        ..SataPages::default()
+    };
+    let c = reading(&attributes_only, &presets).counters;
+    assert_eq!((c.media_errors, c.crc_errors), (Some(5), Some(7)));
+}

@@ -109,9 +109,9 @@ cat /proc/uptime > "$SHARE/p/uptime-2"
 scrape "$SHARE/p/metrics-2.txt"
 
 # ---- b) critical warning injection ---------------------------------------------
-sync_stage b-set && watch_metrics b-set 15
+sync_stage b-set && watch_metrics b-set 20  # >= the host's watch, CRITICAL_LIMIT + 2
 nvme smart-log /dev/nvme0 -o json > "$SHARE/b-set/nvme0-smart-log.json" 2>&1
-sync_stage b-clear && watch_metrics b-clear 15
+sync_stage b-clear && watch_metrics b-clear 20
 nvme smart-log /dev/nvme0 -o json > "$SHARE/b-clear/nvme0-smart-log.json" 2>&1
 
 # ---- c) hot-unplug, hot-plug -----------------------------------------------------
@@ -120,7 +120,7 @@ nvme smart-log /dev/nvme0 -o json > "$SHARE/b-clear/nvme0-smart-log.json" 2>&1
 mkdir -p "$SHARE/c-unplug"
 scrape "$SHARE/c-unplug/metrics-before.txt"
 wc -l < "$SHARE/exporter.log" > "$SHARE/c-unplug/log-lines-before"
-sync_stage c-unplug && watch_metrics c-unplug 15
+sync_stage c-unplug && watch_metrics c-unplug 20  # >= UNPLUG_LIMIT + 2
 # after the series are gone: do the other drives' probes go on?
 cat /proc/uptime > "$SHARE/c-unplug/uptime-after-1"
 scrape "$SHARE/c-unplug/metrics-after-1.txt"
@@ -130,7 +130,7 @@ scrape "$SHARE/c-unplug/metrics-after-2.txt"
 ls /dev > "$SHARE/c-unplug/dev.txt"
 kill -0 "$EXPORTER_PID" 2>/dev/null && echo alive > "$SHARE/c-unplug/exporter-alive"
 wc -l < "$SHARE/exporter.log" > "$SHARE/c-unplug/log-lines-after"
-sync_stage c-plug && watch_metrics c-plug 20
+sync_stage c-plug && watch_metrics c-plug 25  # >= PLUG_LIMIT + 2
 ls /dev > "$SHARE/c-plug/dev.txt"
 nvme list -o json > "$SHARE/c-plug/nvme-list.json" 2>&1
 kill -0 "$EXPORTER_PID" 2>/dev/null && echo alive > "$SHARE/c-plug/exporter-alive"
