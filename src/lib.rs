@@ -78,7 +78,7 @@
 //! dump                          → poll (factory, fallback), device, timefmt
 //! config                        → health, probe, http, poll, device, ata (defaults; namer, scan, poller)
 //! cli, logging                  → config
-//! check                         → config, poll, snapshot, report, health
+//! check                         → config, poll, snapshot, report, health, device (demo), sys (terminal width)
 //! app                           → everything it wires
 //! ```
 //!

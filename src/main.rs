@@ -1,42 +1,50 @@
 //! `ssd_exporter`: parse the command line, load the configuration, run.
 //! Exit codes: 0 ok, 1 runtime failure, 2 bad command line or configuration
-//! (including `--web.systemd-socket` without a socket from systemd).
+//! (including `--web.systemd-socket` without a socket from systemd);
+//! `check` exits 0–3 (Nagios), a bad command line or configuration
+//! included (3, UNKNOWN).
 
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::Parser;
-use ssd_exporter::cli::{Cli, Command};
+use ssd_exporter::cli::{self, Cli, Command};
 use ssd_exporter::config::{Config, ConfigError, RawFile};
 use ssd_exporter::sys::process::{ActivationError, one_malloc_arena};
 use ssd_exporter::{app, check, dump, logging};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match cli::parse(std::env::args_os()) {
         Ok(cli) => cli,
-        Err(e) if !e.use_stderr() => {
-            let _ = e.print();
-            return ExitCode::SUCCESS;
-        }
-        Err(e) => {
-            // One line: clap's first, naming the flag and what it accepts.
-            let text = e.render().to_string();
-            eprintln!("{}", text.lines().next().unwrap_or("invalid command line"));
-            return ExitCode::from(2);
+        Err(refused) => {
+            // clap's whole message: what is wrong, a similar flag if there
+            // is one, the usage line and where to find help.
+            let _ = refused.error.print();
+            return ExitCode::from(refused.code);
         }
     };
-    let config = match load(&cli) {
+    // Nagios: a check that cannot run at all is UNKNOWN (3), not CRITICAL.
+    let bad_config = match cli.command {
+        Some(Command::Check { .. }) => 3,
+        _ => 2,
+    };
+    let (config, level_given) = match load(&cli) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            return ExitCode::from(bad_config);
         }
     };
     if cli.flags.check_config {
         println!("configuration ok; {}", config.web.summary());
         return ExitCode::SUCCESS;
     }
-    logging::init(config.log_level, config.log_format);
+    // `check` prints a table for people: only warnings and errors around
+    // it, unless a level is asked for.
+    let level = match cli.command {
+        Some(Command::Check { .. }) if !level_given => tracing::Level::WARN,
+        _ => config.log_level,
+    };
+    logging::init(level, config.log_format);
     let result = match cli.command {
         Some(Command::Dump {
             device,
@@ -44,8 +52,12 @@ fn main() -> ExitCode {
             redact,
         }) => dump(&device, &folder, config.poll_timeout, redact),
         // Nagios: a check that cannot run at all is UNKNOWN (3).
-        Some(Command::Check { json, devices }) => Ok(ExitCode::from(
-            check::run(&config, &devices, json).unwrap_or_else(|e| {
+        Some(Command::Check {
+            json,
+            wide,
+            devices,
+        }) => Ok(ExitCode::from(
+            check::run(&config, &devices, json, wide).unwrap_or_else(|e| {
                 eprintln!("error: {e:#}");
                 3
             }),
@@ -67,14 +79,17 @@ fn main() -> ExitCode {
     }
 }
 
-fn load(cli: &Cli) -> Result<Config, ConfigError> {
+/// The validated configuration, and whether a log level was given.
+fn load(cli: &Cli) -> Result<(Config, bool), ConfigError> {
     let file = match &cli.flags.config_file {
         Some(path) => RawFile::load(path)?,
         None => RawFile::default(),
     };
-    let config = Config::try_from(file.overlay(cli.flags.to_raw()))?;
+    let raw = file.overlay(cli.flags.to_raw());
+    let level_given = raw.log.level.is_some();
+    let config = Config::try_from(raw)?;
     app::validate(&config)?;
-    Ok(config)
+    Ok((config, level_given))
 }
 
 fn serve(config: Config) -> anyhow::Result<ExitCode> {

@@ -131,9 +131,10 @@ sections! {
     RawFile "" {
         /// serve dump folders instead of live drives (see `ssd_exporter dump`)
         replay: Vec<PathBuf> = Text { default: &[], list: true } => ["replay" "FOLDER" global];
-        /// serve the simulated fleet instead of real drives (see "Demo");
-        /// polls every `2s` unless `poll.interval` is set; not with `replay`
-        demo: Option<bool> = Switch {} => ["demo"];
+        /// serve five simulated drives instead of real ones (no hardware
+        /// needed; their serials start with `DEMO`); polls every `2s` unless
+        /// `poll.interval` is set; not with `replay`
+        demo: Option<bool> = Switch {} => ["demo" global];
         + web: RawWeb;
         + poll: RawPoll;
         + discovery: RawDiscovery;
@@ -155,8 +156,9 @@ sections! {
             default: &[crate::http::DEFAULT_TELEMETRY_PATH],
             list: false,
         } => ["web.telemetry-path" "PATH"];
-        /// exporter-toolkit web config file: TLS, client certificates, basic
-        /// auth, security headers (see "Security"); plain HTTP without
+        /// exporter-toolkit web config file (`examples/web-config.yml`): TLS,
+        /// client certificates, basic auth, security headers; plain HTTP
+        /// without
         config_file: Option<PathBuf> = Text { default: &[], list: false }
             => ["web.config.file" "PATH" global];
         /// open HTTP connections at most; at the cap the oldest connection
