@@ -11,6 +11,7 @@ use crate::config::Config;
 use crate::device::demo;
 use crate::health::Identity;
 use crate::health::history::History;
+use crate::health::verdict::Status;
 use crate::poll::Poller;
 use crate::poll::factory::{self, placeholder};
 use crate::report::{self, Layout, Row};
@@ -115,7 +116,7 @@ pub fn run(config: &Config, devices: &[String], json: bool, wide: bool) -> anyho
     let code = report::exit_code(&rows);
     let stdout = std::io::stdout();
     if json {
-        let status = ["ok", "warning", "critical", "unknown"][usize::from(code)];
+        let status = Status::ALL[usize::from(code)].as_str();
         let doc = serde_json::json!({ "status": status, "exit_code": code, "drives": rows });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else if rows.is_empty() {

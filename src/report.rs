@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 
-use crate::health::verdict::Severity;
+use crate::health::verdict::Status;
 use crate::snapshot::DriveSnapshot;
 
 /// One problem of a drive.
@@ -58,10 +58,6 @@ impl Row {
     pub fn from_snapshot(d: &DriveSnapshot, now: SystemTime) -> Row {
         let r = d.reading.as_ref();
         let verdict = d.verdict.as_ref();
-        // Without its core health data a drive's health is unknown, not
-        // merely "warning" (Nagios UNKNOWN for `check`).
-        let no_data = r.is_none()
-            || verdict.is_some_and(|v| v.problems.iter().any(|p| p.name == "data_missing"));
         Row {
             device: d.device.clone(),
             transport: d.identity.transport.as_str().to_string(),
@@ -71,11 +67,11 @@ impl Row {
             up: d.up,
             last_poll_age: d.last_success.and_then(|t| now.duration_since(t).ok()),
             state: state(d),
-            status: match verdict {
-                Some(v) if no_data && v.status != Severity::Critical => "unknown".into(),
-                Some(v) => v.status.as_str().into(),
-                None => "unknown".into(),
-            },
+            // The same word as ssd_health_status's value (Status).
+            status: verdict
+                .map_or(Status::Unknown, |v| v.overall())
+                .as_str()
+                .into(),
             wear_ratio: r.and_then(|r| r.percentage_used_ratio),
             temperature_celsius: r.and_then(|r| {
                 r.temperatures
@@ -126,16 +122,18 @@ fn state(d: &DriveSnapshot) -> String {
 /// The Nagios-style exit code of a set of rows: 2 if any is critical, else
 /// 3 if any is unknown (or there are none), else 1 if any warns, else 0.
 pub fn exit_code(rows: &[Row]) -> u8 {
-    let any = |s: &str| rows.iter().any(|r| r.status == s);
-    if any(Severity::Critical.as_str()) {
-        2
-    } else if rows.is_empty() || any("unknown") {
-        3
-    } else if any(Severity::Warning.as_str()) {
-        1
+    let any = |s: Status| rows.iter().any(|r| r.status == s.as_str());
+    let worst = if any(Status::Critical) {
+        Status::Critical
+    } else if rows.is_empty() || any(Status::Unknown) {
+        Status::Unknown
+    } else if any(Status::Warning) {
+        Status::Warning
     } else {
-        0
-    }
+        Status::Ok
+    };
+    // The Nagios exit codes are the status values.
+    worst as u8
 }
 
 /// `3 %`, `104 %`, `-`.
@@ -246,7 +244,7 @@ pub fn text_table(rows: &[Row], layout: Layout) -> String {
             .iter()
             .map(|p| format!("{} {}: {}", p.severity, p.name, p.reason))
             .collect();
-        if r.status == "unknown" && r.problems.is_empty() {
+        if r.status == Status::Unknown.as_str() && r.problems.is_empty() {
             notes.push(r.state.clone());
         }
         for note in notes {

@@ -15,7 +15,7 @@ use std::time::SystemTime;
 
 use super::history::History;
 use super::judgement::Judge;
-pub use super::judgement::{Context, Problem, Rules, Severity, Verdict};
+pub use super::judgement::{Context, Problem, Rules, Severity, Status, Verdict};
 use super::reading::Reading;
 use super::verdict_rules::{
     counters, latency, plp, self_test, spare, status, temperature, throttling, wear,

@@ -3,7 +3,9 @@
 
 use std::process::Command;
 
-use crate::common::{BIN, path_str, repo};
+use std::collections::BTreeMap;
+
+use crate::common::{BIN, find, fixtures, parse, path_str, repo, start_on_fixtures};
 
 fn check(fixtures: &[&str], extra: &[&str]) -> (i32, String) {
     let (code, out, _) = check_logged(fixtures, &[extra, &["--log.level=error"]].concat());
@@ -242,4 +244,74 @@ fn json_carries_status_values_and_problems() {
         problems.contains(&"smart_failed") && problems.contains(&"self_test_failed"),
         "{problems:?}"
     );
+}
+
+/// The landing page's rows: device → the verdict word in the row's class.
+fn landing_statuses(page: &str) -> BTreeMap<String, String> {
+    page.split("<tr class=\"drive ")
+        .skip(1)
+        .map(|row| {
+            let (class, rest) = row.split_once('"').unwrap();
+            let device = rest.split("<td>").nth(1).unwrap();
+            let device = device.split("</td>").next().unwrap();
+            (device.to_string(), class.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn one_verdict_in_metrics_check_and_the_landing_page() {
+    let (exporter, devices) = start_on_fixtures(&["--probe.disable"]);
+    let series = parse(&exporter.get("/metrics", "").1);
+    let page = exporter.get("/", "").1;
+    let landing = landing_statuses(&page);
+    let dirs: Vec<String> = fixtures()
+        .iter()
+        .map(|d| format!("--replay={}", path_str(d)))
+        .collect();
+    let out = Command::new(BIN)
+        .args([
+            "check",
+            "--json",
+            "--path.drivedb=none",
+            "--log.level=error",
+        ])
+        .args(&dirs)
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let words = ["ok", "warning", "critical", "unknown"];
+    let mut seen = BTreeMap::new();
+    for d in &devices {
+        let drive = doc["drives"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["device"] == d.as_str())
+            .unwrap_or_else(|| panic!("{d} not in check --json"));
+        let serial = drive["serial"].as_str().unwrap().to_string();
+        let labels = BTreeMap::from([("device".into(), d.clone()), ("serial".into(), serial)]);
+        let value = find(&series, "ssd_health_status", &labels)
+            .unwrap_or_else(|| panic!("no ssd_health_status for {d}"));
+        let word = words[value as usize];
+        assert_eq!(
+            drive["status"], word,
+            "{d}: check vs ssd_health_status {value}"
+        );
+        assert_eq!(
+            landing[d.as_str()],
+            word,
+            "{d}: landing page vs ssd_health_status {value}"
+        );
+        *seen.entry(word).or_insert(0) += 1;
+    }
+    // The fixtures cover every verdict but warning-only: the broken NVMe
+    // dump and the QEMU disk are unknown (3) everywhere.
+    assert_eq!(seen.get("unknown"), Some(&2), "{seen:?}");
+    assert!(
+        seen.contains_key("ok") && seen.contains_key("critical"),
+        "{seen:?}"
+    );
+    // check's exit code is the worst status's value.
+    assert_eq!(out.status.code(), Some(2));
 }

@@ -463,3 +463,25 @@ fn a_failed_self_test_is_critical_an_aborted_one_is_not() {
         assert_eq!(judge(&r).status, Severity::Ok, "{benign}");
     }
 }
+
+#[test]
+fn overall_status_is_unknown_without_core_data_unless_critical() {
+    let missing = evaluate(None, &History::new(None), &up(), &Rules::default(), at(T0));
+    assert_eq!(missing.overall(), Status::Unknown);
+    assert_eq!(missing.overall() as u8, 3);
+    assert_eq!(judge(&healthy()).overall(), Status::Ok);
+    // Critical known data wins over the missing rest.
+    let bare = Reading {
+        smart_passed: None,
+        percentage_used_ratio: Some(1.2),
+        ..Reading::default()
+    };
+    let v = judge(&bare);
+    assert!(v.problems.iter().any(|p| p.name == "data_missing"), "{v:?}");
+    assert_eq!(v.overall(), Status::Critical, "{v:?}");
+    let mut warm = healthy();
+    warm.percentage_used_ratio = Some(0.85);
+    assert_eq!(judge(&warm).overall(), Status::Warning);
+    let words: Vec<&str> = Status::ALL.iter().map(|s| s.as_str()).collect();
+    assert_eq!(words, ["ok", "warning", "critical", "unknown"]);
+}
