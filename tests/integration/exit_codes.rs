@@ -257,3 +257,29 @@ fn start_logs_once_which_drive_database_names_the_attributes() {
     assert!(log.contains("entries=1"), "{log}");
     assert_eq!(log.matches(names).count(), 1, "{log}");
 }
+
+#[test]
+fn dump_of_something_that_is_not_a_drive_creates_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp.path().join("out/nvme9");
+    let not_a_drive = tmp.path().join("notes.txt");
+    std::fs::write(&not_a_drive, "hello").unwrap();
+    // No such controller, a path that names no drive, a file named like a
+    // disk that answers no command.
+    let disk = tmp.path().join("sdz");
+    std::fs::write(&disk, [0u8; 512]).unwrap();
+    for (device, want) in [
+        ("/dev/nvme999", "no dump written"),
+        (path_str(&not_a_drive), "not an NVMe controller"),
+        (path_str(&disk), "no dump written"),
+    ] {
+        let (code, err) = run(&["dump", device, path_str(&folder)]);
+        assert_eq!(code, 1, "{device}: {err}");
+        assert!(err.contains(want), "{device}: {err}");
+        assert!(!err.contains("wrote"), "{device}: {err}");
+        assert!(
+            !tmp.path().join("out").exists(),
+            "{device}: a folder was left"
+        );
+    }
+}
