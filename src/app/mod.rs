@@ -3,7 +3,10 @@
 //! of it.
 
 pub mod drives;
+mod host;
 pub mod schedule;
+
+pub use host::validate;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -14,7 +17,7 @@ use tokio::sync::{Notify, watch};
 use tracing::{info, warn};
 
 use crate::ata::attributes::Namer;
-use crate::config::{Config, ConfigError};
+use crate::config::Config;
 use crate::health::history::History;
 use crate::http::{self, DriveRow, Exposition, Format};
 use crate::metrics::{self, BuildInfo, TextFormat};
@@ -122,21 +125,6 @@ impl Ctx {
             }
         }
     }
-}
-
-/// Checks what the configuration can only check against the host: the
-/// write probe's directory must be on a block device (a config error).
-pub fn validate(config: &Config) -> Result<(), ConfigError> {
-    if let Some(w) = config.probe.write.as_ref().filter(|_| config.probe.enabled) {
-        writer::disk_of(&w.path, &config.sysfs).map_err(|e| ConfigError::Invalid {
-            key: "probe.write.path".into(),
-            message: format!(
-                "{}: {e}; use a directory on a filesystem of a monitored drive",
-                w.path.display()
-            ),
-        })?;
-    }
-    Ok(())
 }
 
 fn fleet(config: &Config) -> anyhow::Result<Option<Arc<Fleet>>> {

@@ -16,8 +16,17 @@ fn run(args: &[&str]) -> (i32, String) {
 
 #[test]
 fn bad_flag_values_exit_2_with_one_line_naming_the_key() {
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 7] = [
         (&["--poll.interval=5x", "--check-config"], "poll.interval"),
+        // What start would refuse, checked without polling a drive.
+        (
+            &["--replay=/nonexistent/nvme0", "--check-config"],
+            "replay: ",
+        ),
+        (
+            &["--probe.device=nosuch", "--check-config"],
+            "probe.device: ",
+        ),
         (&["--probe.rate=1e300", "--check-config"], "probe.rate"),
         (&["--poll.timeout=99999y", "--check-config"], "poll.timeout"),
         (&["--log.format=xml", "--check-config"], "log.format"),
@@ -167,7 +176,9 @@ fn replay_of_a_folder_that_is_not_a_dump_fails_clearly() {
         path_str(tmp.path()),
         "--web.listen-address=127.0.0.1:0",
     ]);
-    assert_eq!(code, 1, "{err}");
+    // A configuration error, found before anything starts.
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(err.contains("not a device dump"), "{err}");
 }
 
