@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use ssd_exporter::cli::{self, Cli, Command};
-use ssd_exporter::config::{Config, ConfigError, RawFile};
+use ssd_exporter::config::{Config, ConfigError, FileLayer, RawFile};
 use ssd_exporter::sys::process::{ActivationError, one_malloc_arena};
 use ssd_exporter::{app, check, dump, logging};
 
@@ -82,12 +82,16 @@ fn main() -> ExitCode {
 /// The validated configuration, and whether a log level was given.
 fn load(cli: &Cli) -> Result<(Config, bool), ConfigError> {
     let file = match &cli.flags.config_file {
-        Some(path) => RawFile::load(path)?,
-        None => RawFile::default(),
+        Some(path) => {
+            let (raw, text) = RawFile::load_with_text(path)?;
+            Some(FileLayer { path, raw, text })
+        }
+        None => None,
     };
-    let raw = file.overlay(cli.flags.to_raw());
-    let level_given = raw.log.level.is_some();
-    let config = Config::try_from(raw)?;
+    let flags = cli.flags.to_raw();
+    let level_given =
+        flags.log.level.is_some() || file.as_ref().is_some_and(|f| f.raw.log.level.is_some());
+    let config = Config::from_layers(file, flags)?;
     app::validate(&config)?;
     Ok((config, level_given))
 }

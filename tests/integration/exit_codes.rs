@@ -158,6 +158,76 @@ fn out_of_bounds_config_values_exit_2_naming_the_key_and_the_bound() {
             err.contains(key) && err.contains(accepted),
             "{yaml:?}: {err}"
         );
+        // The file and the key's line, as the value came from the file.
+        let at = format!("config file {}: line ", path_str(tmp.path()));
+        assert!(err.contains(&at), "{yaml:?}: {err}");
+    }
+}
+
+/// `--config.file` with `yaml` and `--check-config`: exit code, stderr.
+fn check_config(yaml: &str, extra: &[&str]) -> (i32, String) {
+    let tmp = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(tmp.path(), yaml).unwrap();
+    let file = format!("--config.file={}", path_str(tmp.path()));
+    run(&[&[file.as_str(), "--check-config"], extra].concat())
+}
+
+#[test]
+fn config_type_errors_speak_yaml_with_the_file_line_and_an_example() {
+    let cases = [
+        (
+            "probe:\n  rate: fast\n",
+            "line 2 column 9: probe.rate: expected a number, e.g. `probe: {rate: 5}`; found a string",
+        ),
+        (
+            "poll: 5\n",
+            "line 1 column 7: poll: expected a section of keys (interval, timeout, wake_standby)",
+        ),
+        (
+            "probe:\n  rate: 5000\n",
+            "line 2: probe.rate: 5000.0 must be a number above 0 and at most 1000",
+        ),
+    ];
+    for (yaml, want) in cases {
+        let (code, err) = check_config(yaml, &[]);
+        assert_eq!(code, 2, "{yaml:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{yaml:?}: {err}");
+        assert!(err.starts_with("error: config file /"), "{yaml:?}: {err}");
+        assert!(err.contains(want), "{yaml:?}: {want} not in {err}");
+        assert!(!err.contains("f64") && !err.contains("struct"), "{err}");
+    }
+    // The bad value came from a flag, not the file: the file is not blamed.
+    let (code, err) = check_config("poll:\n  interval: 5s\n", &["--probe.rate=5000"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("error: probe.rate: "), "{err}");
+}
+
+#[test]
+fn a_single_address_where_a_list_is_expected_is_accepted() {
+    let (code, err) = check_config("web:\n  listen_address: \"127.0.0.1:10049\"\n", &[]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn a_config_file_that_is_not_one_is_never_echoed() {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("config.yml");
+    std::os::unix::fs::symlink("/etc/passwd", &link).unwrap();
+    let first = std::fs::read_to_string("/etc/passwd").unwrap();
+    let first = first.lines().next().unwrap().to_string();
+    let (code, err) = run(&[
+        &format!("--config.file={}", path_str(&link)),
+        "--check-config",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("line 1 column 1: expected a mapping"), "{err}");
+    assert!(!err.contains(&first), "the file's first line echoed: {err}");
+    for field in first.split(':').filter(|f| f.len() > 2) {
+        assert!(
+            !err.contains(field),
+            "{field:?} of /etc/passwd echoed: {err}"
+        );
     }
 }
 
