@@ -127,6 +127,19 @@ impl Ctx {
     }
 }
 
+/// What the landing page must say first when its drives are not live ones.
+fn banner(config: &Config) -> Option<String> {
+    if config.demo {
+        return Some(crate::device::demo::NOTICE.to_string());
+    }
+    let n = config.replay.len();
+    (n > 0).then(|| {
+        format!(
+            "REPLAY: these {n} drives are dump folders (--replay), not live drives; each poll re-reads the files"
+        )
+    })
+}
+
 fn fleet(config: &Config) -> anyhow::Result<Option<Arc<Fleet>>> {
     let p = &config.probe;
     if !p.enabled {
@@ -224,7 +237,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     let server_config = http::ServerConfig {
         telemetry_path: config.telemetry_path.clone(),
         version: state.build.version.clone(),
-        banner: config.demo.then(|| crate::device::demo::NOTICE.to_string()),
+        banner: banner(&config),
         max_connections: config.max_connections,
         ..http::ServerConfig::default()
     }
