@@ -284,3 +284,98 @@ fn the_alert_table_lists_every_alert() {
         "alerts/README.md's table: missing {missing:?}, not a rule {stale:?}"
     );
 }
+
+/// The Dockerfile's comment block that starts with `docker run`, as the
+/// command (comment marks and continuation indents gone).
+fn docker_run(text: &str, comment: bool) -> String {
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| match comment {
+            true => l.strip_prefix('#').unwrap_or("").trim().to_string(),
+            false => l.trim().to_string(),
+        })
+        .collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("docker run -d"))
+        .expect("no docker run command");
+    let mut cmd = String::new();
+    for l in &lines[start..] {
+        cmd += l.trim_end_matches('\\').trim();
+        cmd.push(' ');
+        if !l.ends_with('\\') {
+            break;
+        }
+    }
+    cmd.trim().to_string()
+}
+
+#[test]
+fn the_readme_install_paths_match_the_dockerfile_and_the_package() {
+    let root = repo();
+    let dockerfile = std::fs::read_to_string(root.join("Dockerfile")).unwrap();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    // The build and run commands the Dockerfile documents are the README's.
+    assert!(dockerfile.contains("#   docker build -t ssd_exporter ."));
+    assert!(readme.contains("    docker build -t ssd_exporter .\n"));
+    assert_eq!(docker_run(&readme, false), docker_run(&dockerfile, true));
+    // The runtime image is the builder's Debian release (the binary links
+    // its glibc dynamically).
+    let froms: Vec<&str> = dockerfile
+        .lines()
+        .filter_map(|l| l.strip_prefix("FROM "))
+        .collect();
+    assert_eq!(froms.len(), 2, "{froms:?}");
+    let release = |image: &str| {
+        let tag = image
+            .split(':')
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap();
+        ["bookworm", "trixie"]
+            .into_iter()
+            .find(|r| tag.contains(r))
+            .unwrap_or_else(|| panic!("no Debian release in {image}"))
+    };
+    assert_eq!(release(froms[0]), release(froms[1]), "{froms:?}");
+    // What it copies from the checkout exists; the entrypoint is the binary
+    // it installs; the default config file is one it copies.
+    let mut copied = Vec::new();
+    for l in dockerfile.lines().filter(|l| l.starts_with("COPY ")) {
+        let parts: Vec<&str> = l.split_whitespace().collect();
+        copied.push(parts[parts.len() - 1].to_string());
+        if !l.contains("--from=") && parts[1] != "." {
+            assert!(root.join(parts[1]).exists(), "{l}: no {}", parts[1]);
+        }
+    }
+    assert!(dockerfile.contains("--bin ssd_exporter"), "{dockerfile}");
+    assert!(dockerfile.contains("ENTRYPOINT [\"/usr/bin/ssd_exporter\"]"));
+    assert!(
+        copied.contains(&"/usr/bin/ssd_exporter".to_string()),
+        "{copied:?}"
+    );
+    let cmd = dockerfile.lines().find(|l| l.starts_with("CMD ")).unwrap();
+    let config = cmd
+        .split("--config.file=")
+        .nth(1)
+        .unwrap()
+        .trim_end_matches(['"', ']']);
+    assert!(copied.contains(&config.to_string()), "{cmd}: {copied:?}");
+    // The package file the README names is the one cargo-deb writes for
+    // this version.
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let version = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("version = \""))
+        .unwrap()
+        .trim_end_matches('"');
+    let deb = format!("ssd-exporter_{version}-1_amd64.deb");
+    assert!(readme.contains(&format!("target/debian/{deb}")), "{deb}");
+    assert!(
+        readme.contains(&format!("sudo apt install ./{deb}")),
+        "{deb}"
+    );
+    assert!(manifest.contains("recommends = \"smartmontools\""));
+}
