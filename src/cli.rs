@@ -165,3 +165,6 @@ pub fn readme_table() -> String {
         .collect();
     crate::config::readme_table(&own)
 }
+
+#[cfg(test)]
+mod tests;
