@@ -17,12 +17,15 @@ use crate::poll::factory::{self, placeholder};
 use crate::report::{self, Layout, Row};
 use crate::snapshot::{self, DriveSnapshot};
 
-/// Polls and judges the drives (`devices` by kernel name or /dev path,
-/// every drive when empty; the replay folders when configured), returning
-/// the rows in device order.
-pub fn rows(config: &Config, devices: &[String]) -> anyhow::Result<Vec<Row>> {
+/// A drive to check: its name, where it is read from, its identity before
+/// the poll, and its poller.
+type Candidate = (String, String, Identity, Box<dyn Poller>);
+
+/// Every drive `check` could poll: the demo fleet, the replay folders or
+/// the drives sysfs shows.
+fn candidates(config: &Config) -> anyhow::Result<Vec<Candidate>> {
     let namer = Arc::new(config.namer());
-    let mut drives: Vec<(String, String, Identity, Box<dyn Poller>)> = Vec::new();
+    let mut drives: Vec<Candidate> = Vec::new();
     if config.demo {
         let started = Instant::now();
         for d in demo::FLEET {
@@ -44,6 +47,15 @@ pub fn rows(config: &Config, devices: &[String]) -> anyhow::Result<Vec<Row>> {
             drives.push((name, dir.display().to_string(), identity, poller));
         }
     }
+    Ok(drives)
+}
+
+/// Polls and judges the drives (`devices` by kernel name or /dev path,
+/// every drive when empty; the replay folders or the demo fleet when
+/// configured), returning the rows in the order they were found. A device
+/// asked for and not found is an error naming what was found.
+pub fn rows(config: &Config, devices: &[String]) -> anyhow::Result<Vec<Row>> {
+    let mut drives = candidates(config)?;
     let found: Vec<String> = drives.iter().map(|d| d.0.clone()).collect();
     let wanted = |name: &str| {
         devices.is_empty()
