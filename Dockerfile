@@ -39,6 +39,10 @@
 #   from --cap-add reach a non-root process only in the inheritable set, not
 #   the effective one (Docker does not set ambient capabilities), and
 #   /dev/nvme0 is root:root 0600 on most hosts (see systemd/README.md).
+# - SATA attribute names: the image has no smartmontools drive database, so
+#   the built-in table names them. Mount the host's for the names it lacks
+#   (README, "Installing without a toolchain"):
+#     -v /usr/share/smartmontools/drivedb.h:/usr/share/smartmontools/drivedb.h:ro
 # - Configuration: /etc/ssd_exporter/config.yml is examples/config.yml; mount
 #   your own over it (-v /path/config.yml:/etc/ssd_exporter/config.yml:ro).
 # - The opt-in write probe needs a writable bind mount of a directory on a

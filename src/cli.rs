@@ -1,8 +1,9 @@
 //! Command line: Prometheus-style dotted flags, each mirroring a config key.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::config::RawFile;
 
@@ -27,12 +28,17 @@ pub enum Command {
         /// Print JSON instead of the table (schema in README.md).
         #[arg(long)]
         json: bool,
+        /// Print every line whole, as when piped: no wrapping to the
+        /// terminal's width.
+        #[arg(long)]
+        wide: bool,
         /// Only these drives (kernel names or /dev paths); all when none.
         devices: Vec<String>,
     },
     /// Write what a drive answers into a replay folder (see --replay).
     Dump {
-        /// The drive: /dev/nvme0 (or a namespace such as /dev/nvme0n1).
+        /// The drive: an NVMe controller (/dev/nvme0, or a namespace such as
+        /// /dev/nvme0n1) or a SATA, SAS or SCSI disk (/dev/sda).
         device: PathBuf,
         /// Folder to write; its base name becomes the `device` label on replay.
         folder: PathBuf,
@@ -40,6 +46,71 @@ pub enum Command {
         #[arg(long)]
         redact: bool,
     },
+}
+
+/// Flags that a subcommand accepts (they are global) but does not use, left
+/// out of its `--help`: `check` serves nothing, `dump` reads one live drive.
+const UNUSED: [(&str, &[&str]); 2] = [
+    ("check", &["web.config.file"]),
+    (
+        "dump",
+        &["replay", "demo", "web.config.file", "path.drivedb"],
+    ),
+];
+
+/// The command line's definition, as `--help` shows it.
+pub fn command() -> clap::Command {
+    let mut cmd = Cli::command();
+    for (sub, unused) in UNUSED {
+        // A subcommand's own copy of a global flag, hidden, stands in for
+        // the one clap would propagate; the value lands in the same place.
+        let hidden: Vec<clap::Arg> = cmd
+            .get_arguments()
+            .filter(|a| unused.contains(&a.get_id().as_str()))
+            .map(|a| a.clone().hide(true))
+            .collect();
+        cmd = cmd.mut_subcommand(sub, |s| s.args(hidden));
+    }
+    cmd
+}
+
+/// A command line clap refused (or `--help`, `--version`): what to print
+/// and the exit code.
+#[derive(Debug)]
+pub struct Refused {
+    pub error: clap::Error,
+    pub code: u8,
+}
+
+/// Parses `args` (the program name first). A refused command line exits 2,
+/// or 3 (Nagios UNKNOWN) for `check`, so that a monitoring system does not
+/// read a typo in its command as a critical drive; `--help` and
+/// `--version` exit 0.
+pub fn parse<I, T>(args: I) -> Result<Cli, Refused>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let refused = |error: clap::Error| {
+        let code = match error.use_stderr() {
+            false => 0,
+            true if subcommand(&args) == Some("check".into()) => 3,
+            true => 2,
+        };
+        Refused { error, code }
+    };
+    let matches = command().try_get_matches_from(&args).map_err(refused)?;
+    Cli::from_arg_matches(&matches).map_err(refused)
+}
+
+/// The subcommand named on a command line that may not parse.
+fn subcommand(args: &[OsString]) -> Option<String> {
+    let matches = command()
+        .ignore_errors(true)
+        .try_get_matches_from(args)
+        .ok()?;
+    matches.subcommand_name().map(str::to_string)
 }
 
 /// Serving flags: the two below, and one per config key of the same dotted
@@ -66,7 +137,6 @@ impl Flags {
 /// The "## Configuration" table of README.md, from the flags above and the
 /// key table.
 pub fn readme_table() -> String {
-    use clap::CommandFactory;
     let cmd = Cli::command();
     let own: Vec<[String; 3]> = cmd
         .get_arguments()
@@ -95,3 +165,6 @@ pub fn readme_table() -> String {
         .collect();
     crate::config::readme_table(&own)
 }
+
+#[cfg(test)]
+mod tests;

@@ -13,10 +13,12 @@ use regex::Regex;
 use thiserror::Error;
 
 mod drives;
+mod field;
 mod keys;
 mod overrides;
 mod reload;
 pub mod spec;
+mod yaml;
 
 pub use keys::{
     RawDevice, RawDiscovery, RawFile, RawHealth, RawHealthSection, RawLog, RawOverride, RawPath,
@@ -85,22 +87,63 @@ impl RawFile {
     /// Reads (see [`crate::files`]: a FIFO or `/dev/zero` is refused, not
     /// waited on or read forever) and parses a YAML config file.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        Self::load_with_text(path).map(|(raw, _)| raw)
+    }
+
+    /// [`Self::load`], and the file's text (to name the line of a bad value).
+    pub fn load_with_text(path: &Path) -> Result<(Self, String), ConfigError> {
         let file_err = |message: String| ConfigError::File {
             path: path.display().to_string(),
             message,
         };
         let text =
             crate::files::read_text(path, FILE_LIMIT).map_err(|e| file_err(e.to_string()))?;
-        Self::parse(&text).map_err(file_err)
+        let raw = Self::parse(&text).map_err(file_err)?;
+        Ok((raw, text))
     }
 
-    /// Parses YAML text; the error is one line (serde's message names the
-    /// unknown or mistyped key and what is accepted).
+    /// Parses YAML text; the error is one line naming the line and
+    /// column, the key and what it accepts, never the file's content.
     pub fn parse(text: &str) -> Result<Self, String> {
-        if text.trim().is_empty() {
-            return Ok(Self::default());
-        }
-        serde_yaml_ng::from_str(text).map_err(|e| e.to_string().replace('\n', " "))
+        yaml::parse(text)
+    }
+}
+
+/// A config file as read: where it is, its keys and its text.
+pub struct FileLayer<'a> {
+    pub path: &'a Path,
+    pub raw: RawFile,
+    pub text: String,
+}
+
+impl Config {
+    /// Validates the flags laid over the file (if any). A bad value that
+    /// came from the file names the file and the key's line.
+    pub fn from_layers(file: Option<FileLayer>, flags: RawFile) -> Result<Config, ConfigError> {
+        let Some(file) = file else {
+            return Config::try_from(flags);
+        };
+        Config::try_from(file.raw.clone().overlay(flags)).map_err(|e| {
+            let ConfigError::Invalid { key, message } = e else {
+                return e;
+            };
+            // The file's own value, unless a flag gave the bad one.
+            let from_file = match Config::try_from(file.raw) {
+                Err(ConfigError::Invalid { key: k, message: m }) => k == key && m == message,
+                _ => false,
+            };
+            if !from_file {
+                return ConfigError::Invalid { key, message };
+            }
+            let at = match yaml::line_of(&file.text, &key) {
+                Some(n) => format!("line {n}: "),
+                None => String::new(),
+            };
+            ConfigError::File {
+                path: file.path.display().to_string(),
+                message: format!("{at}{key}: {message}"),
+            }
+        })
     }
 }
 

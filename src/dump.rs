@@ -1,6 +1,8 @@
 //! `ssd_exporter dump`: writes what a live drive (NVMe, SATA, SAS or SCSI) answers as
-//! a replay folder (`shared/reference/device-dumps.md`), using the very poll
-//! that serving uses, so a dump holds exactly the pages the exporter reads.
+//! a replay folder (`docs/dumps.md`), using the very poll that serving uses,
+//! so a dump holds exactly the pages the exporter reads. Nothing is created
+//! until the first page is read, and a dump that `--replay` would refuse
+//! (its identifying page missing) is removed again.
 
 use std::fs::OpenOptions;
 use std::io::{self, Write};
@@ -12,7 +14,7 @@ use thiserror::Error;
 use zerocopy::FromBytes;
 
 use crate::device::discovery::{Kind, Transport, scsi_facts, scsi_kind, scsi_transport};
-use crate::device::replay::nvme_file_name;
+use crate::device::replay::{dump_kind, nvme_file_name};
 use crate::device::scsi_live::ScsiLive;
 use crate::device::{NvmeRequest, ScsiRequest, ScsiSource};
 use crate::poll::{PollOutcome, factory, fallback};
@@ -23,6 +25,10 @@ use crate::scsi::log_layout::{LogPageHeader, LogParamHeader, PortValueHeader, Sa
 pub enum DumpError {
     #[error("{0}: not an NVMe controller (/dev/nvmeN) or SATA, SAS or SCSI disk (/dev/sdX)")]
     Unsupported(String),
+    /// The page that makes a folder a dump of its transport was not read:
+    /// nothing is left behind.
+    #[error("{device}: no dump written, {why}")]
+    Unreadable { device: String, why: String },
     #[error("{path}: {source}")]
     Io {
         path: String,
@@ -65,21 +71,59 @@ pub fn dump(
         let path = path.display().to_string();
         move |source| DumpError::Io { path, source }
     };
-    std::fs::create_dir_all(folder).map_err(io(folder))?;
+    let mut out = Output::new(folder);
     let mut report = DumpReport::default();
     let mut write_err = None;
     let mut write = |name: &str, bytes: Vec<u8>| {
-        let path = folder.join(name);
-        match write_new(&path, &bytes) {
+        if write_err.is_some() {
+            return;
+        }
+        match out.write(name, &bytes) {
             Ok(()) => report.files.push(name.to_string()),
-            Err(e) => {
-                write_err = Some(DumpError::Io {
-                    path: path.display().to_string(),
-                    source: e,
-                })
-            }
+            Err(e) => write_err = Some(e),
         }
     };
+    let (source, outcome) = poll_into(device, timeout, redact, &mut write)?;
+    let outcome_errors: Vec<String> = outcome
+        .errors
+        .iter()
+        .map(|e| format!("{}: {}", e.source, e.message))
+        .collect();
+    if let Some(e) = write_err {
+        out.undo();
+        return Err(e);
+    }
+    let unreadable = match dump_kind(folder) {
+        _ if report.files.is_empty() => Some("the drive answered no page".to_string()),
+        Ok(_) => None,
+        Err(e) => Some(e),
+    };
+    if let Some(why) = unreadable {
+        let why = match outcome_errors.is_empty() {
+            true => why,
+            false => outcome_errors.join("; "),
+        };
+        let undone = out.undo();
+        return Err(DumpError::Unreadable {
+            device: device.display().to_string(),
+            why: format!("{why}{undone}"),
+        });
+    }
+    report.errors = outcome_errors;
+    let meta_path = folder.join("meta.toml");
+    write_new(&meta_path, meta_toml(&source, redact).as_bytes()).map_err(io(&meta_path))?;
+    Ok(report)
+}
+
+/// Polls `device` once, handing every page to `write` (redacted if asked):
+/// the device the pages came from (an NVMe controller for a namespace)
+/// and the poll's outcome.
+fn poll_into(
+    device: &Path,
+    timeout: Duration,
+    redact: bool,
+    write: &mut dyn FnMut(&str, Vec<u8>),
+) -> Result<(PathBuf, PollOutcome), DumpError> {
     let is_sata = device
         .file_name()
         .and_then(|n| n.to_str())
@@ -91,47 +135,88 @@ pub fn dump(
         let mut poller = factory::dump::scsi(device, transport, kind, timeout);
         poller.poll_with(&mut |name, bytes| write(name, redacted_scsi(name, bytes, redact)))
     };
-    let (source, outcome) = if let Some(transport) = scsi {
-        let outcome: PollOutcome = scsi_dump(transport, &mut write);
-        (device.to_path_buf(), outcome)
-    } else if is_sata {
+    if let Some(transport) = scsi {
+        return Ok((device.to_path_buf(), scsi_dump(transport, write)));
+    }
+    if is_sata {
         let mut poller = factory::dump::sata(device, timeout);
         let mut outcome =
             poller.poll_with(&mut |name, bytes| write(name, redacted_ata(name, bytes, redact)));
         // as in serve (poll::fallback): a SAT layer with no ATA behind it
         if fallback::no_ata_behind(&outcome, false) {
-            outcome = scsi_dump(Transport::Scsi, &mut write);
+            outcome = scsi_dump(Transport::Scsi, write);
         }
-        (device.to_path_buf(), outcome)
-    } else {
-        let ctrl = controller_path(device, Path::new("/dev"))
-            .ok_or_else(|| DumpError::Unsupported(device.display().to_string()))?;
-        let mut poller = factory::dump::nvme(&ctrl, timeout);
-        let outcome = poller.poll_with(&mut |req, bytes| {
-            if let Some(name) = nvme_file_name(req) {
-                write(
-                    &name,
-                    if redact {
-                        redacted(req, bytes)
-                    } else {
-                        bytes.to_vec()
-                    },
-                );
-            }
-        });
-        (ctrl, outcome)
-    };
-    if let Some(e) = write_err {
-        return Err(e);
+        return Ok((device.to_path_buf(), outcome));
     }
-    report.errors = outcome
-        .errors
-        .iter()
-        .map(|e| format!("{}: {}", e.source, e.message))
-        .collect();
-    let meta_path = folder.join("meta.toml");
-    write_new(&meta_path, meta_toml(&source, redact).as_bytes()).map_err(io(&meta_path))?;
-    Ok(report)
+    let ctrl = controller_path(device, Path::new("/dev"))
+        .ok_or_else(|| DumpError::Unsupported(device.display().to_string()))?;
+    let mut poller = factory::dump::nvme(&ctrl, timeout);
+    let outcome = poller.poll_with(&mut |req, bytes| {
+        if let Some(name) = nvme_file_name(req) {
+            let bytes = match redact {
+                true => redacted(req, bytes),
+                false => bytes.to_vec(),
+            };
+            write(&name, bytes);
+        }
+    });
+    Ok((ctrl, outcome))
+}
+
+/// The dump folder as it is written: created with the first page, so a
+/// drive that answers nothing leaves nothing behind; what it created can
+/// be removed again.
+struct Output {
+    folder: PathBuf,
+    /// Folders this dump created, outermost first.
+    dirs: Vec<PathBuf>,
+    files: Vec<PathBuf>,
+}
+
+impl Output {
+    fn new(folder: &Path) -> Self {
+        Self {
+            folder: folder.to_path_buf(),
+            dirs: Vec::new(),
+            files: Vec::new(),
+        }
+    }
+
+    fn write(&mut self, name: &str, bytes: &[u8]) -> Result<(), DumpError> {
+        let io = |path: &Path| {
+            let path = path.display().to_string();
+            move |source| DumpError::Io { path, source }
+        };
+        if self.files.is_empty() && self.dirs.is_empty() {
+            let mut missing: Vec<PathBuf> = self
+                .folder
+                .ancestors()
+                .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+                .map(Path::to_path_buf)
+                .collect();
+            missing.reverse();
+            std::fs::create_dir_all(&self.folder).map_err(io(&self.folder))?;
+            self.dirs = missing;
+        }
+        let path = self.folder.join(name);
+        write_new(&path, bytes).map_err(io(&path))?;
+        self.files.push(path);
+        Ok(())
+    }
+
+    /// Removes what this dump wrote; says so for the error message.
+    fn undo(&mut self) -> &'static str {
+        if self.files.is_empty() && self.dirs.is_empty() {
+            return "; nothing was written";
+        }
+        for f in self.files.drain(..) {
+            let _ = std::fs::remove_file(f);
+        }
+        for d in self.dirs.drain(..).rev() {
+            let _ = std::fs::remove_dir(d);
+        }
+        "; what was written is removed"
+    }
 }
 
 /// Writes `bytes` as a new file at `path`, never through a symlink or into

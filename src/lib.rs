@@ -65,7 +65,8 @@
 //! - [`config`], [`cli`], [`logging`], [`timefmt`], [`app`]: flags and config
 //!   file (every key once, in `config::keys`: YAML section, flag, default
 //!   from the module that uses it, bound, README row; per-drive
-//!   `health.overrides` in `config::overrides`), log output and
+//!   `health.overrides` in `config::overrides`; `config::yaml`: the
+//!   file's errors in YAML's terms), log output and
 //!   timestamps, and the wiring that runs it all (`app::schedule`: each
 //!   drive's supervised poll loop with its deadline; `app::persist`: the
 //!   state file loaded at start, saved each poll interval and at shutdown;
@@ -94,7 +95,7 @@
 //! dump                          → poll (factory, fallback), device, timefmt
 //! config                        → health, probe, http, poll, device, ata (defaults; namer, scan, poller), files
 //! cli, logging                  → config
-//! check                         → config, poll, snapshot, report, health
+//! check                         → config, poll, snapshot, report, health, device (demo), sys (terminal width)
 //! app                           → everything it wires
 //! ```
 //!

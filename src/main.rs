@@ -1,44 +1,52 @@
 //! `ssd_exporter`: parse the command line, load the configuration, run.
 //! Exit codes: 0 ok, 1 runtime failure, 2 bad command line or configuration
-//! (including `--web.systemd-socket` without a socket from systemd).
+//! (including `--web.systemd-socket` without a socket from systemd);
+//! `check` exits 0–3 (Nagios), a bad command line or configuration
+//! included (3, UNKNOWN).
 
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::Parser;
-use ssd_exporter::cli::{Cli, Command};
-use ssd_exporter::config::{Config, ConfigError, RawFile};
+use ssd_exporter::cli::{self, Cli, Command};
+use ssd_exporter::config::{Config, ConfigError, FileLayer, RawFile};
 use ssd_exporter::sys::process::{ActivationError, one_malloc_arena};
 use ssd_exporter::{app, check, dump, logging};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match cli::parse(std::env::args_os()) {
         Ok(cli) => cli,
-        Err(e) if !e.use_stderr() => {
-            let _ = e.print();
-            return ExitCode::SUCCESS;
-        }
-        Err(e) => {
-            // One line: clap's first, naming the flag and what it accepts.
-            let text = e.render().to_string();
-            eprintln!("{}", text.lines().next().unwrap_or("invalid command line"));
-            return ExitCode::from(2);
+        Err(refused) => {
+            // clap's whole message: what is wrong, a similar flag if there
+            // is one, the usage line and where to find help.
+            let _ = refused.error.print();
+            return ExitCode::from(refused.code);
         }
     };
-    let config = match load(&cli) {
+    // Nagios: a check that cannot run at all is UNKNOWN (3), not CRITICAL.
+    let bad_config = match cli.command {
+        Some(Command::Check { .. }) => 3,
+        _ => 2,
+    };
+    let (config, level_given) = match load(&cli) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            return ExitCode::from(bad_config);
         }
     };
     if cli.flags.check_config {
         println!("configuration ok; {}", config.web.summary());
         return ExitCode::SUCCESS;
     }
-    logging::init(config.log_level, config.log_format);
+    // `check` prints a table for people: only warnings and errors around
+    // it, unless a level is asked for.
+    let level = match cli.command {
+        Some(Command::Check { .. }) if !level_given => tracing::Level::WARN,
+        _ => config.log_level,
+    };
+    logging::init(level, config.log_format);
     let result = match cli.command {
         Some(Command::Dump {
             device,
@@ -46,8 +54,12 @@ fn main() -> ExitCode {
             redact,
         }) => dump(&device, &folder, config.poll_timeout, redact),
         // Nagios: a check that cannot run at all is UNKNOWN (3).
-        Some(Command::Check { json, devices }) => Ok(ExitCode::from(
-            check::run(&config, &devices, json).unwrap_or_else(|e| {
+        Some(Command::Check {
+            json,
+            wide,
+            devices,
+        }) => Ok(ExitCode::from(
+            check::run(&config, &devices, json, wide).unwrap_or_else(|e| {
                 eprintln!("error: {e:#}");
                 3
             }),
@@ -69,20 +81,25 @@ fn main() -> ExitCode {
     }
 }
 
-fn load(cli: &Cli) -> Result<Config, ConfigError> {
+fn load(cli: &Cli) -> Result<(Config, bool), ConfigError> {
     load_from(cli.flags.config_file.as_deref(), cli.flags.to_raw())
 }
 
-/// The file (if any) with the flags laid over it, validated: at start,
-/// and again on each SIGHUP.
-fn load_from(file: Option<&Path>, flags: RawFile) -> Result<Config, ConfigError> {
+/// The file (if any) with the flags laid over it, validated, and whether a
+/// log level was given: at start, and again on each SIGHUP.
+fn load_from(file: Option<&Path>, flags: RawFile) -> Result<(Config, bool), ConfigError> {
     let file = match file {
-        Some(path) => RawFile::load(path)?,
-        None => RawFile::default(),
+        Some(path) => {
+            let (raw, text) = RawFile::load_with_text(path)?;
+            Some(FileLayer { path, raw, text })
+        }
+        None => None,
     };
-    let config = Config::try_from(file.overlay(flags))?;
+    let level_given =
+        flags.log.level.is_some() || file.as_ref().is_some_and(|f| f.raw.log.level.is_some());
+    let config = Config::from_layers(file, flags)?;
     app::validate(&config)?;
-    Ok(config)
+    Ok((config, level_given))
 }
 
 fn serve(config: Config, cli: &Cli) -> anyhow::Result<ExitCode> {
@@ -92,7 +109,7 @@ fn serve(config: Config, cli: &Cli) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()?;
     let (file, flags) = (cli.flags.config_file.clone(), cli.flags.to_raw());
-    let reload = Arc::new(move || load_from(file.as_deref(), flags.clone()));
+    let reload = Arc::new(move || load_from(file.as_deref(), flags.clone()).map(|(c, _)| c));
     rt.block_on(app::run(config, reload))?;
     // Blocking threads stuck in an ioctl must not hold the process open.
     rt.shutdown_timeout(Duration::from_millis(100));

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 
-use crate::health::verdict::{ProblemName, Severity};
+use crate::health::verdict::Status;
 use crate::snapshot::DriveSnapshot;
 
 /// One problem of a drive.
@@ -63,12 +63,6 @@ impl Row {
     pub fn from_snapshot(d: &DriveSnapshot, now: SystemTime) -> Row {
         let r = d.reading.as_ref();
         let verdict = d.verdict.as_ref();
-        // Without its core health data a drive's health is unknown, not
-        // merely "warning" (Nagios UNKNOWN for `check`).
-        let no_data = r.is_none()
-            || verdict.is_some_and(|v| {
-                (v.problems.iter()).any(|p| p.name == ProblemName::DataMissing && !p.muted)
-            });
         Row {
             device: d.device.clone(),
             transport: d.identity.transport.as_str().to_string(),
@@ -78,11 +72,11 @@ impl Row {
             up: d.up,
             last_poll_age: d.last_success.and_then(|t| now.duration_since(t).ok()),
             state: state(d),
-            status: match verdict {
-                Some(v) if no_data && v.status != Severity::Critical => "unknown".into(),
-                Some(v) => v.status.as_str().into(),
-                None => "unknown".into(),
-            },
+            // The same word as ssd_health_status's value (Status).
+            status: verdict
+                .map_or(Status::Unknown, |v| v.overall())
+                .as_str()
+                .into(),
             wear_ratio: r.and_then(|r| r.percentage_used_ratio),
             temperature_celsius: r.and_then(|r| {
                 r.temperatures
@@ -142,16 +136,18 @@ fn state(d: &DriveSnapshot) -> String {
 /// The Nagios-style exit code of a set of rows: 2 if any is critical, else
 /// 3 if any is unknown (or there are none), else 1 if any warns, else 0.
 pub fn exit_code(rows: &[Row]) -> u8 {
-    let any = |s: &str| rows.iter().any(|r| r.status == s);
-    if any(Severity::Critical.as_str()) {
-        2
-    } else if rows.is_empty() || any("unknown") {
-        3
-    } else if any(Severity::Warning.as_str()) {
-        1
+    let any = |s: Status| rows.iter().any(|r| r.status == s.as_str());
+    let worst = if any(Status::Critical) {
+        Status::Critical
+    } else if rows.is_empty() || any(Status::Unknown) {
+        Status::Unknown
+    } else if any(Status::Warning) {
+        Status::Warning
     } else {
-        0
-    }
+        Status::Ok
+    };
+    // The Nagios exit codes are the status values.
+    worst as u8
 }
 
 /// `3 %`, `104 %`, `-`.
@@ -159,64 +155,149 @@ pub fn percent(v: Option<f64>) -> String {
     v.map_or("-".into(), |v| format!("{:.0}%", v * 100.0))
 }
 
-fn fit(s: &str, width: usize) -> String {
-    if s.chars().count() <= width {
-        format!("{s:<width$}")
-    } else {
-        let cut: String = s.chars().take(width.saturating_sub(1)).collect();
-        format!("{cut}~")
-    }
+/// How [`text_table`] lays the table out.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Layout {
+    /// The terminal's width in columns: the model and the problems wrap to
+    /// fit it. `None` (not a terminal, or `check --wide`): one line per
+    /// drive and per problem, however long.
+    pub width: Option<usize>,
+    /// ANSI colours on the status (only when writing to a terminal).
+    pub color: bool,
 }
 
-/// The table for a terminal, every line at most 80 columns; `color` adds
-/// ANSI colours to the status (only when writing to a terminal).
-pub fn text_table(rows: &[Row], color: bool) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<7} {:<17} {:<12} {:<8} {:>5} {:>5} {:>5} {:>7} {:>5}",
-        "DEVICE", "MODEL", "SERIAL", "STATUS", "WEAR", "TEMP", "PLP", "UNSAFE", "THROT"
-    );
-    for r in rows {
-        let status = fit(&r.status, 8);
-        let status = match (color, r.status.as_str()) {
-            (true, "ok") => format!("\x1b[32m{status}\x1b[0m"),
-            (true, "warning") => format!("\x1b[33m{status}\x1b[0m"),
-            (true, "critical") => format!("\x1b[31m{status}\x1b[0m"),
-            (true, _) => format!("\x1b[35m{status}\x1b[0m"),
-            (false, _) => status,
-        };
-        let temp = r
-            .temperature_celsius
-            .map_or("-".into(), |t| format!("{t:.0}C"));
-        let unsafe_ = r.unsafe_shutdowns.map_or("-".into(), |n| n.to_string());
-        let throt = match r.throttling {
-            Some(true) => "yes",
-            Some(false) => "no",
-            None => "-",
-        };
-        let _ = writeln!(
-            out,
-            "{} {} {} {} {:>5} {:>5} {:>5} {:>7} {:>5}",
-            fit(&r.device, 7),
-            fit(&r.model, 17),
-            fit(&r.serial, 12),
-            status,
-            percent(r.wear_ratio),
-            fit(&temp, 5).trim_end(),
-            percent(r.plp_health_ratio),
-            fit(&unsafe_, 7).trim_end(),
-            throt,
-        );
-        for p in &r.problems {
-            let line = format!("  {} {}: {}", p.severity, p.name, p.reason);
-            let _ = writeln!(out, "{}", fit(&line, 80).trim_end());
+const HEADER: [&str; 9] = [
+    "DEVICE", "MODEL", "SERIAL", "STATUS", "WEAR", "TEMP", "PLP", "UNSAFE", "THROT",
+];
+/// The columns after the serial are right-aligned numbers (STATUS aside).
+const MODEL: usize = 1;
+const STATUS: usize = 3;
+/// The narrowest the model column is squeezed to on a narrow terminal.
+const MIN_MODEL: usize = 10;
+
+/// The cells of one drive's line, as [`HEADER`] names them.
+fn cells(r: &Row) -> [String; 9] {
+    let temp = r
+        .temperature_celsius
+        .map_or("-".into(), |t| format!("{t:.0}C"));
+    let throt = match r.throttling {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "-",
+    };
+    [
+        r.device.clone(),
+        r.model.clone(),
+        r.serial.clone(),
+        r.status.clone(),
+        percent(r.wear_ratio),
+        temp,
+        percent(r.plp_health_ratio),
+        r.unsafe_shutdowns.map_or("-".into(), |n| n.to_string()),
+        throt.into(),
+    ]
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces; a
+/// word longer than that is kept whole (a serial or a path is never cut).
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let fits = line.chars().count() + 1 + word.chars().count() <= width;
+        if !line.is_empty() && !fits {
+            lines.push(std::mem::take(&mut line));
         }
-        if r.status == "unknown" && r.problems.is_empty() {
-            let _ = writeln!(out, "{}", fit(&format!("  {}", r.state), 80).trim_end());
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+fn paint(status: &str, padded: String) -> String {
+    let code = match status {
+        "ok" => 32,
+        "warning" => 33,
+        "critical" => 31,
+        _ => 35,
+    };
+    format!("\x1b[{code}m{padded}\x1b[0m")
+}
+
+/// The table for people: one line per drive (device, model, serial,
+/// status, wear, temperature, PLP, unsafe shutdowns, throttling) and one
+/// per problem below it. Nothing is cut: on a terminal narrower than the
+/// table the model wraps within its column and the problems wrap at the
+/// terminal's width.
+pub fn text_table(rows: &[Row], layout: Layout) -> String {
+    let all: Vec<[String; 9]> = rows.iter().map(cells).collect();
+    let mut widths = HEADER.map(str::len);
+    for c in &all {
+        for (w, cell) in widths.iter_mut().zip(c) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let total = widths.iter().sum::<usize>() + widths.len() - 1;
+    if let Some(limit) = layout.width.filter(|&l| l < total) {
+        let rest = total - widths[MODEL];
+        widths[MODEL] = limit.saturating_sub(rest).clamp(MIN_MODEL, widths[MODEL]);
+    }
+    let mut out = String::new();
+    let header = HEADER.map(str::to_string);
+    line(&mut out, &header, &widths, None);
+    for (r, c) in rows.iter().zip(&all) {
+        let color = layout.color.then_some(r.status.as_str());
+        line(&mut out, c, &widths, color);
+        let mut notes: Vec<String> = r
+            .problems
+            .iter()
+            .map(|p| format!("{} {}: {}", p.severity, p.name, p.reason))
+            .collect();
+        if r.status == Status::Unknown.as_str() && r.problems.is_empty() {
+            notes.push(r.state.clone());
+        }
+        for note in notes {
+            let width = layout.width.unwrap_or(usize::MAX).saturating_sub(4);
+            for (i, text) in wrap(&note, width.max(20)).iter().enumerate() {
+                let indent = if i == 0 { "  " } else { "    " };
+                let _ = writeln!(out, "{indent}{text}");
+            }
         }
     }
     out
+}
+
+/// One drive's line (more when its model wraps), padded to `widths`.
+fn line(out: &mut String, cells: &[String; 9], widths: &[usize; 9], color: Option<&str>) {
+    let model = wrap(&cells[MODEL], widths[MODEL]);
+    for (n, model_part) in model.iter().enumerate() {
+        let mut text = String::new();
+        for (i, (cell, &w)) in cells.iter().zip(widths).enumerate() {
+            let cell = match (i, n) {
+                (MODEL, _) => model_part.as_str(),
+                (_, 0) => cell.as_str(),
+                _ => "",
+            };
+            let padded = if i > STATUS {
+                format!("{cell:>w$}")
+            } else {
+                format!("{cell:<w$}")
+            };
+            if i > 0 {
+                text.push(' ');
+            }
+            match color {
+                Some(status) if i == STATUS && n == 0 => text += &paint(status, padded),
+                _ => text += &padded,
+            }
+        }
+        let _ = writeln!(out, "{}", text.trim_end());
+    }
 }
 
 #[cfg(test)]

@@ -26,7 +26,7 @@ Layout:
   writes dashboards/*.json and the panel table of dashboards/README.md.
 - ``tools.ops``: checks of the operators' kit against a built exporter
   (``prometheus_e2e``, ``vm_pipeline``, ``prometheus_tls``, ``web_limits``,
-  ``hung_opens``, ``bad_replay``), each ``python3 -m tools.ops.<check> [path/to/ssd_exporter]``;
+  ``hung_opens``, ``bad_replay``, ``healthz_probe``), each ``python3 -m tools.ops.<check> [path/to/ssd_exporter]``;
   ``tools.ops.common`` holds their shared helpers (the PASS/FAIL tally, the
   binary under test, free ports, HTTP waits, starting Prometheus and
   stopping what was started, test certificates).

@@ -132,7 +132,7 @@ pub(crate) async fn discover(ctx: Arc<Ctx>) {
             }
             Ok(Ok(found)) => {
                 if found.is_empty() && !warned_empty {
-                    warn!(sysfs = %c.sysfs.display(), "no NVMe or SATA drives found; serving exporter metrics and rescanning every {:?}", c.discovery_interval);
+                    warn!(sysfs = %c.sysfs.display(), "no NVMe, SATA, SAS or SCSI drives found; serving exporter metrics and rescanning every {:?} (to try the exporter without drives: --demo)", c.discovery_interval);
                     warned_empty = true;
                 }
                 let starts = reconcile(&mut running, found, &ctx);

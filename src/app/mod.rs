@@ -3,9 +3,12 @@
 //! of it.
 
 pub mod drives;
+mod host;
 mod persist;
 pub mod reload;
 pub mod schedule;
+
+pub use host::validate;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -16,7 +19,7 @@ use tokio::sync::{Notify, watch};
 use tracing::{info, warn};
 
 use crate::ata::attributes::Namer;
-use crate::config::{Config, ConfigError};
+use crate::config::Config;
 use crate::health::history::History;
 use crate::http::{self, DriveRow, Exposition, Format};
 use crate::metrics::{self, BuildInfo, TextFormat};
@@ -126,32 +129,17 @@ impl Ctx {
     }
 }
 
-/// Checks what the configuration can only check against the host: the
-/// write probe's directory must be on a block device, and the drivedb.h
-/// that would be read must be a regular file within its cap (a FIFO would
-/// hang the start, a 100 MB file cost gigabytes): config errors.
-pub fn validate(config: &Config) -> Result<(), ConfigError> {
-    if let Some(db) = config.drivedb.iter().find(|p| p.exists()) {
-        crate::files::open(db, crate::ata::attributes::drivedb::FILE_LIMIT).map_err(|e| {
-            ConfigError::Invalid {
-                key: "path.drivedb".into(),
-                message: format!(
-                    "{}: {e} (or path.drivedb: none for the built-in names)",
-                    db.display()
-                ),
-            }
-        })?;
+/// What the landing page must say first when its drives are not live ones.
+fn banner(config: &Config) -> Option<String> {
+    if config.demo {
+        return Some(crate::device::demo::NOTICE.to_string());
     }
-    if let Some(w) = config.probe.write.as_ref().filter(|_| config.probe.enabled) {
-        writer::disk_of(&w.path, &config.sysfs).map_err(|e| ConfigError::Invalid {
-            key: "probe.write.path".into(),
-            message: format!(
-                "{}: {e}; use a directory on a filesystem of a monitored drive",
-                w.path.display()
-            ),
-        })?;
-    }
-    Ok(())
+    let n = config.replay.len();
+    (n > 0).then(|| {
+        format!(
+            "REPLAY: these {n} drives are dump folders (--replay), not live drives; each poll re-reads the files"
+        )
+    })
 }
 
 fn fleet(config: &Config) -> anyhow::Result<Option<Arc<Fleet>>> {
@@ -278,7 +266,7 @@ pub async fn run(config: Config, load: reload::Loader) -> anyhow::Result<()> {
     let server_config = http::ServerConfig {
         telemetry_path: config.telemetry_path.clone(),
         version: state.build.version.clone(),
-        banner: config.demo.then(|| crate::device::demo::NOTICE.to_string()),
+        banner: banner(&config),
         max_connections: config.max_connections,
         ..http::ServerConfig::default()
     };

@@ -14,6 +14,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::field::Field;
 use super::spec::{
     Bool, Choice, Count, Dur, FlagShape, Key, KeyDoc, OptDur, Pattern, Ratio, Switch, Text,
 };
@@ -51,6 +52,7 @@ macro_rules! section_struct {
         => [$flag:literal $($vn:literal)? $($global:ident)?]; $($rest:tt)*) => {
         section_struct!(@munch $m $Section [$($done)*
             $(#[doc = $d])+
+            #[serde(deserialize_with = "Field::de")]
             #[arg(
                 id = $flag, long = $flag, $(value_name = $vn,)?
                 global = section_struct!(@global $($global)?),
@@ -65,6 +67,7 @@ macro_rules! section_struct {
         => []; $($rest:tt)*) => {
         section_struct!(@munch $m $Section [$($done)*
             $(#[doc = $d])+
+            #[serde(deserialize_with = "Field::de")]
             #[arg(skip)]
             pub $field: $ty,
         ] $($rest)*);
@@ -148,10 +151,15 @@ sections! {
     /// The YAML file, every section optional; also every flag that sets a key.
     RawFile "" {
         /// serve dump folders instead of live drives (see `ssd_exporter dump`)
-        replay: Vec<PathBuf> = Text { default: &[], list: true } => ["replay" "FOLDER" global];
-        /// serve the simulated fleet instead of real drives (see "Demo");
-        /// polls every `2s` unless `poll.interval` is set; not with `replay`
-        demo: Option<bool> = Switch {} => ["demo"];
+        replay: Vec<PathBuf> = Text {
+            default: &[],
+            list: true,
+            example: "/var/lib/ssd_exporter/dumps/nvme0",
+        } => ["replay" "FOLDER" global];
+        /// serve five simulated drives instead of real ones (no hardware
+        /// needed; their serials start with `DEMO`); polls every `2s` unless
+        /// `poll.interval` is set; not with `replay`
+        demo: Option<bool> = Switch {} => ["demo" global];
         + web: RawWeb;
         + poll: RawPoll;
         + discovery: RawDiscovery;
@@ -168,15 +176,22 @@ sections! {
         listen_address: Vec<String> = Text {
             default: &[crate::http::server::DEFAULT_LISTEN_ADDRESS],
             list: true,
+            example: crate::http::server::DEFAULT_LISTEN_ADDRESS,
         } => ["web.listen-address" "ADDR"];
         /// where metrics are served: a path starting with `/`, not `/` itself
         telemetry_path: Option<String> = Text {
             default: &[crate::http::DEFAULT_TELEMETRY_PATH],
             list: false,
+            example: crate::http::DEFAULT_TELEMETRY_PATH,
         } => ["web.telemetry-path" "PATH"];
-        /// exporter-toolkit web config file: TLS, client certificates, basic
-        /// auth, security headers (see "Security"); plain HTTP without
-        config_file: Option<PathBuf> = Text { default: &[], list: false }
+        /// exporter-toolkit web config file (`examples/web-config.yml`): TLS,
+        /// client certificates, basic auth, security headers; plain HTTP
+        /// without
+        config_file: Option<PathBuf> = Text {
+            default: &[],
+            list: false,
+            example: "/etc/ssd_exporter/web-config.yml",
+        }
             => ["web.config.file" "PATH" global];
         /// open HTTP connections at most; at the cap the oldest connection
         /// not in a request is closed
@@ -282,14 +297,19 @@ sections! {
             noun: "utilisation",
         } => ["probe.busy-threshold" "RATIO"];
         /// also probe this block device: `nvme0n1`, `sdb`, `loop0`
-        device: Vec<String> = Text { default: &[], list: true } => ["probe.device" "NAME"];
+        device: Vec<String> = Text { default: &[], list: true, example: "nvme0n1" }
+            => ["probe.device" "NAME"];
         + write: RawProbeWrite;
     }
 
     RawProbeWrite "probe.write." {
         /// opt-in write probe: a directory on a filesystem of a monitored
         /// drive; the exporter writes only its own file there
-        path: Option<PathBuf> = Text { default: &[], list: false } => ["probe.write.path" "DIR"];
+        path: Option<PathBuf> = Text {
+            default: &[],
+            list: false,
+            example: "/var/lib/ssd_exporter/probe",
+        } => ["probe.write.path" "DIR"];
         /// write probe operations per second
         rate: Option<f64> = Ratio {
             default: crate::probe::writer::DEFAULT_WRITE_RATE,
@@ -360,11 +380,13 @@ sections! {
         sysfs: Option<PathBuf> = Text {
             default: &[crate::device::discovery::DEFAULT_SYSFS],
             list: false,
+            example: crate::device::discovery::DEFAULT_SYSFS,
         } => ["path.sysfs" "PATH"];
         /// device node folder
         dev: Option<PathBuf> = Text {
             default: &[crate::device::discovery::DEFAULT_DEV],
             list: false,
+            example: crate::device::discovery::DEFAULT_DEV,
         } => ["path.dev" "PATH"];
         /// smartmontools' drive database for SATA attribute names (read as
         /// data; a malformed file is reported and the built-in table used),
@@ -372,6 +394,7 @@ sections! {
         drivedb: Option<PathBuf> = Text {
             default: &crate::ata::attributes::drivedb::DEFAULT_PATHS,
             list: false,
+            example: crate::ata::attributes::drivedb::DEFAULT_PATHS[1],
         } => ["path.drivedb" "PATH" global];
     }
 
@@ -383,6 +406,7 @@ sections! {
         path: Option<PathBuf> = Text {
             default: &[crate::state::DEFAULT_PATH],
             list: false,
+            example: "/var/lib/ssd_exporter",
         } => ["state.path" "DIR"];
     }
 }

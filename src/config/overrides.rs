@@ -42,6 +42,8 @@ impl RawHealthSection {
             default: "none".into(),
             accepts: Some(format!("at most `{}` entries", bounds::MAX_OVERRIDES)),
             list: true,
+            kind: "a list of mappings".into(),
+            example: "[{serial: S123, mute: [media_errors_increasing]}]".into(),
         });
     }
 }

@@ -32,6 +32,10 @@ pub struct KeyDoc {
     pub accepts: Option<String>,
     /// A list in the file, a repeatable flag.
     pub list: bool,
+    /// What the file must hold, in YAML's terms (`a number`, `a list`).
+    pub kind: String,
+    /// A value to show in an error, as YAML (`60s`, `[":10049"]`).
+    pub example: String,
 }
 
 /// How a kind of value is documented.
@@ -43,6 +47,10 @@ pub trait Doc {
     fn list(&self) -> bool {
         false
     }
+    /// What the file must hold, in YAML's terms.
+    fn kind(&self) -> String;
+    /// A valid value, as YAML.
+    fn example(&self) -> String;
 }
 
 /// How a kind of value is given as a flag: by default `--flag VALUE`.
@@ -64,6 +72,8 @@ impl<S: Doc> Key<S> {
             default: self.spec.default_doc(),
             accepts: self.spec.accepts_doc(),
             list: self.spec.list(),
+            kind: self.spec.kind(),
+            example: self.spec.example(),
         }
     }
 }
@@ -92,6 +102,12 @@ impl Doc for Switch {
     fn default_doc(&self) -> String {
         code(false)
     }
+    fn kind(&self) -> String {
+        "true or false".into()
+    }
+    fn example(&self) -> String {
+        "true".into()
+    }
 }
 
 impl FlagShape for Switch {
@@ -119,6 +135,12 @@ impl Doc for Bool {
     fn default_doc(&self) -> String {
         code(self.default)
     }
+    fn kind(&self) -> String {
+        "true or false".into()
+    }
+    fn example(&self) -> String {
+        self.default.to_string()
+    }
 }
 
 impl FlagShape for Bool {}
@@ -144,12 +166,21 @@ pub struct OptDur {
     pub max: Duration,
 }
 
+/// How a duration is written, for errors.
+const DURATION: &str = "a duration (a number and a unit: ms, s, m, h, d, w, y)";
+
 impl Doc for Dur {
     fn default_doc(&self) -> String {
         code(format_duration(self.default))
     }
     fn accepts_doc(&self) -> Option<String> {
         Some(format!("at most {}", code(format_duration(self.max))))
+    }
+    fn kind(&self) -> String {
+        DURATION.into()
+    }
+    fn example(&self) -> String {
+        format_duration(self.default)
     }
 }
 
@@ -159,6 +190,12 @@ impl Doc for OptDur {
     }
     fn accepts_doc(&self) -> Option<String> {
         Some(format!("at most {}", code(format_duration(self.max))))
+    }
+    fn kind(&self) -> String {
+        DURATION.into()
+    }
+    fn example(&self) -> String {
+        format_duration(self.example)
     }
 }
 
@@ -224,6 +261,12 @@ impl Doc for Ratio {
     fn accepts_doc(&self) -> Option<String> {
         Some(format!("above 0, at most {}", code(self.max)))
     }
+    fn kind(&self) -> String {
+        "a number".into()
+    }
+    fn example(&self) -> String {
+        self.default.to_string()
+    }
 }
 
 impl FlagShape for Ratio {}
@@ -272,6 +315,12 @@ impl Doc for Count {
             self.show(self.max, code)
         ))
     }
+    fn kind(&self) -> String {
+        "a whole number".into()
+    }
+    fn example(&self) -> String {
+        self.default.to_string()
+    }
 }
 
 impl FlagShape for Count {}
@@ -315,6 +364,12 @@ impl<T> Doc for Choice<T> {
     fn accepts_doc(&self) -> Option<String> {
         Some(one_of(&self.words(), |w| code(w)))
     }
+    fn kind(&self) -> String {
+        format!("one of {}", one_of(&self.words(), |w| w.to_string()))
+    }
+    fn example(&self) -> String {
+        self.default.into()
+    }
 }
 
 impl<T> FlagShape for Choice<T> {}
@@ -357,6 +412,12 @@ impl Doc for Pattern {
             self.max_bytes >> 20
         ))
     }
+    fn kind(&self) -> String {
+        "a regular expression (a string)".into()
+    }
+    fn example(&self) -> String {
+        "'^nvme[0-9]+$'".into()
+    }
 }
 
 impl FlagShape for Pattern {}
@@ -392,12 +453,14 @@ impl Key<Pattern> {
 }
 
 /// Free text (a path, an address); `default` lists what is used when
-/// unset (several = tried in order), empty = none. The caller checks the
-/// text itself.
+/// unset (several = tried in order), empty = none; `example` is a value
+/// errors show. The caller checks the text itself. A list also takes a
+/// single value in the file (`listen_address: ":10049"`).
 #[derive(Debug)]
 pub struct Text {
     pub default: &'static [&'static str],
     pub list: bool,
+    pub example: &'static str,
 }
 
 impl Doc for Text {
@@ -409,6 +472,18 @@ impl Doc for Text {
     }
     fn list(&self) -> bool {
         self.list
+    }
+    fn kind(&self) -> String {
+        match self.list {
+            true => "a list (or a single value)".into(),
+            false => "a string".into(),
+        }
+    }
+    fn example(&self) -> String {
+        match self.list {
+            true => format!("[{:?}]", self.example),
+            false => format!("{:?}", self.example),
+        }
     }
 }
 

@@ -40,86 +40,66 @@ fn a_symlink_planted_in_the_dump_folder_is_not_followed() {
     let folder = tmp.path().join("dump");
     std::fs::create_dir(&folder).unwrap();
     std::os::unix::fs::symlink(&victim, folder.join("meta.toml")).unwrap();
-    // A regular file standing in for the disk: every page fails (not a
-    // SCSI device), then the dump writes meta.toml.
-    let device = tmp.path().join("sdz");
-    std::fs::write(&device, [0u8; 512]).unwrap();
-    let e = dump(&device, &folder, Duration::from_secs(1), false).unwrap_err();
-    assert!(
-        e.to_string().contains("meta.toml") && e.to_string().contains("not a regular file"),
-        "{e}"
-    );
+    let e = write_new(&folder.join("meta.toml"), b"x").unwrap_err();
+    assert!(e.to_string().contains("not a regular file"), "{e}");
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     // A dangling link is not followed either (no file appears at its target).
     let target = tmp.path().join("created-through-link");
     std::fs::remove_file(folder.join("meta.toml")).unwrap();
     std::os::unix::fs::symlink(&target, folder.join("meta.toml")).unwrap();
-    assert!(dump(&device, &folder, Duration::from_secs(1), false).is_err());
+    assert!(write_new(&folder.join("meta.toml"), b"x").is_err());
     assert!(!target.exists());
+    // Through the output folder too: the page is refused, the link kept.
+    let mut out = Output::new(&folder);
+    std::os::unix::fs::symlink(&victim, folder.join("id-ctrl.bin")).unwrap();
+    assert!(out.write("id-ctrl.bin", b"x").is_err());
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
 }
 
 #[test]
-fn a_regular_file_from_an_earlier_dump_is_replaced() {
+fn a_device_that_answers_nothing_leaves_nothing_behind() {
     let tmp = tempfile::tempdir().unwrap();
-    let path = tmp.path().join("smart-log.bin");
-    std::fs::write(&path, "an older, longer dump").unwrap();
-    write_new(&path, b"new").unwrap();
-    assert_eq!(std::fs::read(&path).unwrap(), b"new");
-    let fifo = tmp.path().join("fifo");
-    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
-    assert!(write_new(&fifo, b"x").is_err(), "a FIFO is not replaced");
+    // A regular file standing in for a disk: every page fails.
+    let device = tmp.path().join("sdz");
+    std::fs::write(&device, [0u8; 512]).unwrap();
+    let folder = tmp.path().join("dumps/sdz");
+    let e = dump(&device, &folder, Duration::from_secs(1), false).unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("no dump written"), "{text}");
+    assert!(text.contains("identify: identify device"), "{text}");
+    assert!(text.ends_with("nothing was written"), "{text}");
+    assert!(!tmp.path().join("dumps").exists(), "a folder was created");
+    // Not a drive at all: refused before anything is created.
+    let e = dump(
+        &tmp.path().join("disk.img"),
+        &folder,
+        Duration::from_secs(1),
+        false,
+    );
+    assert!(matches!(e, Err(DumpError::Unsupported(_))), "{e:?}");
+    assert!(!tmp.path().join("dumps").exists());
 }
 
 #[test]
-fn scsi_redaction_keeps_the_layout() {
-    let serial = [
-        0x00, 0x80, 0x00, 0x0A, b'S', b'N', b'0', b'1', b'2', b'3', b'4', b'5', b'6', b'7',
-    ];
-    let out = redacted_scsi("vpd-80.bin", &serial, true);
-    assert_eq!(&out[..4], &serial[..4]);
-    assert_eq!(&out[4..], b"REDACTED  ");
-    let id = [
-        0x00, 0x83, 0x00, 0x0C, 0x01, 0x03, 0x00, 0x08, 0x50, 1, 2, 3, 4, 5, 6, 7,
-    ];
-    let out = redacted_scsi("vpd-83.bin", &id, true);
-    assert_eq!(&out[..8], &id[..8]);
-    assert_eq!(&out[8..], &[0u8; 8]);
-    assert_eq!(redacted_scsi("vpd-83.bin", &id, false), id);
-    // Log 18h: one parameter, 4 value bytes then one 48-byte descriptor.
-    let mut port = vec![0x18, 0x00, 0x00, 56, 0x00, 0x01, 0x03, 52, 0x06, 0, 1, 1];
-    let mut d = vec![0xAAu8; 48];
-    d[3] = 44;
-    port.extend(&d);
-    let out = redacted_scsi("log-18.bin", &port, true);
-    assert_eq!(&out[12 + 8..12 + 24], &[0u8; 16]);
-    assert_eq!(&out[12 + 24..], &d[24..], "the error counters stay");
-    assert_eq!(out.len(), port.len());
-    // Two ports, two phys on the first: every descriptor is reached.
-    use crate::scsi::log_layout::{LogPageBuilder, SasPhyDescriptor, sas_port_value};
-    let mut phy = SasPhyDescriptor::new(0, [1, 2, 3, 4]);
-    phy.sas_address.set(0x5000_C500_0000_0001);
-    phy.attached_sas_address.set(0x5000_C500_0000_0002);
-    let page = LogPageBuilder::new(0x18, 0)
-        .param(1, &sas_port_value(1, &[phy, phy]))
-        .param(2, &sas_port_value(1, &[phy]))
-        .build();
-    let out = redacted_scsi("log-18.bin", &page, true);
-    for start in [12, 12 + 48, 12 + 96 + 8] {
-        assert_eq!(
-            &out[start + 8..start + 24],
-            &[0u8; 16],
-            "descriptor at {start}"
-        );
-        assert_eq!(&out[start + 32..start + 48], &page[start + 32..start + 48]);
-    }
-}
-
-#[test]
-fn redaction_replaces_the_serial_only() {
-    let mut id = vec![b'x'; 4096];
-    id[4..24].copy_from_slice(b"S4EVNX0N123456      ");
-    let out = redacted(NvmeRequest::IdentifyController, &id);
-    assert_eq!(&out[4..24], b"REDACTED            ");
-    assert_eq!(&out[..4], b"xxxx");
-    assert_eq!(&out[24..], &id[24..]);
+fn undo_removes_the_pages_and_only_the_folders_it_created() {
+    let tmp = tempfile::tempdir().unwrap();
+    let kept = tmp.path().join("kept");
+    std::fs::create_dir(&kept).unwrap();
+    std::fs::write(kept.join("notes.txt"), "mine").unwrap();
+    let mut out = Output::new(&kept.join("a/b"));
+    assert!(!kept.join("a").exists(), "nothing before the first page");
+    out.write("smart-log.bin", &[0; 512]).unwrap();
+    out.write("error-log.bin", &[0; 64]).unwrap();
+    assert!(kept.join("a/b/smart-log.bin").is_file());
+    assert_eq!(out.undo(), "; what was written is removed");
+    assert!(!kept.join("a").exists());
+    assert_eq!(
+        std::fs::read_to_string(kept.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    // Into a folder that was there: the pages go, the folder stays.
+    let mut out = Output::new(&kept);
+    out.write("identify.bin", &[0; 512]).unwrap();
+    out.undo();
+    assert!(kept.is_dir() && !kept.join("identify.bin").exists());
 }

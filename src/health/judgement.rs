@@ -182,6 +182,37 @@ pub struct Problem {
     pub reason: String,
 }
 
+/// The verdict as one word and one value, the same everywhere: the value
+/// of `ssd_health_status`, the word in `check` (whose exit code it is, the
+/// Nagios way) and on the landing page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Ok = 0,
+    Warning = 1,
+    Critical = 2,
+    /// The drive's core health data could not be read (`data_missing`)
+    /// and nothing known is critical: neither good nor a mere warning.
+    Unknown = 3,
+}
+
+impl Status {
+    pub const ALL: [Status; 4] = [
+        Status::Ok,
+        Status::Warning,
+        Status::Critical,
+        Status::Unknown,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Warning => "warning",
+            Status::Critical => "critical",
+            Status::Unknown => "unknown",
+        }
+    }
+}
+
 impl Problem {
     /// The `severity` label: the severity, or [`MUTED`].
     pub fn severity_label(&self) -> &'static str {
@@ -204,6 +235,24 @@ pub struct Verdict {
     /// `spare`, `temperature`, `media_errors`, `unsafe_shutdowns`,
     /// `throttling`, `plp`.
     pub unknown: Vec<&'static str>,
+}
+
+impl Verdict {
+    /// The one status of the drive: its worst problem's severity, except
+    /// that without its core health data it is [`Status::Unknown`] unless
+    /// something known is critical.
+    pub fn overall(&self) -> Status {
+        // A muted data_missing is the operator's: it does not make the
+        // drive unknown.
+        let no_data =
+            (self.problems.iter()).any(|p| p.name == ProblemName::DataMissing && !p.muted);
+        match self.status {
+            Severity::Critical => Status::Critical,
+            _ if no_data => Status::Unknown,
+            Severity::Warning => Status::Warning,
+            Severity::Ok => Status::Ok,
+        }
+    }
 }
 
 /// Thresholds and mutes, all configurable (`health`, and per drive

@@ -18,7 +18,7 @@ use std::time::SystemTime;
 
 use super::history::History;
 pub use super::judgement::{
-    Context, MUTED, Problem, ProblemName, ProblemSet, Rules, Severity, Verdict,
+    Context, MUTED, Problem, ProblemName, ProblemSet, Rules, Severity, Status, Verdict,
 };
 use super::judgement::{Judge, ProblemName as P};
 use super::reading::Reading;

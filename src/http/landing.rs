@@ -1,23 +1,48 @@
 //! The landing page at `/`: one self-contained HTML document (no scripts, no
-//! external assets) listing the drives. Every interpolated value is escaped:
-//! model, serial and firmware strings come from the drive and are untrusted.
+//! external assets) listing the drives, worst first, under a one-line
+//! summary. Every interpolated value is escaped: model, serial and firmware
+//! strings come from the drive and are untrusted.
+//!
+//! Laid out to show a fleet at a glance (`tests/integration/landing.rs`
+//! measures it in Chromium): the problems get the widest column, numbers and
+//! serials never wrap (an operator reads a serial off the page to find the
+//! drive), and the "Poll" column says whether the last poll worked — which
+//! is not the verdict, so it is not called "state".
 
 use std::fmt::Write as _;
 use std::time::Duration;
 
 use super::{DriveRow, ServerConfig};
 
-const STYLE: &str = "body{font-family:sans-serif;margin:2em}\
-table{border-collapse:collapse}\
-th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left}\
-.banner{background:#fd0;padding:.5em;font-weight:bold}\
+const STYLE: &str = "body{font-family:sans-serif;margin:1em 1.5em;font-size:14px}\
+h1{font-size:1.5em;margin:0 0 .2em}\
+p.meta{color:#444;margin:.1em 0}\
+p.summary{font-size:1.2em;font-weight:bold;margin:.5em 0}\
+table{border-collapse:collapse;width:100%}\
+th,td{border:1px solid #ccc;padding:.25em .45em;text-align:left;vertical-align:top;white-space:nowrap}\
+th{background:#eee;white-space:normal}\
+td.drive{white-space:normal;min-width:15em}\
+td.problems{white-space:normal;width:50%;min-width:20em;overflow-wrap:anywhere}\
+td.poll{white-space:normal;min-width:6em;max-width:14em;overflow-wrap:anywhere}\
+code.serial{white-space:nowrap;font-size:.95em}\
+small{color:#333}\
+.banner{background:#fd0;padding:.5em;font-weight:bold;margin:.4em 0}\
 .down{color:#b00;font-weight:bold}\
 .ok{background:#dfd}.warning{background:#ffd27f}.critical{background:#f99}.unknown{background:#ddd}\
-td.num{text-align:right}td{max-width:24em;overflow-wrap:anywhere}ul{margin:0;padding-left:1.2em}";
+td.status{font-weight:bold}td.num{text-align:right}\
+ul{margin:0;padding-left:1.1em}\
+@media (max-width:1100px){table,tbody,tr,td{display:block}tr.head{display:none}\
+tr.drive{display:flex;flex-wrap:wrap;align-items:baseline;border:1px solid #999;margin:.4em 0}\
+tr.drive td{border:none;padding:.15em .5em}\
+td[data-label]::before{content:attr(data-label) \": \";color:#555;font-size:.85em}\
+td.problems{flex-basis:100%;width:auto;min-width:0}td.poll{max-width:none}}";
+
+/// The verdicts, worst first: the order of the rows and of the summary.
+const ORDER: [&str; 4] = ["critical", "unknown", "warning", "ok"];
 
 /// Renders the landing page for `drives`.
 pub fn render(config: &ServerConfig, drives: &[DriveRow]) -> String {
-    let mut page = String::with_capacity(2048 + 256 * drives.len());
+    let mut page = String::with_capacity(2048 + 512 * drives.len());
     page.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     page.push_str("<meta http-equiv=\"refresh\" content=\"30\">\n<title>SSD Exporter</title>\n");
     let _ = writeln!(page, "<style>{STYLE}</style>\n</head>\n<body>");
@@ -25,21 +50,35 @@ pub fn render(config: &ServerConfig, drives: &[DriveRow]) -> String {
     if let Some(banner) = &config.banner {
         let _ = writeln!(page, "<p class=\"banner\">{}</p>", escape(banner));
     }
-    let _ = writeln!(page, "<p>Version {}</p>", escape(&config.version));
-    let _ = writeln!(page, "<p class=\"security\">{}</p>", security(config));
     let path = escape(&config.telemetry_path);
     let _ = writeln!(
         page,
-        "<p><a href=\"{path}\">Metrics</a> at <code>{path}</code></p>"
+        "<p class=\"meta\">Version {} · <span class=\"security\">{}</span> · <a href=\"{path}\">Metrics</a> at <code>{path}</code></p>",
+        escape(&config.version),
+        security(config)
     );
-    page.push_str("<h2>Drives</h2>\n");
-    if drives.is_empty() {
-        page.push_str("<p>no drives found</p>\n");
-    } else {
+    let _ = writeln!(page, "<p class=\"summary\">{}</p>", summary(drives));
+    if !drives.is_empty() {
         drive_table(&mut page, drives);
     }
     page.push_str("</body>\n</html>\n");
     page
+}
+
+/// `12 drives: 3 critical, 2 unknown, 1 warning, 6 ok`, worst first.
+fn summary(drives: &[DriveRow]) -> String {
+    if drives.is_empty() {
+        return "no drives found".into();
+    }
+    let noun = if drives.len() == 1 { "drive" } else { "drives" };
+    let counts: Vec<String> = ORDER
+        .iter()
+        .filter_map(|s| {
+            let n = drives.iter().filter(|d| class(&d.status) == *s).count();
+            (n > 0).then(|| format!("<span class=\"{s}\">{n} {s}</span>"))
+        })
+        .collect();
+    format!("{} {noun}: {}", drives.len(), counts.join(", "))
 }
 
 /// Whether TLS and authentication are on, for whoever looks at the page.
@@ -61,75 +100,123 @@ fn security(config: &ServerConfig) -> String {
     format!("{tls}, {auth}")
 }
 
+/// The row class of a verdict word; anything else reads as unknown.
+fn class(status: &str) -> &'static str {
+    ORDER
+        .iter()
+        .find(|s| **s == status)
+        .copied()
+        .unwrap_or("unknown")
+}
+
 fn drive_table(page: &mut String, drives: &[DriveRow]) {
     page.push_str(
-        "<table>\n<tr><th>Device</th><th>Model</th><th>Serial</th><th>Firmware</th>\
-         <th>Health</th><th>Wear</th><th>Temp</th><th>PLP</th><th>Unsafe shutdowns</th>\
-         <th>Throttling</th><th>Problems</th><th>Last poll</th><th>State</th></tr>\n",
+        "<table>\n<tr class=\"head\"><th>Device</th><th>Health</th><th>Drive</th><th>Wear</th>\
+         <th title=\"time until percentage used reaches 100 % at the rate seen so far\">Wear-out</th>\
+         <th>Temp</th><th>PLP</th><th>Unsafe shutdowns</th><th>Throttling</th>\
+         <th>Problems</th><th title=\"whether the last poll read the drive, and when\">Poll</th></tr>\n",
     );
-    for d in drives {
-        let class = match d.status.as_str() {
-            s @ ("ok" | "warning" | "critical") => s,
-            _ => "unknown",
-        };
-        let temp = d
-            .temperature_celsius
-            .map_or("-".into(), |t| format!("{t:.0} °C"));
-        let unsafe_ = d.unsafe_shutdowns.map_or("-".into(), |n| n.to_string());
-        let throttling = match d.throttling {
-            Some(true) => "now",
-            Some(false) => "no",
-            None => "-",
-        };
-        // Which `health.overrides` entry this drive's settings come from.
-        let tuned = d.override_source.as_ref().map_or(String::new(), |o| {
-            format!("<br><small class=\"override\">{}</small>", escape(o))
-        });
-        let _ = write!(
-            page,
-            "<tr class=\"drive {class}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"status\">{}{tuned}</td>\
-             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>",
-            escape(&d.device),
-            escape(&d.model),
-            escape(&d.serial),
-            escape(&d.firmware),
-            escape(&d.status),
-            crate::report::percent(d.wear_ratio),
-            escape(&temp),
-            crate::report::percent(d.plp_health_ratio),
-            unsafe_,
-            throttling,
-        );
-        if !d.problems.is_empty() {
-            page.push_str("<ul>");
-            for p in &d.problems {
-                let _ = write!(
-                    page,
-                    "<li class=\"problem\"><b>{}</b> ({}): {}</li>",
-                    escape(&p.name),
-                    escape(&p.severity),
-                    escape(&p.reason)
-                );
-            }
-            page.push_str("</ul>");
-        }
-        let up = if d.up { "" } else { " class=\"down\"" };
-        let pages = if d.unsupported_pages.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "<br><small class=\"pages\">not supported (asked again with each identity refresh): {}</small>",
-                escape(&d.unsupported_pages.join(", "))
-            )
-        };
-        let _ = writeln!(
-            page,
-            "</td><td>{}</td><td{up}>{}{pages}</td></tr>",
-            poll_age(d.last_poll_age),
-            escape(&d.state)
-        );
+    let mut sorted: Vec<&DriveRow> = drives.iter().collect();
+    sorted.sort_by_key(|d| (ORDER.iter().position(|s| *s == class(&d.status)), &d.device));
+    for d in sorted {
+        row(page, d);
     }
     page.push_str("</table>\n");
+}
+
+fn row(page: &mut String, d: &DriveRow) {
+    let class = class(&d.status);
+    let temp = d
+        .temperature_celsius
+        .map_or("-".into(), |t| format!("{t:.0} °C"));
+    let unsafe_ = d.unsafe_shutdowns.map_or("-".into(), |n| n.to_string());
+    let throttling = match d.throttling {
+        Some(true) => "now",
+        Some(false) => "no",
+        None => "-",
+    };
+    // Which `health.overrides` entry this drive's settings come from.
+    let tuned = d.override_source.as_ref().map_or(String::new(), |o| {
+        format!("<br><small class=\"override\">{}</small>", escape(o))
+    });
+    let _ = write!(
+        page,
+        "<tr class=\"drive {class}\"><td>{}</td><td class=\"status\">{}{tuned}</td>\
+         <td class=\"drive\">{}<br><code class=\"serial\">{}</code> <small>fw {}</small></td>\
+         <td class=\"num\" data-label=\"Wear\">{}</td><td class=\"num\" data-label=\"Wear-out\">{}</td>\
+         <td class=\"num\" data-label=\"Temp\">{}</td><td class=\"num\" data-label=\"PLP\">{}</td>\
+         <td class=\"num\" data-label=\"Unsafe shutdowns\">{}</td><td data-label=\"Throttling\">{}</td>\
+         <td class=\"problems\">",
+        escape(&d.device),
+        escape(&d.status),
+        escape(&d.model),
+        escape(&d.serial),
+        escape(&d.firmware),
+        crate::report::percent(d.wear_ratio),
+        wearout(d.wearout_seconds),
+        escape(&temp),
+        crate::report::percent(d.plp_health_ratio),
+        unsafe_,
+        throttling,
+    );
+    if !d.problems.is_empty() {
+        page.push_str("<ul>");
+        for p in &d.problems {
+            let _ = write!(
+                page,
+                "<li class=\"problem\"><b>{}</b> ({}): {}</li>",
+                escape(&p.name),
+                escape(&p.severity),
+                escape(&p.reason)
+            );
+        }
+        page.push_str("</ul>");
+    }
+    if !d.unsupported_pages.is_empty() {
+        let _ = write!(
+            page,
+            "<small class=\"pages\" title=\"asked again with each identity refresh\">pages not supported: {}</small>",
+            escape(&d.unsupported_pages.join(", "))
+        );
+    }
+    page.push_str("</td>");
+    poll_cell(page, d);
+    page.push_str("</tr>\n");
+}
+
+/// Whether the last poll worked and when. The error of a failing poll is
+/// its `poll_failing` problem's reason; a page that failed while the drive
+/// is up has no problem of its own, so it is said here.
+fn poll_cell(page: &mut String, d: &DriveRow) {
+    let (word, detail) = d.state.split_once(": ").unwrap_or((&d.state, ""));
+    let down = if d.up { "" } else { " class=\"down\"" };
+    let _ = write!(
+        page,
+        "<td class=\"poll\" data-label=\"Poll\"><span{down}>{}</span> <small>{}</small>",
+        escape(word),
+        poll_age(d.last_poll_age)
+    );
+    if d.up && !detail.is_empty() {
+        let _ = write!(page, "<br><small>{}</small>", escape(detail));
+    }
+    page.push_str("</td>");
+}
+
+/// The wear-out forecast, as the time left: `16 days`, `3.2 years`,
+/// `worn out`, `-` (none: too little history, or no wear reported).
+fn wearout(seconds: Option<f64>) -> String {
+    const DAY: f64 = 86_400.0;
+    const YEAR: f64 = 365.0 * DAY;
+    match seconds {
+        None => "-".into(),
+        Some(s) if !s.is_finite() || s < 0.0 => "-".into(),
+        Some(s) if s < DAY => "worn out".into(),
+        Some(s) if s < 90.0 * DAY => format!("{:.0} days", s / DAY),
+        Some(s) if s < 2.0 * YEAR => format!("{:.0} months", s / (30.44 * DAY)),
+        Some(s) if s < 10.0 * YEAR => format!("{:.1} years", s / YEAR),
+        Some(s) if s < 100.0 * YEAR => format!("{:.0} years", s / YEAR),
+        Some(_) => "over 100 years".into(),
+    }
 }
 
 /// `12.3 s ago`, `4 min ago`, or `never`.

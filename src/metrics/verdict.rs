@@ -14,11 +14,11 @@ impl Exposition {
                 .iter()
                 .filter_map(|d| d.verdict.as_ref().map(|v| (d.as_ref(), v)))
         };
-        let status = judged().map(|(d, v)| (Self::base(d), f64::from(v.status as u8)));
+        let status = judged().map(|(d, v)| (Self::base(d), f64::from(v.overall() as u8)));
         family(
             enc,
             "ssd_health_status",
-            "Health verdict: 0 ok, 1 warning, 2 critical (see ssd_health_problem for why).",
+            "Health verdict: 0 ok, 1 warning, 2 critical, 3 unknown (no core health data, nothing critical known); muted problems do not count; see ssd_health_problem for why.",
             MetricType::Gauge,
             status,
         )?;

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tracing::warn;
+use tracing::{info, warn};
 
 use super::Poller;
 use super::fallback::AtaOrScsi;
@@ -175,7 +175,35 @@ pub fn namer(paths: &[&Path]) -> Namer {
     if errors.len() > 5 {
         warn!("drivedb: {} more problems not shown", errors.len() - 5);
     }
+    log_names(paths, namer.drivedb_entries());
     namer
+}
+
+/// Says once which attribute names are in use: the built-in table alone
+/// names fewer attributes than smartctl does with smartmontools' database.
+fn log_names(paths: &[&Path], entries: usize) {
+    let tried = || {
+        let tried: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        tried.join(", ")
+    };
+    match paths.iter().find(|p| p.exists()) {
+        _ if paths.is_empty() => {
+            info!("SATA attribute names: the built-in table only (path.drivedb: none)")
+        }
+        Some(p) if entries > 0 => info!(
+            drivedb = %p.display(),
+            entries,
+            "SATA attribute names: smartmontools' drive database, over the built-in table"
+        ),
+        Some(p) => info!(
+            drivedb = %p.display(),
+            "SATA attribute names: the built-in table only (the drive database gave no entry)"
+        ),
+        None => info!(
+            tried = %tried(),
+            "SATA attribute names: the built-in table only; install smartmontools for its drive database (drivedb.h), which names more attributes"
+        ),
+    }
 }
 
 /// Identity before the drive's own identify data is read.

@@ -25,6 +25,13 @@ pub enum ProbeError {
         path.display()
     )]
     Permission { path: PathBuf },
+    /// Refused although the process is root: not the file's mode but a
+    /// device cgroup (a container) or a security module.
+    #[error(
+        "open {}: {source} although running as root: a device cgroup (the container runtime) or a security module (SELinux, AppArmor) refuses this device; grant it to the container (deploy/README.md, \"Device access\")",
+        path.display()
+    )]
+    Refused { path: PathBuf, source: io::Error },
     #[error("open {}: {source} (check that the device exists and is a block device)", path.display())]
     Open { path: PathBuf, source: io::Error },
     #[error("read {}: {reason} (is /sys mounted, and is {device} a block device?)", path.display())]
@@ -58,7 +65,17 @@ impl ProbeError {
     /// Maps an `open` failure, singling out the permission errors that the
     /// exporter counts as a skip rather than a failure.
     pub fn open(path: &Path, source: io::Error) -> Self {
-        if is_permission(&source) {
+        Self::open_as(path, source, nix::unistd::geteuid().is_root())
+    }
+
+    /// [`Self::open`] for a process that is root or not.
+    pub fn open_as(path: &Path, source: io::Error, root: bool) -> Self {
+        if is_permission(&source) && root {
+            ProbeError::Refused {
+                path: path.into(),
+                source,
+            }
+        } else if is_permission(&source) {
             ProbeError::Permission { path: path.into() }
         } else {
             ProbeError::Open {
@@ -69,7 +86,10 @@ impl ProbeError {
     }
 
     pub fn is_permission(&self) -> bool {
-        matches!(self, ProbeError::Permission { .. })
+        matches!(
+            self,
+            ProbeError::Permission { .. } | ProbeError::Refused { .. }
+        )
     }
 }
 

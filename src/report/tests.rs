@@ -20,22 +20,77 @@ fn row(status: &str) -> Row {
     }
 }
 
+/// A reason of words, some long, as real reasons (with paths) are.
+fn long_reason() -> String {
+    let path = "/var/lib/ssd_exporter/dumps/datacenter-07/rack-12/nvme0/smart-log.bin";
+    let words = "word ".repeat(30);
+    format!(
+        "the last poll failed ({path}: expected 512 bytes, got 100); {}",
+        words.trim_end()
+    )
+}
+
+fn wide_row(status: &str) -> Row {
+    let mut r = row(status);
+    r.problems[0].reason = long_reason();
+    r
+}
+
 #[test]
-fn every_line_fits_80_columns_and_long_fields_are_cut() {
-    let table = text_table(&[row("critical"), row("ok")], false);
-    for line in table.lines() {
-        assert!(
-            line.chars().count() <= 80,
-            "{} columns: {line}",
-            line.chars().count()
-        );
+fn piped_or_wide_nothing_is_cut_or_wrapped() {
+    let rows = [wide_row("critical"), wide_row("ok")];
+    let table = text_table(&rows, Layout::default());
+    // One line for the header, one per drive and one per problem.
+    assert_eq!(table.lines().count(), 1 + 2 + 2, "{table}");
+    assert!(table.contains(" KINGSTON SEDC2000BM8960G "), "{table}");
+    assert!(table.contains(" 50026B7686D8C1F5AAAA "), "{table}");
+    assert!(table.contains(&long_reason()), "{table}");
+    assert!(!table.contains('~'));
+    for want in ["104%", "74C", "1234567", "yes"] {
+        assert!(table.contains(want), "{want}: {table}");
     }
-    assert!(table.contains("KINGSTON SEDC200~"));
-    assert!(table.contains("104%"));
-    assert!(table.contains("74C"));
-    assert!(table.contains("1234567"));
     assert!(!table.contains('\x1b'));
-    assert!(text_table(&[row("ok")], true).contains("\x1b[32m"));
+    let color = Layout {
+        color: true,
+        ..Layout::default()
+    };
+    assert!(text_table(&[row("ok")], color).contains("\x1b[32m"));
+}
+
+#[test]
+fn on_a_narrow_terminal_lines_wrap_and_words_stay_whole() {
+    let rows = [wide_row("critical"), wide_row("ok")];
+    let layout = Layout {
+        width: Some(80),
+        color: false,
+    };
+    let table = text_table(&rows, layout);
+    let path = "/var/lib/ssd_exporter/dumps/datacenter-07/rack-12/nvme0/smart-log.bin";
+    for line in table.lines() {
+        // Only a word longer than the line may overflow it.
+        let n = line.chars().count();
+        assert!(n <= 80 || line.contains(path), "{n} columns: {line}");
+    }
+    // The serial is whole on the drive's line, the model wrapped under
+    // its column, every word of the reason present and whole.
+    assert!(table.contains(" 50026B7686D8C1F5AAAA "), "{table}");
+    assert!(table.contains("KINGSTON"), "{table}");
+    assert!(table.contains("SEDC2000BM8960G"), "{table}");
+    let joined: Vec<&str> = table.split_whitespace().collect();
+    for word in long_reason().split_whitespace() {
+        assert!(joined.contains(&word), "{word} missing from {table}");
+    }
+    assert!(
+        table.lines().count() > 1 + 2 + 2,
+        "nothing wrapped: {table}"
+    );
+}
+
+#[test]
+fn wrap_breaks_at_spaces_only() {
+    assert_eq!(wrap("a bb ccc", 4), ["a bb", "ccc"]);
+    assert_eq!(wrap("abcdefgh ij", 4), ["abcdefgh", "ij"]);
+    assert_eq!(wrap("", 4), [""]);
 }
 
 #[test]

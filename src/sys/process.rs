@@ -43,6 +43,24 @@ pub fn one_malloc_arena() -> bool {
     false
 }
 
+/// The width in columns of the terminal standard output writes to; `None`
+/// when it is not a terminal (or the terminal says 0).
+pub fn stdout_columns() -> Option<usize> {
+    const _: () = assert!(size_of::<libc::winsize>() == 8);
+    let mut ws = libc::winsize {
+        ws_row: 0,
+        ws_col: 0,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: TIOCGWINSZ writes one `struct winsize` (8 bytes, asserted
+    // above) through the pointer, which is a live, writable winsize we
+    // own; on a descriptor that is no terminal it fails with ENOTTY and
+    // writes nothing.
+    let r = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &raw mut ws) };
+    (r == 0 && ws.ws_col > 0).then_some(usize::from(ws.ws_col))
+}
+
 /// The first descriptor systemd passes (`SD_LISTEN_FDS_START`).
 const LISTEN_FDS_START: i32 = 3;
 

@@ -46,6 +46,10 @@ check "Depends on the C library (\$auto): $(field Depends)" \
   grep -q '^ Depends: .*libc6' "$tmp/info"
 check "Maintainer is set: $(field Maintainer)" \
   grep -q '^ Maintainer: .*<.*@.*>' "$tmp/info"
+# smartmontools ships drivedb.h, which names the SATA attributes the built-in
+# table does not (README, "Installing"); recommended, not required.
+check "Recommends: smartmontools ($(field Recommends))" \
+  grep -q '^ Recommends: .*smartmontools' "$tmp/info"
 
 has() { grep -qxF "$1" "$tmp/contents"; }
 same() { cmp -s "$1" "$tmp/root$2"; }

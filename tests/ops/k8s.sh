@@ -14,7 +14,9 @@
 #      name the alert rules expect, the README's federation selector against
 #      alerts/fleet.rules.yml);
 #   5. config.yml: every key is one examples/config.yml documents, and the
-#      exporter accepts the file with the DaemonSet's flags (--check-config),
+#      exporter accepts the file with the DaemonSet's flags (--check-config);
+#      the DaemonSet's probes succeed against the exporter run with
+#      examples/web-config.yml (TLS, basic auth; tools/ops/healthz_probe.py),
 #      when a built binary is at hand (SSD_EXPORTER_BIN, else the newer of
 #      target/{debug,release}/ssd_exporter).
 #
@@ -109,6 +111,7 @@ done
 REPO=$repo RENDERED=$rendered EXPORTER=$exporter_bin \
 K8S_VERSIONS=$k8s_versions "$venv/bin/python" - <<'PY'
 import copy
+import json
 import os
 import re
 import subprocess
@@ -485,6 +488,19 @@ if exporter:
         assert run.returncode == 0, (run.stderr or run.stdout).strip()
     check(f"{exporter} --check-config accepts config.yml with the DaemonSet's flags",
           exporter_accepts)
+
+    def probes_pass_with_the_example_web_config():
+        # The probes as deploy/README.md's TLS steps leave them (scheme:
+        # HTTPS), against examples/web-config.yml (tools/ops/healthz_probe.py).
+        probes = [{"name": p, "path": exporter_ctr[p]["httpGet"]["path"],
+                   "timeout": exporter_ctr[p].get("timeoutSeconds", 1)}
+                  for p in ("livenessProbe", "readinessProbe")]
+        run = subprocess.run(["python3", "-m", "tools.ops.healthz_probe", exporter,
+                              json.dumps(probes)],
+                             cwd=repo, capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, (run.stdout + run.stderr).strip()
+    check("the DaemonSet's probes get 2xx from /healthz with TLS and basic auth "
+          "(examples/web-config.yml)", probes_pass_with_the_example_web_config)
 else:
     report("SKIP", "ssd_exporter --check-config",
            "no binary (set SSD_EXPORTER_BIN or build target/debug/ssd_exporter)")

@@ -62,7 +62,9 @@ leaf server2 127.0.0.1 "IP:127.0.0.1,DNS:localhost"
 leaf client prometheus "DNS:prometheus"
 
 # ---- 1. promtool on the shipped example
-cp examples/web-config.yml "$tmp/example.yml"
+# Without basic_auth_excluded_paths, an ssd_exporter extension promtool
+# does not know (the example says so).
+grep -v '^basic_auth_excluded_paths:' examples/web-config.yml >"$tmp/example.yml"
 cp "$tmp/server.crt" "$tmp/ssd_exporter.crt"
 cp "$tmp/server.key" "$tmp/ssd_exporter.key"
 check "promtool check web-config examples/web-config.yml" \

@@ -31,7 +31,8 @@ def identity(b: Board) -> None:
                                                  "firmware", "serial", "wwn"))],
                 device_link=False), 12, 4)
     b.add(stat("Verdict",
-               "The exporter's verdict on the drive: ok, warning or critical.",
+               "The exporter's verdict on the drive: ok, warning, critical or unknown "
+               "(no core health data and nothing critical known).",
                [q(sel("ssd_health_status"), "verdict", instant=True)],
                mappings=HEALTH_MAP, steps=thresholds("green", ("yellow", 1), ("red", 2))),
           3, 4)

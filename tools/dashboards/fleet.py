@@ -34,16 +34,20 @@ def write_amplification(window: str) -> str:
 def overview(b: Board) -> None:
     b.row("Overview")
     b.add(stat("Drives by health status",
-               "Drives whose verdict (ssd_health_status) is ok, warning or critical. "
+               "Drives whose verdict (ssd_health_status) is ok, warning, critical or "
+               "unknown (no core health data and nothing critical known). "
                "The reasons are in the problem table below.",
                [q(_count(sel("ssd_health_status") + " == 0"), "OK", instant=True),
                 q(_count(sel("ssd_health_status") + " == 1"), "Warning", instant=True),
-                q(_count(sel("ssd_health_status") + " == 2"), "Critical", instant=True)],
+                q(_count(sel("ssd_health_status") + " == 2"), "Critical", instant=True),
+                q(_count(sel("ssd_health_status") + " == 3"), "Unknown", instant=True)],
                "none", steps=thresholds("green"),
                overrides=[override("byFrameRefID", "B",
                                    thresholds=thresholds("green", ("yellow", 1))),
                           override("byFrameRefID", "C",
-                                   thresholds=thresholds("green", ("red", 1)))]), 8, 5)
+                                   thresholds=thresholds("green", ("red", 1))),
+                          override("byFrameRefID", "D",
+                                   thresholds=thresholds("green", ("purple", 1)))]), 8, 5)
     b.add(stat("Drives and exporters",
                "Drives known to the selected exporters (ssd_device_info), and exporters "
                "answering (ssd_exporter_build_info).",
@@ -51,7 +55,7 @@ def overview(b: Board) -> None:
                 q(_count(sel_instance("ssd_exporter_build_info")), "Exporters", instant=True)],
                "none"), 5, 5)
     b.add(state_timeline("Health status over time",
-                         "Each drive's verdict: ok, warning or critical.",
+                         "Each drive's verdict: ok, warning, critical or unknown.",
                          [q(f'max by (instance, device) ({sel("ssd_health_status")})', WHO)],
                          HEALTH_MAP, steps=thresholds("green", ("yellow", 1), ("red", 2))),
           11, 5)

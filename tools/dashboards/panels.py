@@ -70,8 +70,10 @@ def value_map(*entries) -> list:
                          for i, (v, text, color) in enumerate(entries)}}]
 
 
+# ssd_health_status: 3 is "unknown" (no core health data, nothing critical
+# known), neither good nor a warning.
 HEALTH_MAP = value_map((0, "OK", "green"), (1, "Warning", "yellow"),
-                       (2, "Critical", "red"))
+                       (2, "Critical", "red"), (3, "Unknown", "purple"))
 # "muted": muted for that drive by the exporter's config (health.overrides);
 # shown, so nothing disappears silently, but not in ssd_health_status.
 SEVERITY_MAP = value_map(("warning", "warning", "yellow"), ("critical", "critical", "red"),

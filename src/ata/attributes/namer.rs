@@ -71,6 +71,12 @@ impl Namer {
         }
     }
 
+    /// How many drive entries came from a drivedb.h file (0: the built-in
+    /// table alone).
+    pub fn drivedb_entries(&self) -> usize {
+        self.file.len()
+    }
+
     /// The built-in table overridden by a drivedb.h text, parsed as data.
     /// Returns the parse errors: bad entries are skipped, and a file that
     /// cannot be parsed at all leaves only the built-in table.

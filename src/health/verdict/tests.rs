@@ -531,3 +531,37 @@ fn problem_names_are_unique_and_read_back() {
     assert_eq!(ProblemName::from_label("Wear_Out"), None);
     assert_eq!(ProblemName::from_label(MUTED), None);
 }
+
+#[test]
+fn overall_status_is_unknown_without_core_data_unless_critical() {
+    let missing = evaluate(None, &History::new(None), &up(), &Rules::default(), at(T0));
+    assert_eq!(missing.overall(), Status::Unknown);
+    assert_eq!(missing.overall() as u8, 3);
+    assert_eq!(judge(&healthy()).overall(), Status::Ok);
+    // Critical known data wins over the missing rest.
+    let bare = Reading {
+        smart_passed: None,
+        percentage_used_ratio: Some(1.2),
+        ..Reading::default()
+    };
+    let v = judge(&bare);
+    assert!(
+        v.problems
+            .iter()
+            .any(|p| p.name == ProblemName::DataMissing),
+        "{v:?}"
+    );
+    assert_eq!(v.overall(), Status::Critical, "{v:?}");
+    let mut warm = healthy();
+    warm.percentage_used_ratio = Some(0.85);
+    assert_eq!(judge(&warm).overall(), Status::Warning);
+    // data_missing muted for the drive: the operator knows; not unknown.
+    let rules = Rules {
+        mute: ProblemSet::EMPTY.with(ProblemName::DataMissing),
+        ..Rules::default()
+    };
+    let muted = evaluate(None, &History::new(None), &up(), &rules, at(T0));
+    assert_eq!(muted.overall(), Status::Ok, "{muted:?}");
+    let words: Vec<&str> = Status::ALL.iter().map(|s| s.as_str()).collect();
+    assert_eq!(words, ["ok", "warning", "critical", "unknown"]);
+}

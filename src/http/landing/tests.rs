@@ -38,20 +38,79 @@ fn page_shows_every_column() {
     let page = render(&config(), &[row("Model X")]);
     for want in [
         "/dev/nvme0",
-        "nvme",
         "Model X",
-        "S123",
-        "FW1",
-        "down",
+        "<code class=\"serial\">S123</code>",
+        "fw FW1",
+        "class=\"down\">poll failing</span>",
         "2.5 s ago",
-        "poll failing: timeout",
         "Version 1.2.3",
         "<a href=\"/metrics\">",
+        "<th title=\"whether the last poll read the drive, and when\">Poll</th>",
     ] {
         assert!(page.contains(want), "missing {want:?} in\n{page}");
     }
+    // The column says what the poll did; it is not the drive's state.
+    assert!(!page.contains(">State<"), "{page}");
     assert!(!page.contains("no drives found"));
     assert!(!page.contains("<script"));
+}
+
+#[test]
+fn summary_counts_the_verdicts_worst_first_and_rows_follow() {
+    let mut rows = Vec::new();
+    for (device, status) in [
+        ("nvme0", "ok"),
+        ("nvme1", "critical"),
+        ("sda", "warning"),
+        ("sdb", "ok"),
+        ("sdc", "unknown"),
+    ] {
+        let mut r = row("M");
+        r.device = device.into();
+        r.status = status.into();
+        rows.push(r);
+    }
+    let page = render(&config(), &rows);
+    assert!(
+        page.contains("5 drives: <span class=\"critical\">1 critical</span>, <span class=\"unknown\">1 unknown</span>, <span class=\"warning\">1 warning</span>, <span class=\"ok\">2 ok</span>"),
+        "{page}"
+    );
+    let order: Vec<usize> = ["nvme1", "sdc", "sda", "nvme0", "sdb"]
+        .iter()
+        .map(|d| page.find(&format!("<td>{d}</td>")).unwrap())
+        .collect();
+    assert!(order.is_sorted(), "rows not worst first: {order:?}");
+    assert!(render(&config(), &rows[..1]).contains("1 drive: "));
+    assert!(render(&config(), &[]).contains("<p class=\"summary\">no drives found</p>"));
+}
+
+#[test]
+fn wear_out_forecast_reads_as_time_left() {
+    let day = 86_400.0;
+    assert_eq!(wearout(None), "-");
+    assert_eq!(wearout(Some(0.0)), "worn out");
+    assert_eq!(wearout(Some(16.0 * day)), "16 days");
+    assert_eq!(wearout(Some(200.0 * day)), "7 months");
+    assert_eq!(wearout(Some(3.2 * 365.0 * day)), "3.2 years");
+    assert_eq!(wearout(Some(32.3 * 365.0 * day)), "32 years");
+    assert_eq!(wearout(Some(1e12)), "over 100 years");
+    assert_eq!(wearout(Some(f64::NAN)), "-");
+    let mut r = row("M");
+    r.wearout_seconds = Some(16.0 * day);
+    assert!(render(&config(), &[r]).contains("data-label=\"Wear-out\">16 days</td>"));
+}
+
+#[test]
+fn a_page_that_failed_while_the_drive_is_up_is_said_in_the_poll_column() {
+    let mut r = row("M");
+    r.up = true;
+    r.state = "ok, but a page failed: error log: timeout".into();
+    let page = render(&config(), &[r]);
+    assert!(
+        page.contains("<span>ok, but a page failed</span>"),
+        "{page}"
+    );
+    assert!(page.contains("<small>error log: timeout</small>"), "{page}");
 }
 
 #[test]
@@ -60,7 +119,10 @@ fn pages_believed_unsupported_are_shown() {
     let mut r = row("M");
     r.unsupported_pages = vec!["ocp_log".into(), "ata_devstat_07".into()];
     let page = render(&config(), &[r]);
-    assert!(page.contains("ocp_log, ata_devstat_07"), "{page}");
+    assert!(
+        page.contains("pages not supported: ocp_log, ata_devstat_07"),
+        "{page}"
+    );
 }
 
 #[test]

@@ -101,9 +101,10 @@ fn bad_sysfs_values_name_the_file() {
 
 #[test]
 fn permission_errors_read_as_such() {
-    let e = ProbeError::open(
+    let e = ProbeError::open_as(
         Path::new("/dev/sda"),
         io::Error::from_raw_os_error(libc::EPERM),
+        false,
     );
     assert!(e.is_permission());
     assert_eq!(
@@ -133,4 +134,22 @@ fn the_device_is_opened_read_only_with_o_direct() {
     let off = r.random_offset(12345);
     r.read_once(off).unwrap();
     assert_eq!(r.buf[r.align], 7);
+}
+
+#[test]
+fn refused_as_root_names_the_device_cgroup_not_root() {
+    let path = Path::new("/dev/vda");
+    let eperm = || io::Error::from_raw_os_error(libc::EPERM);
+    let root = ProbeError::open_as(path, eperm(), true).to_string();
+    assert!(root.contains("although running as root"), "{root}");
+    assert!(root.contains("device cgroup"), "{root}");
+    assert!(!root.contains("run as root"), "{root}");
+    assert!(ProbeError::open_as(path, eperm(), true).is_permission());
+    let user = ProbeError::open_as(path, eperm(), false).to_string();
+    assert!(
+        user.contains("run as root or grant the disk group"),
+        "{user}"
+    );
+    let gone = io::Error::from_raw_os_error(libc::ENOENT);
+    assert!(!ProbeError::open_as(path, gone, true).is_permission());
 }

@@ -9,15 +9,14 @@ use crate::common::{meta, split_series};
 use crate::fixtures::verdicts::contract;
 
 /// `ssd_health_status` for each status name of the contract
-/// (docs/metrics.md: 0 ok, 1 warning, 2 critical). A drive whose health is
-/// unknown (no core health data, nothing critical) serves the severity of
-/// its worst problem, `data_missing`'s warning; this is the one line to
-/// change should it get a value of its own.
+/// (docs/metrics.md: 0 ok, 1 warning, 2 critical, 3 unknown: no core
+/// health data and nothing critical).
 fn status_value(status: &str) -> f64 {
     match status {
         "ok" => 0.0,
-        "warning" | "unknown" => 1.0,
+        "warning" => 1.0,
         "critical" => 2.0,
+        "unknown" => 3.0,
         other => panic!("[verdict] status {other:?} is none of ok, warning, critical, unknown"),
     }
 }
