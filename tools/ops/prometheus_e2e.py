@@ -89,9 +89,9 @@ FAILING = {
     ("fixtures", "sdsa"): {"SsdTemperatureWarning"},
     # sdsc: no 0Dh page, so 2Fh's 68 °C against 2Fh's 65 °C threshold:
     # SsdTemperatureWarning. Its ASC 0Bh warning (drive_reported_warning)
-    # keeps ssd_smart_passed 1 (no SsdSmartFailed) and has no alert of its
-    # own; the verdict is 1, so no SsdHealthCritical.
-    ("fixtures", "sdsc"): {"SsdTemperatureWarning"},
+    # keeps ssd_smart_passed 1 (no SsdSmartFailed) and fires
+    # SsdDriveReportedWarning; the verdict is 1, so no SsdHealthCritical.
+    ("fixtures", "sdsc"): {"SsdTemperatureWarning", "SsdDriveReportedWarning"},
     # sdse: the newest completed self-test failed (behind one in progress and
     # one aborted): self_test_failed makes the verdict 2, and only the
     # catch-all names it; 33 °C under 70 °C, 2Fh ASC 00h.
