@@ -3,6 +3,7 @@
 //! raw bytes, so everything after this layer (decoding, readings, metrics) is
 //! shared by live and replayed drives.
 
+pub mod channel;
 pub mod demo;
 pub mod discovery;
 pub mod nvme_live;
