@@ -12,6 +12,7 @@
 //! decides whether a SCSI disk is a physical drive or a virtual volume
 //! ([`Kind`]).
 
+pub mod megaraid;
 pub mod sas;
 pub mod volume;
 

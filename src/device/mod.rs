@@ -6,6 +6,7 @@
 pub mod channel;
 pub mod demo;
 pub mod discovery;
+pub mod megaraid_live;
 pub mod nvme_live;
 pub mod replay;
 pub mod sata_live;
