@@ -10,14 +10,19 @@
 //! for an ATA PASS-THROUGH with CK_COND (smartmontools refuses such commands
 //! on this path for that reason), so those are reported unsupported.
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use super::FetchError;
 use super::channel::{Channel, Completion, DataIn};
-use super::discovery::megaraid::{self, MAX_PD_LIST_BYTES, Pd, PdList};
+use super::discovery::megaraid::{self, MAX_PD_LIST_BYTES, Pd, PdAddress, PdList};
+use super::discovery::{Discovered, Filter, Kind, Transport};
+use tracing::warn;
+
 use crate::sys::megaraid::{dcmd_read, frame::MR_DCMD_PD_GET_LIST, pd_scsi_io};
 
 /// `MFI_STAT_OK`: the command completed (for a SCSI command: GOOD).
@@ -160,6 +165,85 @@ pub fn pd_list(node: &Path, host_no: u16) -> Result<Vec<Pd>, FetchError> {
         "{what} on {}: the list kept growing",
         node.display()
     )))
+}
+
+/// Problems already logged by [`discover`], so each is logged once, not
+/// on every rescan.
+static LOGGED: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+
+fn warn_once(msg: String) {
+    let mut logged = LOGGED.lock().unwrap_or_else(|e| e.into_inner());
+    if logged.get_or_insert_with(HashSet::new).insert(msg.clone()) {
+        warn!("megaraid: {msg}");
+    }
+}
+
+/// The physical disks behind every `megaraid_sas` controller sysfs shows
+/// that `filter` accepts (by `megaraid<host>-pd<id>`), each reached through
+/// `<dev>/megaraid_sas_ioctl_node` (made from `/proc/devices` when
+/// absent). A controller that cannot be asked is logged once and skipped.
+/// Blocking: one DCMD per controller.
+pub fn discover(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> {
+    let hosts = megaraid::hosts(sysfs);
+    if hosts.is_empty() {
+        return Vec::new();
+    }
+    let node = megaraid::node(dev);
+    if let Err(e) = ensure_node(&node, Path::new("/proc/devices")) {
+        warn_once(e);
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    for host_no in hosts {
+        let drives = match pd_list(&node, host_no) {
+            Ok(d) => d,
+            Err(e) => {
+                warn_once(format!("host{host_no}: {e}; its drives are not watched"));
+                continue;
+            }
+        };
+        for pd in drives.into_iter().filter(|pd| filter.accepts(&pd.name())) {
+            let Some(target_id) = pd.target_id() else {
+                warn_once(format!(
+                    "{}: device ID {} does not fit the pass-through's 8-bit target ID; not watched",
+                    pd.name(),
+                    pd.device_id
+                ));
+                continue;
+            };
+            found.push(discovered(sysfs, &node, pd, target_id));
+        }
+    }
+    found
+}
+
+/// A drive of the list, before its first poll: driven as ATA when IDENTIFY
+/// through ATA PASS-THROUGH succeeds (a SATA drive behind the controller's
+/// SAT layer), else as SCSI; never probed (no block device of its own).
+fn discovered(sysfs: &Path, node: &Path, pd: Pd, target_id: u8) -> Discovered {
+    let place = match pd.enclosure {
+        Some(e) => format!("enclosure {e} slot {}", pd.slot),
+        None => format!("slot {}", pd.slot),
+    };
+    Discovered {
+        name: pd.name(),
+        transport: Transport::Sata,
+        dev_path: node.to_path_buf(),
+        model: String::new(),
+        serial: String::new(),
+        firmware: String::new(),
+        namespaces: Vec::new(),
+        kind: Kind::Physical,
+        basis: format!(
+            "drive {} ({place}) behind MegaRAID controller host{}: ATA if IDENTIFY through ATA PASS-THROUGH succeeds, else SCSI",
+            pd.device_id, pd.host_no
+        ),
+        sysfs: sysfs.join(format!("class/scsi_host/host{}", pd.host_no)),
+        megaraid: Some(PdAddress {
+            host_no: pd.host_no,
+            target_id,
+        }),
+    }
 }
 
 /// CDBs to the physical drive `target_id` (LUN 0) of controller `host_no`.

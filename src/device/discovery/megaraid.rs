@@ -53,6 +53,13 @@ impl Pd {
     }
 }
 
+/// Where the pass-through reaches a drive: controller and target ID.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PdAddress {
+    pub host_no: u16,
+    pub target_id: u8,
+}
+
 /// What an `MR_DCMD_PD_GET_LIST` answer holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PdList {

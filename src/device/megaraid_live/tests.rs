@@ -88,3 +88,36 @@ fn a_missing_node_is_made_only_from_a_listed_major() {
         "an existing node is used"
     );
 }
+
+#[test]
+fn a_listed_drive_is_named_by_controller_and_id_and_never_probed() {
+    let pd = Pd {
+        host_no: 2,
+        device_id: 5,
+        enclosure: Some(0xFC),
+        slot: 3,
+    };
+    let node = Path::new("/dev/megaraid_sas_ioctl_node");
+    let d = discovered(Path::new("/sys"), node, pd, 5);
+    assert_eq!(d.name, "megaraid2-pd5");
+    assert_eq!(d.dev_path, node);
+    assert_eq!(
+        d.megaraid,
+        Some(PdAddress {
+            host_no: 2,
+            target_id: 5
+        })
+    );
+    assert!(d.namespaces.is_empty(), "no block device to probe");
+    assert_eq!(d.sysfs, Path::new("/sys/class/scsi_host/host2"));
+    assert!(d.basis.contains("enclosure 252 slot 3"), "{}", d.basis);
+}
+
+#[test]
+fn without_a_megaraid_host_nothing_is_asked() {
+    let root = tempfile::tempdir().unwrap();
+    let filter = Filter::default();
+    // No scsi_host class: no node made, no ioctl.
+    assert!(discover(root.path(), root.path(), &filter).is_empty());
+    assert!(!root.path().join("megaraid_sas_ioctl_node").exists());
+}
