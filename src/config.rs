@@ -172,6 +172,8 @@ pub struct Config {
     /// 0 = never.
     pub standby_max_skips: u32,
     pub discovery_interval: Duration,
+    /// Watch the physical drives behind MegaRAID controllers too.
+    pub megaraid: bool,
     pub include: Option<Regex>,
     pub exclude: Option<Regex>,
     pub log_level: tracing::Level,
@@ -292,6 +294,7 @@ impl TryFrom<RawFile> for Config {
             // At most MAX_STANDBY_SKIPS, so it fits.
             standby_max_skips: RawPoll::standby_max_skips.get(raw.poll.standby_max_skips)? as u32,
             discovery_interval: RawDiscovery::interval.get(raw.discovery.interval)?,
+            megaraid: RawDiscovery::megaraid.get(raw.discovery.megaraid),
             include: RawDevice::include.get(raw.device.include)?,
             exclude: RawDevice::exclude.get(raw.device.exclude)?,
             log_level: RawLog::level.get(raw.log.level)?,

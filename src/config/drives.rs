@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::Config;
 use crate::ata::attributes::Namer;
 use crate::device::discovery::{self, Discovered, Filter};
+use crate::device::megaraid_live;
 use crate::poll::{Poller, factory};
 
 impl Config {
@@ -24,7 +25,11 @@ impl Config {
             include: self.include.clone(),
             exclude: self.exclude.clone(),
         };
-        discovery::scan(&self.sysfs, &self.dev, &f)
+        let mut found = discovery::scan(&self.sysfs, &self.dev, &f);
+        if self.megaraid {
+            found.extend(megaraid_live::discover(&self.sysfs, &self.dev, &f));
+        }
+        found
     }
 
     /// The poller of a discovered drive, for its transport, with the

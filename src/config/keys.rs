@@ -240,6 +240,10 @@ sections! {
             default: crate::device::discovery::DEFAULT_INTERVAL,
             max: bounds::MAX_INTERVAL,
         } => ["discovery.interval" "DURATION"];
+        /// also watch the physical drives behind MegaRAID controllers
+        /// (`megaraid_sas`), through the controller's pass-through; makes
+        /// `/dev/megaraid_sas_ioctl_node` when absent
+        megaraid: Option<bool> = Switch {} => ["discovery.megaraid"];
     }
 
     RawDevice "device." {

@@ -29,6 +29,7 @@ impl Config {
             wake_standby,
             standby_max_skips,
             discovery_interval,
+            megaraid,
             include,
             exclude,
             log_level,
@@ -73,6 +74,7 @@ impl Config {
                 RawDiscovery::interval.name,
                 *discovery_interval != new.discovery_interval,
             ),
+            (RawDiscovery::megaraid.name, *megaraid != new.megaraid),
             (
                 RawDevice::include.name,
                 pattern(include) != pattern(&new.include),

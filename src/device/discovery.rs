@@ -12,6 +12,7 @@
 //! decides whether a SCSI disk is a physical drive or a virtual volume
 //! ([`Kind`]).
 
+pub mod megaraid;
 pub mod sas;
 pub mod volume;
 
@@ -227,8 +228,12 @@ pub struct Discovered {
     pub kind: Kind,
     /// How the transport and the kind were decided, for the log.
     pub basis: String,
-    /// The drive's sysfs folder (`<sysfs>/block/sdX`, `<sysfs>/class/nvme/nvmeN`).
+    /// The drive's sysfs folder (`<sysfs>/block/sdX`, `<sysfs>/class/nvme/nvmeN`;
+    /// behind MegaRAID, its controller's `<sysfs>/class/scsi_host/hostN`).
     pub sysfs: PathBuf,
+    /// A physical drive behind a MegaRAID controller, reached through its
+    /// pass-through on `dev_path` (the management node).
+    pub megaraid: Option<megaraid::PdAddress>,
 }
 
 /// Which kernel names to watch: `include` must match (if set) and
@@ -289,6 +294,7 @@ pub fn nvme_controllers(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discov
                 kind: Kind::Physical,
                 basis: transport_basis(&ScsiFacts::default(), Transport::Nvme).into(),
                 sysfs: dir,
+                megaraid: None,
                 name,
             })
         })
@@ -348,6 +354,7 @@ pub fn scsi_disks(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> 
                 kind,
                 basis,
                 sysfs: e.path(),
+                megaraid: None,
                 name,
             })
         })

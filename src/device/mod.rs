@@ -3,8 +3,10 @@
 //! raw bytes, so everything after this layer (decoding, readings, metrics) is
 //! shared by live and replayed drives.
 
+pub mod channel;
 pub mod demo;
 pub mod discovery;
+pub mod megaraid_live;
 pub mod nvme_live;
 pub mod replay;
 pub mod sata_live;

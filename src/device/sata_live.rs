@@ -1,16 +1,15 @@
-//! A live SATA disk (`/dev/sdX`), read through SG_IO with ATA
-//! PASS-THROUGH(16) CDBs.
+//! A live SATA disk, read with ATA PASS-THROUGH(16) CDBs through a command
+//! channel (`channel`): SG_IO on `/dev/sdX`, or a MegaRAID controller's
+//! pass-through to one of its physical drives.
 
-use std::fs::File;
-use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
+use super::channel::{Channel, DataIn, SgChannel};
 use super::{AtaRead, AtaSource, FetchError};
 use crate::ata::passthrough::{Command, Protocol};
 use crate::ata::smart::SmartStatus;
 use crate::ata::{PowerMode, SECTOR, devstat, error_log, identify, power, self_test, sense, smart};
-use crate::sys::sg::{DataDir, sg_io};
 
 /// Sense buffer size: enough for descriptor-format sense with the 14-byte
 /// ATA Status Return descriptor.
@@ -18,39 +17,31 @@ const SENSE_LEN: usize = 64;
 /// Data buffers are page aligned (see `issue`).
 const BUFFER_ALIGN: usize = 4096;
 
-/// A SATA disk behind the Linux SCSI layer (libata or a SAT-capable HBA).
-#[derive(Debug)]
+/// A SATA disk behind a SAT layer (libata, a SAT-capable HBA, a RAID
+/// controller's firmware), reached through a command channel.
 pub struct SataLive {
-    path: PathBuf,
-    file: Option<File>,
-    timeout: Duration,
+    chan: Box<dyn Channel>,
     /// READ LOG EXT was aborted once: read Device Statistics through SMART
     /// READ LOG instead (drives without the General Purpose Logging feature).
     devstat_via_smart_log: bool,
 }
 
 impl SataLive {
+    /// The disk at `path` (`/dev/sdX`), through SG_IO.
     pub fn new(path: &Path, timeout: Duration) -> Self {
+        Self::over(Box::new(SgChannel::new(path, timeout)))
+    }
+
+    /// The disk `chan` reaches.
+    pub fn over(chan: Box<dyn Channel>) -> Self {
         Self {
-            path: path.to_path_buf(),
-            file: None,
-            timeout,
+            chan,
             devstat_via_smart_log: false,
         }
     }
 
-    /// Opens read-only: SG_IO pass-through needs CAP_SYS_RAWIO, not write
-    /// access, and the exporter never writes to a drive.
-    fn file(&mut self) -> Result<&File, FetchError> {
-        if self.file.is_none() {
-            let f = File::open(&self.path).map_err(|e| self.os_error("open", e))?;
-            self.file = Some(f);
-        }
-        Ok(self.file.as_ref().expect("just opened"))
-    }
-
-    fn os_error(&self, what: &str, e: io::Error) -> FetchError {
-        FetchError::from_os(what, &self.path, e, "CAP_SYS_RAWIO")
+    fn failed(&self, what: &str, why: impl std::fmt::Display) -> FetchError {
+        FetchError::Failed(format!("{what} on {}: {why}", self.chan.origin()))
     }
 
     /// Issues `cmd`; returns the data (for PIO in) and the ATA registers
@@ -71,6 +62,12 @@ impl SataLive {
         cmd: &Command,
         unsupported: fn(&sense::AtaError) -> bool,
     ) -> Result<(Vec<u8>, Option<sense::AtaRegisters>), FetchError> {
+        if let (true, Some(why)) = (cmd.check_condition, self.chan.ata_registers_unavailable()) {
+            let origin = self.chan.origin();
+            return Err(FetchError::Unsupported(format!(
+                "{what} on {origin}: {why}"
+            )));
+        }
         // A page-aligned buffer lets the block layer map it for the transfer
         // instead of bouncing it through a kernel copy (an unaligned 512-byte
         // Vec is only 16-byte aligned; libata wants at least 512).
@@ -82,45 +79,21 @@ impl SataLive {
             .min(BUFFER_ALIGN);
         let data = &mut storage[start..start + len];
         let mut sense_buf = [0u8; SENSE_LEN];
-        let timeout = self.timeout;
-        let mut attempts = 0;
-        let result = loop {
-            let dir = match cmd.protocol {
-                Protocol::PioIn => DataDir::FromDevice(&mut *data),
-                Protocol::NonData => DataDir::None,
-            };
-            let result = sg_io(self.file()?, &cmd.cdb(), dir, &mut sense_buf, timeout);
-            attempts += 1;
-            match &result {
-                Ok(out) if attempts < 2 && out.asks_for_retry() => {
-                    sense_buf = [0u8; SENSE_LEN];
-                }
-                _ => break result,
-            }
+        let dir = match cmd.protocol {
+            Protocol::PioIn => DataIn::Buffer(data),
+            Protocol::NonData => DataIn::None,
         };
-        let out = match result {
-            Ok(out) => out,
-            Err(e) => {
-                self.file = None;
-                return Err(self.os_error(what, e));
-            }
-        };
-        // DID_NO_CONNECT and friends, or a driver timeout.
-        if let Some(e) = FetchError::from_sg_transport(what, &self.path, &out) {
-            return Err(e);
-        }
-        let sense = sense::parse_sense(&sense_buf[..usize::from(out.sense_len).min(SENSE_LEN)]);
+        let out = self.chan.issue(what, &cmd.cdb(), dir, &mut sense_buf)?;
+        let sense = sense::parse_sense(&sense_buf[..out.sense_len.min(SENSE_LEN)]);
         match sense::outcome(out.status, &sense, cmd.check_condition) {
             Ok(regs) => {
                 // What the device did not fill is the buffer's zero padding:
                 // decoding it would report zeros as the drive's values.
-                out.check_transfer(len).map_err(|e| {
-                    FetchError::Failed(format!("{what} on {}: {e}", self.path.display()))
-                })?;
+                out.check_transfer(len).map_err(|e| self.failed(what, e))?;
                 Ok((storage[start..start + len].to_vec(), regs))
             }
             Err(e) => {
-                let msg = format!("{what} on {}: {e}", self.path.display());
+                let msg = format!("{what} on {}: {e}", self.chan.origin());
                 Err(if unsupported(&e) {
                     FetchError::Unsupported(msg)
                 } else {
@@ -163,7 +136,7 @@ fn refuses_identify(e: &sense::AtaError) -> bool {
 
 impl AtaSource for SataLive {
     fn origin(&self) -> String {
-        self.path.display().to_string()
+        self.chan.origin()
     }
 
     fn read(&mut self, req: AtaRead) -> Result<Vec<u8>, FetchError> {
@@ -197,12 +170,7 @@ impl AtaSource for SataLive {
 
     fn power_mode(&mut self) -> Result<PowerMode, FetchError> {
         let (_, regs) = self.issue("check power mode", &power::command())?;
-        let regs = regs.ok_or_else(|| {
-            FetchError::Failed(format!(
-                "check power mode on {}: no registers returned",
-                self.path.display()
-            ))
-        })?;
+        let regs = regs.ok_or_else(|| self.failed("check power mode", "no registers returned"))?;
         Ok(PowerMode::from_count(regs.count as u8))
     }
 }

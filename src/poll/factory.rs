@@ -16,7 +16,9 @@ use super::sata::{SataPolicy, SataPoller};
 use super::scsi::{ScsiPolicy, ScsiPoller};
 use crate::ata::attributes::Namer;
 use crate::device::demo::{DemoDrive, DemoNvme, DemoSata, DemoScsi};
+use crate::device::discovery::megaraid::PdAddress;
 use crate::device::discovery::{Discovered, Kind, Transport};
+use crate::device::megaraid_live::MegaraidChannel;
 use crate::device::nvme_live::NvmeLive;
 use crate::device::replay::{self, DumpKind, NvmeReplay, SataReplay, ScsiReplay};
 use crate::device::sata_live::SataLive;
@@ -42,6 +44,9 @@ pub fn live(
     standby: Standby,
     namer: &Arc<Namer>,
 ) -> Box<dyn Poller> {
+    if let Some(at) = d.megaraid {
+        return behind_megaraid(d, at, timeout, standby, namer);
+    }
     let (path, sysfs, kind) = (d.dev_path.clone(), d.sysfs.clone(), d.kind);
     let scsi = move |transport| {
         let src = ScsiLive::new(&path, timeout).with_sysfs(&sysfs);
@@ -65,6 +70,39 @@ pub fn live(
         }
         t @ (Transport::Sas | Transport::Scsi) => Box::new(scsi(t)),
     }
+}
+
+/// The poller of a physical drive behind a MegaRAID controller: ATA through
+/// the controller's SAT layer, or SCSI when the IDENTIFY is refused, both
+/// through its pass-through on the management node.
+fn behind_megaraid(
+    d: &Discovered,
+    at: PdAddress,
+    timeout: Duration,
+    standby: Standby,
+    namer: &Arc<Namer>,
+) -> Box<dyn Poller> {
+    let node = d.dev_path.clone();
+    let chan = move || {
+        Box::new(MegaraidChannel::new(
+            &node,
+            at.host_no,
+            at.target_id,
+            timeout,
+        ))
+    };
+    let policy = SataPolicy {
+        wake_standby: standby.wake,
+        standby_max_skips: standby.max_skips,
+        ..SataPolicy::LIVE
+    };
+    let src = Box::new(SataLive::over(chan()));
+    let ata = Box::new(SataPoller::new(src, namer.clone(), policy));
+    let make = Box::new(move || {
+        let src = Box::new(ScsiLive::over(chan()));
+        Box::new(ScsiPoller::new(src, Transport::Scsi, ScsiPolicy::LIVE)) as Box<dyn Poller>
+    });
+    Box::new(AtaOrScsi::new(ata, d.basis.clone(), make))
 }
 
 /// A dump folder as a drive: its `device` name, transport and poller, which
@@ -218,3 +256,6 @@ pub fn placeholder(transport: Transport, model: &str, serial: &str, firmware: &s
         capacity_bytes: None,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -3,6 +3,7 @@
 //! comment; structures the kernel writes back into are passed `&mut`.
 #![allow(unsafe_code)]
 
+pub mod megaraid;
 pub mod nvme;
 pub mod process;
 pub mod sg;

@@ -42,6 +42,7 @@ async fn a_namespace_listed_on_a_later_pass_gets_its_probe() {
         kind: crate::device::discovery::Kind::Physical,
         basis: String::new(),
         sysfs: sys.join("class/nvme/nvme9"),
+        megaraid: None,
     };
     let mut running = Drives(HashMap::new());
     let starts = reconcile(&mut running, vec![found(&[])], &ctx);
@@ -95,6 +96,7 @@ async fn a_virtual_volume_gets_no_probe() {
         kind,
         basis: String::new(),
         sysfs: sys.join("block/sdq"),
+        megaraid: None,
     };
     let mut running = Drives(HashMap::new());
     let starts = reconcile(&mut running, vec![disk(Kind::Virtual)], &ctx);

@@ -1,0 +1,325 @@
+//! A physical drive behind a MegaRAID controller, reached with MFI
+//! pass-through frames (`sys::megaraid`) on the driver's management node,
+//! as `smartctl -d megaraid,N` reaches it: [`MegaraidChannel`] carries the
+//! CDBs of the SCSI and SATA sources (`scsi_live`, `sata_live`) to one
+//! drive, and [`pd_list`] asks a controller for its drives.
+//!
+//! What the driver gives back is the frame's MFI `cmd_status` and the sense
+//! buffer, never the SCSI status or a residual count; [`completion`] turns
+//! the two into a SCSI completion. The firmware returns no ATA registers
+//! for an ATA PASS-THROUGH with CK_COND (smartmontools refuses such commands
+//! on this path for that reason), so those are reported unsupported.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use super::FetchError;
+use super::channel::{Channel, Completion, DataIn};
+use super::discovery::megaraid::{self, MAX_PD_LIST_BYTES, Pd, PdAddress, PdList};
+use super::discovery::{Discovered, Filter, Kind, Transport};
+use tracing::warn;
+
+use crate::sys::megaraid::{dcmd_read, frame::MR_DCMD_PD_GET_LIST, pd_scsi_io};
+
+/// `MFI_STAT_OK`: the command completed (for a SCSI command: GOOD).
+pub const MFI_STAT_OK: u8 = 0x00;
+/// `MFI_STAT_DEVICE_NOT_FOUND`: no drive with that device ID.
+pub const MFI_STAT_DEVICE_NOT_FOUND: u8 = 0x0C;
+/// `MFI_STAT_SCSI_DONE_WITH_ERROR`: the drive completed the command with a
+/// status other than GOOD (the sense buffer then says why).
+pub const MFI_STAT_SCSI_DONE_WITH_ERROR: u8 = 0x2D;
+/// `MFI_STAT_SCSI_IO_FAILED`: the command did not complete at the drive.
+pub const MFI_STAT_SCSI_IO_FAILED: u8 = 0x2E;
+/// SAM status CHECK CONDITION.
+const CHECK_CONDITION: u8 = 0x02;
+/// What the ioctl needs (`megasas_mgmt_open`).
+const CAPABILITY: &str = "CAP_SYS_ADMIN";
+/// Why ATA commands with CK_COND are not sent.
+const NO_ATA_REGISTERS: &str =
+    "the MegaRAID firmware returns no ATA registers through its pass-through";
+
+/// Why a command the driver accepted did not give a SCSI completion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotCompleted {
+    /// `MFI_STAT_DEVICE_NOT_FOUND`: the drive left the controller.
+    Gone,
+    /// Any other MFI status, or an error status without sense data.
+    Failed(String),
+}
+
+/// The SCSI completion an MFI `cmd_status` and the returned `sense` make
+/// of a command with `data_len` bytes of data-in. The driver does not say
+/// how much data moved, so a completed command counts as a full transfer
+/// (the sources check the answers' own lengths).
+pub fn completion(
+    cmd_status: u8,
+    sense: &[u8],
+    data_len: usize,
+) -> Result<Completion, NotCompleted> {
+    match cmd_status {
+        MFI_STAT_OK => Ok(Completion {
+            status: 0,
+            sense_len: 0,
+            transferred: data_len,
+        }),
+        // Fixed or descriptor sense (response code 70h–73h): a CHECK
+        // CONDITION, which the source reads from the sense bytes.
+        MFI_STAT_SCSI_DONE_WITH_ERROR
+            if sense
+                .first()
+                .is_some_and(|b| (0x70..=0x73).contains(&(b & 0x7F))) =>
+        {
+            Ok(Completion {
+                status: CHECK_CONDITION,
+                sense_len: sense.len(),
+                transferred: 0,
+            })
+        }
+        MFI_STAT_SCSI_DONE_WITH_ERROR => Err(NotCompleted::Failed(
+            "the drive returned an error status without sense data (MFI status 2Dh)".into(),
+        )),
+        MFI_STAT_DEVICE_NOT_FOUND => Err(NotCompleted::Gone),
+        MFI_STAT_SCSI_IO_FAILED => Err(NotCompleted::Failed(
+            "the command did not complete at the drive (MFI status 2Eh, SCSI I/O failed)".into(),
+        )),
+        s => Err(NotCompleted::Failed(format!("MFI status {s:02X}h"))),
+    }
+}
+
+/// Opens the management node read-only: the ioctl needs CAP_SYS_ADMIN, not
+/// write access, and every frame the exporter sends reads.
+fn open(node: &Path) -> io::Result<File> {
+    File::open(node)
+}
+
+/// Makes the management `node` when it is absent, as smartctl does: a
+/// character device (mode 0600) with the `megaraid_sas_ioctl` major from
+/// `proc_devices` (`/proc/devices`) and minor 0. The driver registers the
+/// major but makes no node. Needs CAP_MKNOD; `Ok` when the node exists.
+pub fn ensure_node(node: &Path, proc_devices: &Path) -> Result<(), String> {
+    use nix::sys::stat::{Mode, SFlag, makedev, mknod};
+    if node.exists() {
+        return Ok(());
+    }
+    let text = std::fs::read_to_string(proc_devices)
+        .map_err(|e| format!("read {}: {e}", proc_devices.display()))?;
+    let major = megaraid::ioctl_major(&text).ok_or_else(|| {
+        format!(
+            "{} lists no megaraid_sas_ioctl device (is megaraid_sas loaded?)",
+            proc_devices.display()
+        )
+    })?;
+    match mknod(
+        node,
+        SFlag::S_IFCHR,
+        Mode::S_IRUSR | Mode::S_IWUSR,
+        makedev(major.into(), 0),
+    ) {
+        Ok(()) | Err(nix::errno::Errno::EEXIST) => Ok(()),
+        Err(e) => Err(format!(
+            "make {} (character {major}:0): {e} (needs CAP_MKNOD, or make it beforehand: mknod -m 600 {} c {major} 0)",
+            node.display(),
+            node.display()
+        )),
+    }
+}
+
+/// The drives of controller `host_no`, asked through `node`: the list is
+/// read into 1 KiB first and again into the size it says it needs.
+pub fn pd_list(node: &Path, host_no: u16) -> Result<Vec<Pd>, FetchError> {
+    let what = format!("MR_DCMD_PD_GET_LIST to host{host_no}");
+    let file = open(node).map_err(|e| FetchError::from_os("open", node, e, CAPABILITY))?;
+    let mut len = 1024;
+    for _ in 0..2 {
+        let mut buf = vec![0u8; len];
+        let status = dcmd_read(&file, host_no, MR_DCMD_PD_GET_LIST, &mut buf)
+            .map_err(|e| FetchError::from_os(&what, node, e, CAPABILITY))?;
+        if status != MFI_STAT_OK {
+            return Err(FetchError::Failed(format!(
+                "{what} on {}: MFI status {status:02X}h",
+                node.display()
+            )));
+        }
+        match megaraid::parse_pd_list(host_no, &buf) {
+            Ok(PdList::Complete(drives)) => return Ok(drives),
+            Ok(PdList::Needs(n)) if n > len && n <= MAX_PD_LIST_BYTES => len = n,
+            Ok(PdList::Needs(n)) => {
+                return Err(FetchError::Failed(format!(
+                    "{what} on {}: the list wants {n} bytes after {len}",
+                    node.display()
+                )));
+            }
+            Err(e) => {
+                return Err(FetchError::Failed(format!(
+                    "{what} on {}: {e}",
+                    node.display()
+                )));
+            }
+        }
+    }
+    Err(FetchError::Failed(format!(
+        "{what} on {}: the list kept growing",
+        node.display()
+    )))
+}
+
+/// Problems already logged by [`discover`], so each is logged once, not
+/// on every rescan.
+static LOGGED: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+
+fn warn_once(msg: String) {
+    let mut logged = LOGGED.lock().unwrap_or_else(|e| e.into_inner());
+    if logged.get_or_insert_with(HashSet::new).insert(msg.clone()) {
+        warn!("megaraid: {msg}");
+    }
+}
+
+/// The physical disks behind every `megaraid_sas` controller sysfs shows
+/// that `filter` accepts (by `megaraid<host>-pd<id>`), each reached through
+/// `<dev>/megaraid_sas_ioctl_node` (made from `/proc/devices` when
+/// absent). A controller that cannot be asked is logged once and skipped.
+/// Blocking: one DCMD per controller.
+pub fn discover(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> {
+    let hosts = megaraid::hosts(sysfs);
+    if hosts.is_empty() {
+        return Vec::new();
+    }
+    let node = megaraid::node(dev);
+    if let Err(e) = ensure_node(&node, Path::new("/proc/devices")) {
+        warn_once(e);
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    for host_no in hosts {
+        let drives = match pd_list(&node, host_no) {
+            Ok(d) => d,
+            Err(e) => {
+                warn_once(format!("host{host_no}: {e}; its drives are not watched"));
+                continue;
+            }
+        };
+        for pd in drives.into_iter().filter(|pd| filter.accepts(&pd.name())) {
+            let Some(target_id) = pd.target_id() else {
+                warn_once(format!(
+                    "{}: device ID {} does not fit the pass-through's 8-bit target ID; not watched",
+                    pd.name(),
+                    pd.device_id
+                ));
+                continue;
+            };
+            found.push(discovered(sysfs, &node, pd, target_id));
+        }
+    }
+    found
+}
+
+/// A drive of the list, before its first poll: driven as ATA when IDENTIFY
+/// through ATA PASS-THROUGH succeeds (a SATA drive behind the controller's
+/// SAT layer), else as SCSI; never probed (no block device of its own).
+fn discovered(sysfs: &Path, node: &Path, pd: Pd, target_id: u8) -> Discovered {
+    let place = match pd.enclosure {
+        Some(e) => format!("enclosure {e} slot {}", pd.slot),
+        None => format!("slot {}", pd.slot),
+    };
+    Discovered {
+        name: pd.name(),
+        transport: Transport::Sata,
+        dev_path: node.to_path_buf(),
+        model: String::new(),
+        serial: String::new(),
+        firmware: String::new(),
+        namespaces: Vec::new(),
+        kind: Kind::Physical,
+        basis: format!(
+            "drive {} ({place}) behind MegaRAID controller host{}: ATA if IDENTIFY through ATA PASS-THROUGH succeeds, else SCSI",
+            pd.device_id, pd.host_no
+        ),
+        sysfs: sysfs.join(format!("class/scsi_host/host{}", pd.host_no)),
+        megaraid: Some(PdAddress {
+            host_no: pd.host_no,
+            target_id,
+        }),
+    }
+}
+
+/// CDBs to the physical drive `target_id` (LUN 0) of controller `host_no`.
+#[derive(Debug)]
+pub struct MegaraidChannel {
+    node: PathBuf,
+    file: Option<File>,
+    host_no: u16,
+    target_id: u8,
+    timeout: Duration,
+}
+
+impl MegaraidChannel {
+    pub fn new(node: &Path, host_no: u16, target_id: u8, timeout: Duration) -> Self {
+        Self {
+            node: node.to_path_buf(),
+            file: None,
+            host_no,
+            target_id,
+            timeout,
+        }
+    }
+}
+
+impl Channel for MegaraidChannel {
+    fn origin(&self) -> String {
+        format!(
+            "{} (megaraid_sas host{} drive {})",
+            self.node.display(),
+            self.host_no,
+            self.target_id
+        )
+    }
+
+    fn issue(
+        &mut self,
+        what: &str,
+        cdb: &[u8],
+        data: DataIn<'_>,
+        sense: &mut [u8],
+    ) -> Result<Completion, FetchError> {
+        if self.file.is_none() {
+            let f = open(&self.node)
+                .map_err(|e| FetchError::from_os("open", &self.node, e, CAPABILITY))?;
+            self.file = Some(f);
+        }
+        let file = self.file.as_ref().expect("just opened");
+        let mut none: [u8; 0] = [];
+        let buf = match data {
+            DataIn::None => &mut none[..],
+            DataIn::Buffer(b) => b,
+        };
+        let data_len = buf.len();
+        let (host, target, timeout) = (self.host_no, self.target_id, self.timeout);
+        let status = match pd_scsi_io(file, host, target, 0, cdb, buf, sense, timeout) {
+            Ok(s) => s,
+            Err(e) => {
+                self.file = None;
+                return Err(FetchError::from_os(what, &self.node, e, CAPABILITY));
+            }
+        };
+        completion(status, sense, data_len).map_err(|e| match e {
+            NotCompleted::Gone => FetchError::Gone(format!(
+                "{what} on {}: no such drive (MFI status 0Ch)",
+                self.origin()
+            )),
+            NotCompleted::Failed(why) => {
+                FetchError::Failed(format!("{what} on {}: {why}", self.origin()))
+            }
+        })
+    }
+
+    fn ata_registers_unavailable(&self) -> Option<&'static str> {
+        Some(NO_ATA_REGISTERS)
+    }
+}
+
+#[cfg(test)]
+mod tests;

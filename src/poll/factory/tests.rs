@@ -1,0 +1,41 @@
+//! A drive behind MegaRAID is polled through the controller's node, never
+//! through SG_IO on a block device.
+
+use super::*;
+use crate::device::discovery::megaraid::PdAddress;
+
+#[test]
+fn a_drive_behind_megaraid_is_polled_through_the_management_node() {
+    let root = tempfile::tempdir().unwrap();
+    let node = root.path().join("megaraid_sas_ioctl_node");
+    let d = Discovered {
+        name: "megaraid2-pd5".into(),
+        transport: Transport::Sata,
+        dev_path: node.clone(),
+        model: String::new(),
+        serial: String::new(),
+        firmware: String::new(),
+        namespaces: Vec::new(),
+        kind: Kind::Physical,
+        basis: "behind MegaRAID".into(),
+        sysfs: root.path().join("class/scsi_host/host2"),
+        megaraid: Some(PdAddress {
+            host_no: 2,
+            target_id: 5,
+        }),
+    };
+    let namer = Arc::new(Namer::builtin());
+    let mut p = live(&d, Duration::from_secs(1), Standby::default(), &namer);
+    assert!(p.origin().contains("host2 drive 5"), "{}", p.origin());
+    // No node: every command's error names it and the drive behind it.
+    let out = p.poll();
+    assert!(!out.up);
+    assert!(!out.errors.is_empty());
+    for e in &out.errors {
+        assert!(
+            e.message.contains("host2 drive 5") || e.message.contains(&*node.to_string_lossy()),
+            "{}",
+            e.message
+        );
+    }
+}

@@ -1,0 +1,126 @@
+"""The MegaRAID boot: two disks behind QEMU's megasas-gen2 (the kernel's megaraid_sas),
+watched with `discovery.megaraid` through the driver's management node and MFI
+pass-through, with `smartctl -d megaraid,N` in the same guest as the oracle.
+
+QEMU's disks carry no SMART data: the path is checked here (discovery, the node the
+exporter makes, identity through the pass-through, the verdict's "data missing"), the
+decoding on fixtures. QEMU lists a drive's device ID as (scsi-id << 8) | lun, while its
+pass-through addresses target scsi-id (the kernel's driver takes the device ID as the
+target): the disk with scsi-id 0 is device 0 and is watched; the one with scsi-id 1 is
+device 256, which the 8-bit target ID cannot address, so the exporter must log it and
+not watch it (truncating would reach drive 0 under drive 256's name).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tools.vm.prom import Sample, one, parse_exposition, select
+from tools.vm.scenarios import Scenario, until_done
+
+IMAGES = ("mr0", "mr1")
+# (image, scsi-id, INQUIRY/serial properties)
+DISKS = (
+    ("mr0", 0, "serial=MRDISK00,vendor=SEAGATE,product=XS400LE70084"),
+    ("mr1", 1, "serial=MRDISK01,vendor=SEAGATE,product=XS400LE70084"),
+)
+
+
+def devices(work: Path) -> list[str]:
+    cmd = ["-device", "megasas-gen2,id=mr0,bus=pcie.0"]
+    for image, scsi_id, props in DISKS:
+        cmd += ["-blockdev", f"driver=raw,node-name={image},file.driver=file,"
+                f"file.filename={work / f'{image}.img'}",
+                "-device", f"scsi-hd,drive={image},bus=mr0.0,scsi-id={scsi_id},{props}"]
+    return cmd
+
+
+def drive(vm, drv) -> None:
+    until_done(vm, drv, 90)
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""
+
+
+def _json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _scrape(path: Path) -> list[Sample]:
+    try:
+        return parse_exposition(path.read_text())
+    except (OSError, ValueError):
+        return []
+
+
+def check(r, share: Path) -> None:
+    out = share / "megaraid"
+    hosts = dict(line.split(" ", 1) for line in _text(out / "hosts.txt").splitlines()
+                 if " " in line)
+    mr = [h[4:] for h, p in hosts.items() if p.strip() == "megaraid_sas"]
+    if not r.check("megaraid.host", len(mr) == 1, f"megaraid/hosts.txt: {hosts}"):
+        return
+    host = mr[0]
+    major = _text(out / "proc-devices.txt").split()
+    r.check("megaraid.node_absent_at_boot", _text(out / "node-at-boot").strip() == "absent",
+            f"node at boot: {_text(out / 'node-at-boot').strip()!r}")
+    # busybox stat prints the major and minor in hex.
+    want_node = f"character special file {int(major[0]):x}:0" if major else "?"
+    r.check("megaraid.node_made_by_exporter", _text(out / "node-after").strip() == want_node,
+            f"node after the exporter: {_text(out / 'node-after').strip()!r}, want "
+            f"{want_node!r} (/proc/devices: {major})")
+    m1, m2 = _scrape(out / "metrics-1.txt"), _scrape(out / "metrics-2.txt")
+    if not r.check("megaraid.scrapes", bool(m1) and bool(m2),
+                   "megaraid/metrics-*.txt empty (see megaraid/exporter.log)"):
+        return
+    log = _text(out / "exporter.log")
+    _pd0(r, out, f"megaraid{host}-pd0", m1, m2)
+    pd256 = f"megaraid{host}-pd256"
+    js1 = _json(out / "pd1-smartctl.json")
+    r.check("megaraid.pd256.oracle_reaches_it", js1.get("serial_number") == "MRDISK01",
+            f"smartctl -d megaraid,1: serial {js1.get('serial_number')!r}")
+    r.check("megaraid.pd256.refused_not_truncated",
+            not select(m2, "ssd_device_info", device=pd256)
+            and not select(m2, "ssd_device_info", device=f"megaraid{host}-pd0", serial="MRDISK01")
+            and f"{pd256}: device ID 256 does not fit" in log,
+            f"series for {pd256}: {[str(s) for s in select(m2, 'ssd_device_info', device=pd256)]}"
+            f"; logged: {[l for l in log.splitlines() if 'pd256' in l][:2]}")
+
+
+def _pd0(r, out: Path, dev: str, m1, m2) -> None:
+    js = _json(out / "pd0-smartctl.json")
+    health = _json(out / "pd0-health.json")
+    serial = js.get("serial_number")
+    r.check("megaraid.pd0.oracle", serial == "MRDISK00"
+            and health.get("smart_status", {}).get("passed") is True,
+            f"smartctl -d megaraid,0: serial {serial!r}, -H {health.get('smart_status')}")
+    info = {"device": dev, "serial": serial, "kind": "physical",
+            "model": js.get("scsi_model_name"), "firmware": js.get("scsi_revision")}
+    for m, scrape in (("metrics-1", m1), ("metrics-2", m2)):
+        got = one(scrape, "ssd_device_info", **info)
+        near = [str(s) for s in select(scrape, "ssd_device_info", device=dev)]
+        r.check(f"megaraid.pd0.device_info_as_smartctl.{m}", got is not None and got.value == 1,
+                f"want ssd_device_info{info}; the exporter serves {near}")
+        up = one(scrape, "ssd_device_up", device=dev, serial=serial)
+        r.check(f"megaraid.pd0.up.{m}", up is not None and up.value == 1, f"ssd_device_up {up}")
+    cap = one(m2, "ssd_capacity_bytes", device=dev)
+    want = js.get("user_capacity", {}).get("bytes")
+    r.check("megaraid.pd0.capacity_as_smartctl", cap is not None and cap.value == want,
+            f"ssd_capacity_bytes {cap}, smartctl {want}")
+    problems = sorted(s.label("problem") for s in select(m2, "ssd_health_problem", device=dev))
+    r.check("megaraid.pd0.judged", problems == ["data_missing"],
+            f"problems {problems} (QEMU's disk has no log pages)")
+    r.check("megaraid.pd0.not_probed", not select(m2, "ssd_probe_ios_total", device=dev),
+            "a drive behind the controller has no block device to probe")
+
+
+SCENARIO = Scenario(name="megaraid", images=IMAGES, devices=devices, drive=drive, check=check,
+                    timeout=110)
