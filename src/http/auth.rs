@@ -12,9 +12,9 @@
 //! two at a time, sixteen waiting, ranked by the asking connection's
 //! failures in a row), so a flood of wrong passwords costs a bounded amount
 //! of CPU, never blocks an async worker, and is answered 429 beyond the
-//! queue. A connection's repeated failures are answered after a back-off
-//! ([`backoff`]) spent outside the queue, and a fresh scraper goes ahead of
-//! them. An unknown user is checked against a fixed hash all the same, so
+//! queue. A connection's repeated failures (a 429 among them) are answered
+//! after a back-off ([`backoff`]) spent outside the queue, and a fresh
+//! scraper goes ahead of them. An unknown user is checked against a fixed hash all the same, so
 //! the answer takes as long as for a known user with a wrong password.
 
 mod queue;
@@ -136,6 +136,9 @@ impl BasicAuth {
         let failed = failures.load(Ordering::Relaxed);
         tokio::time::sleep(backoff(failed)).await;
         let Some(slot) = self.memory.queue.enter(failed).await else {
+            // A strike too: a connection hammering a full queue backs off
+            // and ranks behind one that has not.
+            failures.fetch_add(1, Ordering::Relaxed);
             return Verdict::Busy;
         };
         // The slot goes with the verification: a request that goes away

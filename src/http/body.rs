@@ -38,6 +38,11 @@ impl Body {
         self
     }
 
+    /// Whether it holds a slot of the request cap.
+    pub(crate) fn holds_slot(&self) -> bool {
+        self.permit.is_some()
+    }
+
     /// Counts as a response being sent on its connection until gone.
     pub(crate) fn sending(mut self, sending: Sending) -> Self {
         self.sending = Some(sending);

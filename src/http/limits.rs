@@ -12,7 +12,10 @@
 //! handshake. A connection in a request is never closed for room; while
 //! every connection is in one, new ones wait in the listen backlog. A
 //! connection waiting for bcrypt (`auth`) is not "in a request" while it
-//! waits: a flood of wrong passwords cannot pin the cap.
+//! waits, so a flood of wrong passwords cannot pin the cap; such
+//! connections go last, the one with the most failures in a row first and
+//! then the one that started waiting last (the longest waiting is next in
+//! the queue).
 //!
 //! Every second a sweep closes a connection whose oldest response has not
 //! been handed over in full for [`Timeouts::send`] (an HTTP/2 peer that
@@ -27,50 +30,15 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-/// How long a connection may stay in each state. [`Timeouts::default`] is
-/// what the exporter runs with; tests shorten them.
-#[derive(Debug, Clone, Copy)]
-pub struct Timeouts {
-    /// With no request or response: an HTTP/1 connection waiting for the
-    /// next request's headers, an HTTP/2 connection with no stream. Longer
-    /// than a scrape interval, so a scraper's keep-alive connection lasts.
-    pub idle: Duration,
-    /// A response not handed over in full after this is abandoned with its
-    /// connection. Longer than any scrape timeout (at most the interval).
-    pub send: Duration,
-    /// A TLS client must finish its handshake within this.
-    pub handshake: Duration,
-    /// HTTP/2: a PING after this long without a frame from the peer…
-    pub ping_interval: Duration,
-    /// …and the connection closed if its answer takes longer than this.
-    pub ping_timeout: Duration,
-    /// Spared from eviction for room while older candidates exist.
-    pub grace: Duration,
-    /// At the request cap, a connection whose response has waited this
-    /// long for the peer is closed to make room for a new request.
-    pub stall: Duration,
-}
+use super::timeouts::Timeouts;
 
-impl Default for Timeouts {
-    fn default() -> Self {
-        Timeouts {
-            idle: Duration::from_secs(180),
-            send: Duration::from_secs(60),
-            handshake: Duration::from_secs(10),
-            ping_interval: Duration::from_secs(60),
-            ping_timeout: Duration::from_secs(20),
-            grace: Duration::from_secs(1),
-            stall: Duration::from_secs(2),
-        }
-    }
-}
+/// A connection's place in the order of closing for room: class, then
+/// two keys within it, lowest first ([`Conn::eviction_order`]).
+type Order = (u8, i64, i64);
 
-impl Timeouts {
-    /// How often the sweep looks: a second, or less if a timer is shorter.
-    pub(crate) fn tick(&self) -> Duration {
-        (self.send.min(self.idle) / 4).clamp(Duration::from_millis(5), Duration::from_secs(1))
-    }
-}
+/// How long a connection whose task has not run yet is spared (see
+/// [`Tracker::can_evict`]).
+const UNPOLLED: Duration = Duration::from_millis(50);
 
 /// One connection's shared state.
 #[derive(Debug)]
@@ -78,15 +46,20 @@ pub(crate) struct Conn {
     accepted: Instant,
     /// Requests being handled now (HTTP/1.1 handles one at a time).
     in_request: AtomicUsize,
+    /// Of those, requests stepped out to wait for bcrypt.
+    waiting: AtomicUsize,
     /// Requests answered so far.
     served: AtomicU64,
     /// Milliseconds after `accepted` of the last read that brought bytes.
     read_ms: AtomicU64,
+    /// Its task has tried to read: it has had its chance to show life.
+    polled: AtomicBool,
     /// Milliseconds after `accepted` when the connection last fell quiet
     /// (accepted, a request answered, a response handed over).
     quiet_ms: AtomicU64,
-    /// Responses not yet handed over in full: when each was made.
-    sending: Mutex<BTreeMap<u64, Instant>>,
+    /// Responses not yet handed over in full: when each was made, and
+    /// whether it holds a `web.max_requests` slot.
+    sending: Mutex<BTreeMap<u64, (Instant, bool)>>,
     next_send: AtomicU64,
     /// HTTP/2: its idle limit is the sweep's to enforce.
     pub(crate) h2: AtomicBool,
@@ -101,8 +74,10 @@ impl Conn {
         Conn {
             accepted: now,
             in_request: AtomicUsize::new(0),
+            waiting: AtomicUsize::new(0),
             served: AtomicU64::new(0),
             read_ms: AtomicU64::new(0),
+            polled: AtomicBool::new(false),
             quiet_ms: AtomicU64::new(0),
             sending: Mutex::new(BTreeMap::new()),
             next_send: AtomicU64::new(0),
@@ -116,12 +91,18 @@ impl Conn {
         now.saturating_duration_since(self.accepted).as_millis() as u64
     }
 
+    /// Its task tried to read (whether or not bytes came).
+    pub(crate) fn note_polled(&self) {
+        self.polled.store(true, Ordering::Relaxed);
+    }
+
     /// A read brought bytes at `now`.
     pub(crate) fn note_read(&self, now: Instant) {
+        self.polled.store(true, Ordering::Relaxed);
         self.read_ms.store(self.since(now), Ordering::Relaxed);
     }
 
-    fn sending(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, Instant>> {
+    fn sending(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, (Instant, bool)>> {
         self.sending.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -138,14 +119,46 @@ impl Conn {
         self.accepted + Duration::from_millis(ms)
     }
 
-    /// When the oldest response still being sent was made.
-    fn oldest_send(&self) -> Option<Instant> {
-        self.sending().values().next().copied()
+    /// When the oldest response still being sent was made; with `slot`,
+    /// the oldest of those holding a `web.max_requests` slot.
+    fn oldest_send(&self, slot: bool) -> Option<Instant> {
+        let sending = self.sending();
+        let mut held = sending.values().filter(|(_, holds)| *holds || !slot);
+        held.next().map(|(since, _)| *since)
+    }
+
+    /// The order of closing for room, lowest first (see the module doc):
+    /// never served — quiet longest first, one whose task has not yet run
+    /// last — then idle keep-alive, quiet longest first; then
+    /// waiting for bcrypt, most failures first, then last to start waiting.
+    fn eviction_order(&self, now: Instant) -> Order {
+        let quiet = now.saturating_duration_since(self.active()).as_micros() as i64;
+        if self.waiting.load(Ordering::Acquire) > 0 {
+            let failures = i64::from(self.auth_failures.load(Ordering::Relaxed));
+            return (2, -failures, quiet);
+        }
+        if self.served.load(Ordering::Acquire) > 0 {
+            return (1, 0, -quiet);
+        }
+        // A connection whose task has not run yet goes last. (Closing the
+        // silent ones first was tried: on a busy machine a client may send
+        // its ClientHello tens of milliseconds after connecting, and it
+        // closed 2 of 100 of them.)
+        let unpolled = i64::from(!self.polled.load(Ordering::Relaxed));
+        (0, unpolled, -quiet)
+    }
+
+    /// Not yet polled by its task and accepted under [`UNPOLLED`] ago: in
+    /// a burst of accepts, a client that has not been read once has had no
+    /// chance to show it is alive.
+    fn unheard_of(&self, now: Instant) -> bool {
+        !self.polled.load(Ordering::Relaxed)
+            && now.saturating_duration_since(self.accepted) < UNPOLLED
     }
 
     /// Whether a timer has run out at `now` (see the module doc).
     fn expired(&self, now: Instant, t: &Timeouts) -> bool {
-        if let Some(oldest) = self.oldest_send() {
+        if let Some(oldest) = self.oldest_send(false) {
             return now.saturating_duration_since(oldest) >= t.send;
         }
         let quiet = self.accepted + Duration::from_millis(self.quiet_ms.load(Ordering::Relaxed));
@@ -202,28 +215,57 @@ impl Tracker {
         }
     }
 
+    /// The connection that most deserves closing for room (see the
+    /// module doc); `None` if every connection is in a request.
+    fn victim(
+        conns: &BTreeMap<u64, Arc<Conn>>,
+        now: Instant,
+        grace: Duration,
+    ) -> Option<(u64, &Arc<Conn>)> {
+        let old = |c: &Conn| now.saturating_duration_since(c.accepted) >= grace;
+        // The class closed first (never served, idle, waiting for bcrypt),
+        // and within it the young are spared while an older one can go:
+        // a scraper's long-lived keep-alive connection is not the "older
+        // one" a flood of young never-served connections would spare.
+        let candidates: Vec<(u64, &Arc<Conn>, Order)> = conns
+            .iter()
+            .filter(|(_, c)| c.idle())
+            .map(|(id, c)| (*id, c, c.eviction_order(now)))
+            .collect();
+        let class = candidates.iter().map(|(_, _, o)| o.0).min()?;
+        let in_class = || candidates.iter().filter(move |(_, _, o)| o.0 == class);
+        let spare_young = in_class().any(|(_, c, _)| old(c));
+        in_class()
+            .filter(|(_, c, _)| old(c) || !spare_young)
+            .min_by_key(|(id, _, o)| (*o, *id))
+            .map(|(id, c, _)| (*id, *c))
+    }
+
+    /// Whether a connection can be closed for room now. False also when the
+    /// best candidate is one whose task has not run yet (a burst of
+    /// accepts on a busy machine): the accept loop then waits a moment for
+    /// the tasks to run instead of closing clients it has not read once.
+    pub(crate) fn can_evict(&self, now: Instant, grace: Duration) -> bool {
+        let conns = self.lock();
+        Self::victim(&conns, now, grace).is_some_and(|(_, c)| !c.unheard_of(now))
+    }
+
     /// Closes the connection that most deserves it (see the module doc);
     /// false if every connection is in a request.
     pub(crate) fn evict_one(&self, now: Instant, grace: Duration) -> bool {
         let mut conns = self.lock();
-        let old = |c: &Conn| now.saturating_duration_since(c.accepted) >= grace;
-        let spare_young = conns.values().any(|c| c.idle() && old(c));
-        let victim = conns
-            .iter()
-            .filter(|(_, c)| c.idle() && (old(c) || !spare_young))
-            .min_by_key(|(_, c)| (c.served.load(Ordering::Acquire) > 0, c.active()))
-            .map(|(id, _)| *id);
+        let victim = Self::victim(&conns, now, grace).map(|(id, _)| id);
         victim.is_some_and(|id| Self::close(&mut conns, id))
     }
 
-    /// Closes the connection whose oldest response has waited longest for
-    /// its peer, if that is at least `stall`: at the request cap, what
-    /// frees the requests a peer that does not read holds.
+    /// Closes the connection whose oldest response holding a request slot
+    /// has waited longest for its peer, if that is at least `stall`: at the
+    /// request cap, what frees the slots a peer that does not read holds.
     pub(crate) fn evict_stalled(&self, now: Instant, stall: Duration) -> bool {
         let mut conns = self.lock();
         let victim = conns
             .iter()
-            .filter_map(|(id, c)| Some((*id, c.oldest_send()?)))
+            .filter_map(|(id, c)| Some((*id, c.oldest_send(true)?)))
             .filter(|(_, since)| now.saturating_duration_since(*since) >= stall)
             .min_by_key(|(_, since)| *since)
             .map(|(id, _)| id);
@@ -264,10 +306,11 @@ impl Registered {
     }
 
     /// Marks a response as being sent until the guard drops (with the
-    /// response's body, once it is handed over in full or abandoned).
-    pub(crate) fn sending(&self) -> Sending {
+    /// response's body, once it is handed over in full or abandoned);
+    /// `slot`: it holds a `web.max_requests` slot.
+    pub(crate) fn sending(&self, slot: bool) -> Sending {
         let id = self.conn.next_send.fetch_add(1, Ordering::Relaxed);
-        self.conn.sending().insert(id, Instant::now());
+        self.conn.sending().insert(id, (Instant::now(), slot));
         Sending {
             tracker: Arc::clone(&self.tracker),
             conn: Arc::clone(&self.conn),
@@ -306,6 +349,7 @@ impl InRequest {
     /// While the returned guard lives the request does not count as one
     /// (the connection may be closed for room): a wait for bcrypt.
     pub(crate) fn waiting(&self) -> Waiting<'_> {
+        self.conn.waiting.fetch_add(1, Ordering::AcqRel);
         self.conn.in_request.fetch_sub(1, Ordering::AcqRel);
         self.tracker.changed.notify_one();
         Waiting(self)
@@ -330,6 +374,7 @@ pub(crate) struct Waiting<'a>(&'a InRequest);
 impl Drop for Waiting<'_> {
     fn drop(&mut self) {
         self.0.conn.in_request.fetch_add(1, Ordering::AcqRel);
+        self.0.conn.waiting.fetch_sub(1, Ordering::AcqRel);
     }
 }
 

@@ -15,6 +15,7 @@ mod limits;
 mod negotiate;
 mod routes;
 pub mod server;
+mod timeouts;
 mod watched;
 pub mod web;
 
@@ -23,10 +24,10 @@ use std::sync::Arc;
 /// Default of `web.telemetry_path`.
 pub const DEFAULT_TELEMETRY_PATH: &str = "/metrics";
 
-pub use limits::Timeouts;
 pub use negotiate::{accepts_gzip, negotiate};
 pub use routes::{DEFAULT_MAX_REQUESTS, MAX_MAX_REQUESTS};
 pub use server::serve;
+pub use timeouts::Timeouts;
 
 /// Exposition format chosen by content negotiation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

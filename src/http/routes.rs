@@ -14,7 +14,7 @@
 //! At most `web.max_requests` requests for metrics or the landing page are
 //! in flight (from arrival until their response is handed over in full);
 //! beyond that a connection whose response has waited for its peer for
-//! [`super::limits::Timeouts::stall`] is closed to make room, or the
+//! [`super::Timeouts::stall`] is closed to make room, or the
 //! request is answered 503.
 
 use std::collections::HashMap;

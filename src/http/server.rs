@@ -27,8 +27,9 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use super::body::Body;
-use super::limits::{Registered, Timeouts};
+use super::limits::Registered;
 use super::routes::{Shared, handle};
+use super::timeouts::Timeouts;
 use super::watched::Watched;
 use super::{Exposition, ServerConfig};
 
@@ -42,6 +43,10 @@ pub const DEFAULT_LISTEN_ADDRESS: &str = ":10049";
 /// Default and upper bound of `web.max_connections`.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
 pub const MAX_MAX_CONNECTIONS: usize = 16384;
+
+/// At the cap, how long the accept loop waits for connection tasks that
+/// have not run yet before looking again.
+const UNPOLLED_WAIT: Duration = Duration::from_millis(1);
 
 /// Concurrent requests on one HTTP/2 connection.
 const H2_MAX_STREAMS: u32 = 16;
@@ -69,11 +74,13 @@ pub async fn serve(
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut connections = JoinSet::new();
     let mut backoff = BACKOFF_MIN;
+    let mut trim = Trim::default();
     let mut sweep = tokio::time::interval(timeouts.tick());
     sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tokio::pin!(shutdown);
     let result = 'accept: loop {
         let at_cap = tracker.len() >= max;
+        let room = !at_cap || tracker.can_evict(Instant::now(), timeouts.grace);
         tokio::select! {
             biased;
             () = &mut shutdown => break Ok(()),
@@ -87,9 +94,13 @@ pub async fn serve(
                 if closed > 0 {
                     tracing::debug!(closed, "closed connections past their send or idle timeout");
                 }
+                trim.look(tracker.len());
             }
             () = tracker.changed.notified(), if at_cap => {}
-            accepted = listener.accept(), if !at_cap || tracker.has_idle() => match accepted {
+            // At the cap with only connections not yet read once to close:
+            // let their tasks run first.
+            () = tokio::time::sleep(UNPOLLED_WAIT), if !room && tracker.has_idle() => {}
+            accepted = listener.accept(), if room => match accepted {
                 Ok((stream, peer)) => {
                     backoff = BACKOFF_MIN;
                     // A response goes out in more than one write over TLS
@@ -218,9 +229,13 @@ fn service(
         let reg = Arc::clone(&reg);
         async move {
             let resp = handle(shared, req, &busy).await;
-            let sending = reg.sending();
             drop(busy);
-            resp.map(|r| r.map(|body| body.sending(sending)))
+            resp.map(|r| {
+                r.map(|body| {
+                    let sending = reg.sending(body.holds_slot());
+                    body.sending(sending)
+                })
+            })
         }
     })
 }
@@ -291,6 +306,29 @@ async fn drive<C>(
     };
     if let Err(e) = result {
         tracing::debug!(%peer, error = %e, "connection error");
+    }
+}
+
+/// Gives memory back after a crowd of connections went: their TLS and
+/// HTTP/2 buffers, freed among live allocations, would otherwise stay in
+/// the process (250 HTTP/2 connections with 4,000 streams: 19 MiB kept).
+#[derive(Debug, Default)]
+struct Trim {
+    /// The most connections open since the last trim.
+    peak: usize,
+}
+
+impl Trim {
+    /// At least this many connections make a crowd.
+    const CROWD: usize = 64;
+
+    fn look(&mut self, open: usize) {
+        self.peak = self.peak.max(open);
+        if self.peak >= Self::CROWD && open <= self.peak / 4 {
+            self.peak = open;
+            // It walks the heap: not on an async thread.
+            tokio::task::spawn_blocking(crate::sys::process::release_free_memory);
+        }
     }
 }
 

@@ -33,11 +33,12 @@ fn evicts_never_served_first_then_oldest_idle_never_busy() {
     assert_eq!(t.len(), 1);
 }
 
-/// The flood: 760 new connections a second that never send a byte,
-/// a cap of 32, and one legitimate TLS client whose handshake takes 80 ms
-/// (reading a flight every 8 ms). Closing the oldest never-served
-/// connection closed it after 32 arrivals (42 ms), mid-handshake; closing
-/// the one quiet longest never picks it.
+/// The flood: 760 new connections a second, half silent and half
+/// stalling after a ClientHello (each read once by its task), a cap of 32,
+/// and one legitimate TLS client whose handshake takes 80 ms (a flight read
+/// every 8 ms). Closing the oldest never-served connection closed it after
+/// 32 arrivals (42 ms), mid-handshake; closing the one quiet longest never
+/// picks it while it makes progress.
 #[test]
 fn a_flood_of_silent_connections_does_not_close_a_client_making_progress() {
     let t = Arc::new(Tracker::default());
@@ -51,6 +52,11 @@ fn a_flood_of_silent_connections_does_not_close_a_client_making_progress() {
             assert!(t.evict_one(now, GRACE));
         }
         let r = t.register(now);
+        if i % 2 == 1 || i == 100 {
+            r.conn.note_read(now);
+        } else {
+            r.conn.note_polled();
+        }
         if i == 100 {
             legit = Some(r);
             continue;
@@ -65,6 +71,26 @@ fn a_flood_of_silent_connections_does_not_close_a_client_making_progress() {
     }
     // Once it goes quiet it is fair game again.
     assert!(!open(&t, legit.unwrap().id));
+}
+
+/// In a burst of accepts the tasks of the newest connections have not run
+/// yet: they are closed last, and while nothing else could go the accept
+/// loop waits (`can_evict` false) rather than close a client never read.
+#[test]
+fn a_connection_its_task_has_not_read_yet_is_not_closed_for_room() {
+    let t = Arc::new(Tracker::default());
+    let t0 = Instant::now();
+    let polled = t.register(t0);
+    polled.conn.note_read(t0);
+    let fresh = t.register(t0 + Duration::from_millis(1));
+    let now = t0 + Duration::from_millis(2);
+    assert!(t.can_evict(now, GRACE));
+    assert!(t.evict_one(now, GRACE));
+    assert!(open(&t, fresh.id) && !open(&t, polled.id));
+    assert!(!t.can_evict(now, GRACE), "would close a client never read");
+    assert!(t.can_evict(now + UNPOLLED, GRACE), "spared for good");
+    fresh.conn.note_polled();
+    assert!(t.can_evict(now, GRACE));
 }
 
 #[test]
@@ -83,14 +109,32 @@ fn a_connection_younger_than_the_grace_is_spared_while_an_older_one_can_go() {
     assert_eq!(t.len(), 0);
 }
 
+/// The grace spares the young against older ones of the same class: a
+/// scraper's keep-alive connection, hours old, is not closed to spare a
+/// flood of never-served connections for being young.
+#[test]
+fn the_grace_does_not_make_a_keep_alive_connection_the_victim_of_a_flood() {
+    let t = Arc::new(Tracker::default());
+    let t0 = Instant::now();
+    let scraper = t.register(t0);
+    drop(scraper.request());
+    let now = t0 + Duration::from_secs(3600);
+    let flood: Vec<Registered> = (0..8).map(|_| t.register(now)).collect();
+    for _ in 0..8 {
+        assert!(t.evict_one(now, GRACE));
+        assert!(open(&t, scraper.id));
+    }
+    drop(flood);
+}
+
 #[test]
 fn a_response_stuck_past_the_send_timeout_closes_its_connection() {
     let timeouts = Timeouts::default();
     let t = Arc::new(Tracker::default());
     let t0 = Instant::now();
     let stuck = t.register(t0);
-    let sending = stuck.sending();
-    let made = *stuck.conn.sending().values().next().unwrap();
+    let sending = stuck.sending(false);
+    let made = stuck.conn.sending().values().next().unwrap().0;
     let fine = t.register(t0);
     assert_eq!(t.sweep(made + timeouts.send / 2, &timeouts), 0);
     assert_eq!(t.sweep(made + timeouts.send, &timeouts), 1);
@@ -127,15 +171,40 @@ fn at_the_request_cap_the_connection_stuck_longest_gives_way() {
     let t0 = Instant::now();
     let a = t.register(t0);
     let b = t.register(t0);
-    let _b_sends = b.sending();
-    let _a_sends = a.sending();
+    // c's stuck response (a 503, say) holds no slot: closing c frees none.
+    let c = t.register(t0);
+    let _c_sends = c.sending(false);
+    let _b_sends = b.sending(true);
+    let _a_sends = a.sending(true);
     let stall = Duration::from_secs(2);
     assert!(
         !t.evict_stalled(Instant::now(), stall),
         "nothing has stalled yet"
     );
     assert!(t.evict_stalled(Instant::now() + stall, stall));
-    assert!(open(&t, a.id) && !open(&t, b.id));
+    assert!(open(&t, a.id) && !open(&t, b.id) && open(&t, c.id));
+}
+
+/// Waiting for bcrypt is evictable, but last: idle connections go first,
+/// then of the waiters the one with most failures, then the newest.
+#[test]
+fn bcrypt_waiters_go_after_idle_connections_most_failures_then_newest_first() {
+    let t = Arc::new(Tracker::default());
+    let t0 = Instant::now();
+    let later = t0 + Duration::from_secs(10);
+    let conns: Vec<Registered> = (0..4).map(|_| t.register(t0)).collect();
+    let busy: Vec<InRequest> = conns[..3].iter().map(Registered::request).collect();
+    conns[0].conn.note_read(t0 + Duration::from_secs(1));
+    conns[1].conn.note_read(t0 + Duration::from_secs(2));
+    conns[2].conn.note_read(t0 + Duration::from_secs(3));
+    conns[0].conn.auth_failures.store(4, Ordering::Relaxed);
+    let _waiting: Vec<Waiting<'_>> = busy.iter().map(InRequest::waiting).collect();
+    // conns[3] is idle: first. Then the waiter with 4 failures, then of the
+    // two fresh waiters the one that started waiting last.
+    for want in [3, 0, 2, 1] {
+        assert!(t.evict_one(later, GRACE));
+        assert!(!open(&t, conns[want].id), "expected {want} next");
+    }
 }
 
 #[test]
