@@ -14,6 +14,7 @@
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
+use std::os::fd::AsRawFd as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -111,12 +112,14 @@ pub async fn serve(
                     if tracker.len() >= max {
                         tracker.evict_one(now, timeouts.grace);
                     }
+                    let registered = tracker.register(now);
+                    registered.conn.set_fd(stream.as_raw_fd());
                     let conn = connection(
                         stream,
                         peer,
                         Arc::clone(&shared),
                         web.current().tls.clone(),
-                        tracker.register(now),
+                        registered,
                         stop_rx.clone(),
                     );
                     connections.spawn(conn);

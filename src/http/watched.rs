@@ -1,6 +1,7 @@
-//! A connection's socket, watched: each read that brings bytes is noted
-//! on the connection's [`Conn`], which is how the connection cap tells a
-//! client making progress from one that went quiet.
+//! A connection's socket, watched: each read that brings bytes and each
+//! write that takes some is noted on the connection's [`Conn`], which is
+//! how the connection cap tells a client making progress from one that
+//! went quiet, and one waiting on its client from one the server owes.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -24,6 +25,13 @@ impl<T> Watched<T> {
         Watched {
             io,
             conn: Arc::clone(conn),
+        }
+    }
+
+    /// A write that took bytes hands the next move to the client.
+    fn note(&self, wrote: &Poll<std::io::Result<usize>>) {
+        if matches!(wrote, Poll::Ready(Ok(n)) if *n > 0) {
+            self.conn.note_wrote();
         }
     }
 }
@@ -50,7 +58,9 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Watched<T> {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write(cx, buf)
+        let wrote = Pin::new(&mut self.io).poll_write(cx, buf);
+        self.note(&wrote);
+        wrote
     }
 
     fn poll_write_vectored(
@@ -58,7 +68,9 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Watched<T> {
         cx: &mut Context<'_>,
         bufs: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
+        let wrote = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        self.note(&wrote);
+        wrote
     }
 
     fn is_write_vectored(&self) -> bool {

@@ -6,3 +6,4 @@
 pub mod nvme;
 pub mod process;
 pub mod sg;
+pub mod socket;
