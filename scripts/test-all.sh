@@ -36,6 +36,8 @@ command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
 command -v chromium >/dev/null || need+=(chromium)
 command -v vmalert >/dev/null || need+=(victoria-metrics)
 command -v systemd-analyze >/dev/null || need+=(systemd)
+command -v curl >/dev/null || need+=(curl)
+command -v openssl >/dev/null || need+=(openssl)
 if [ ${#need[@]} -gt 0 ]; then
   echo "== installing: ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive
@@ -105,6 +107,12 @@ stage "web config: TLS, basic auth, mTLS, rotation, socket activation (curl, pro
   tests/ops/web_tls.sh target/debug/ssd_exporter
 stage "prometheus over TLS" python3 -m tools.ops.prometheus_tls target/debug/ssd_exporter
 stage "web limits" python3 -m tools.ops.web_limits target/debug/ssd_exporter
+# The release build the VM stage made: the flood measures what a TLS
+# handshake costs the shipped binary.
+stage "hostile clients: HTTP/2 zero-window holds, bcrypt flood, handshake flood" \
+  python3 -m tools.ops.web_hostile target/release/ssd_exporter
+stage "hostile files: FIFO, /dev/zero and oversized files for every file option, at start and on reload" \
+  python3 -m tools.ops.hostile_files target/debug/ssd_exporter
 stage "isolation: 100 drives whose every open hangs (FIFOs in a fake sysfs)" \
   python3 -m tools.ops.hung_opens target/debug/ssd_exporter
 stage "isolation: hostile replay page files" python3 -m tools.ops.bad_replay target/debug/ssd_exporter

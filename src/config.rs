@@ -162,6 +162,7 @@ pub struct Config {
     /// TLS, basic auth and headers (`web.config_file`); plain HTTP without.
     pub web: crate::http::web::WebConfig,
     pub max_connections: usize,
+    pub max_requests: usize,
     /// Serve on the socket systemd passed (fd 3) instead of `listen`.
     pub systemd_socket: bool,
     pub poll_interval: Duration,
@@ -267,6 +268,7 @@ impl TryFrom<RawFile> for Config {
         };
         let max_connections =
             RawWeb::max_connections.get(raw.web.max_connections.map(|n| n as u64))?;
+        let max_requests = RawWeb::max_requests.get(raw.web.max_requests.map(|n| n as u64))?;
         let demo = RawFile::demo.get(raw.demo);
         if demo && !raw.replay.is_empty() {
             return Err(invalid(
@@ -287,6 +289,8 @@ impl TryFrom<RawFile> for Config {
             web,
             // At most MAX_MAX_CONNECTIONS, so it fits.
             max_connections: max_connections as usize,
+            // At most MAX_MAX_REQUESTS, so it fits.
+            max_requests: max_requests as usize,
             systemd_socket: RawWeb::systemd_socket.get(raw.web.systemd_socket),
             poll_interval: RawPoll::interval.get_or(raw.poll.interval, poll_default)?,
             poll_timeout: RawPoll::timeout.get(raw.poll.timeout)?,

@@ -59,7 +59,7 @@
 //!   encoding).
 //! - [`http`]: the server: `/metrics`, the landing page, `/healthz`; TLS,
 //!   basic auth and headers from the exporter-toolkit web config; the
-//!   connection cap.
+//!   connection and request caps and the connection timers.
 //! - [`report`], [`check`]: one row per drive for people — `ssd_exporter
 //!   check` (text, JSON, Nagios exit codes) and the landing page share it.
 //! - [`config`], [`cli`], [`logging`], [`timefmt`], [`app`]: flags and config

@@ -268,6 +268,7 @@ pub async fn run(config: Config, load: reload::Loader) -> anyhow::Result<()> {
         version: state.build.version.clone(),
         banner: banner(&config),
         max_connections: config.max_connections,
+        max_requests: config.max_requests,
         ..http::ServerConfig::default()
     };
     // Off the runtime: this reads the certificate, key and client CA files.

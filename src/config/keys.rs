@@ -201,6 +201,15 @@ sections! {
             max: crate::http::server::MAX_MAX_CONNECTIONS as u64,
             bytes: false,
         } => ["web.max-connections" "N"];
+        /// requests for metrics or the landing page in flight at most, from
+        /// arrival until the response is sent; beyond it 503 (a response
+        /// stuck on a peer that does not read gives way first)
+        max_requests: Option<usize> = Count {
+            default: crate::http::DEFAULT_MAX_REQUESTS as u64,
+            min: 1,
+            max: crate::http::MAX_MAX_REQUESTS as u64,
+            bytes: false,
+        } => ["web.max-requests" "N"];
         /// serve on the socket systemd passes (socket activation,
         /// systemd/socket-activation/) instead of `web.listen_address`
         systemd_socket: Option<bool> = Switch {} => ["web.systemd-socket"];

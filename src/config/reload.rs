@@ -23,6 +23,7 @@ impl Config {
             telemetry_path,
             web,
             max_connections,
+            max_requests,
             systemd_socket,
             poll_interval,
             poll_timeout,
@@ -55,6 +56,7 @@ impl Config {
                 RawWeb::max_connections.name,
                 *max_connections != new.max_connections,
             ),
+            (RawWeb::max_requests.name, *max_requests != new.max_requests),
             (
                 RawWeb::systemd_socket.name,
                 *systemd_socket != new.systemd_socket,

@@ -1,18 +1,22 @@
 //! The HTTP face of the exporter: `/metrics` (content-negotiated, optionally
 //! gzipped), a plain HTML landing page at `/`, and `/healthz`; TLS, basic
 //! authentication and security headers from the exporter-toolkit web config
-//! file ([`web`]); a cap on open connections (`limits`).
+//! file ([`web`]); caps on open connections and on requests in flight,
+//! and the timers that close connections stuck in one state (`limits`).
 //!
 //! The server only encodes what the application already holds: it reaches the
 //! application through [`Exposition`], whose methods read published snapshots
 //! and never touch a drive, so a scrape cannot stall on a slow device.
 
 pub mod auth;
+mod body;
 pub mod landing;
 mod limits;
 mod negotiate;
 mod routes;
 pub mod server;
+mod timeouts;
+mod watched;
 pub mod web;
 
 use std::sync::Arc;
@@ -21,7 +25,9 @@ use std::sync::Arc;
 pub const DEFAULT_TELEMETRY_PATH: &str = "/metrics";
 
 pub use negotiate::{accepts_gzip, negotiate};
+pub use routes::{DEFAULT_MAX_REQUESTS, MAX_MAX_REQUESTS};
 pub use server::serve;
+pub use timeouts::Timeouts;
 
 /// Exposition format chosen by content negotiation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -85,6 +91,11 @@ pub struct ServerConfig {
     /// Open connections at most; at the cap the oldest connection not in a
     /// request is closed (`limits`).
     pub max_connections: usize,
+    /// Requests for metrics or the landing page in flight at most
+    /// (`web.max_requests`); beyond it, 503.
+    pub max_requests: usize,
+    /// The idle, send, handshake and HTTP/2 ping timers.
+    pub timeouts: Timeouts,
 }
 
 impl ServerConfig {
@@ -103,6 +114,8 @@ impl Default for ServerConfig {
             banner: None,
             web: web::live::Live::plain(),
             max_connections: server::DEFAULT_MAX_CONNECTIONS,
+            max_requests: DEFAULT_MAX_REQUESTS,
+            timeouts: Timeouts::default(),
         }
     }
 }

@@ -5,23 +5,49 @@
 //! it, the others wait for its result, so N scrapers at once cost one
 //! encode per format and encoding, not N. A plain-text scrape whose every
 //! drive and probe part is already encoded is a copy and is built at once,
-//! without the encode thread.
+//! without the encode thread. Either way the body is one reference-counted
+//! buffer that every response of the same format and encoding made within
+//! [`SHARE_FOR`] shares while one of them is still being sent: 4,000 HTTP/2
+//! streams whose peers never open their flow-control window hold one copy,
+//! not 4,000.
+//!
+//! At most `web.max_requests` requests for metrics or the landing page are
+//! in flight (from arrival until their response is handed over in full);
+//! beyond that a connection whose response has waited for its peer for
+//! [`super::Timeouts::stall`] is closed to make room, or the
+//! request is answered 503.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::io::Write as _;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use flate2::Compression;
 use flate2::write::GzEncoder;
-use http_body_util::Full;
 use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::auth::Verdict;
+use super::body::Body;
+use super::limits::{InRequest, Tracker};
 use super::{Exposition, Format, ServerConfig, accepts_gzip, landing, negotiate};
 
-pub(crate) type Body = Full<Bytes>;
+/// A body made this recently is reused while a response still holds it;
+/// an older one is made anew, so a peer that holds responses open cannot
+/// keep later scrapes on old data.
+pub const SHARE_FOR: Duration = Duration::from_secs(1);
+
+/// How long a request at the cap waits for the slot a closed stalled
+/// connection gives back.
+const ADMIT_WAIT: Duration = Duration::from_secs(1);
+
+/// Default and upper bound of `web.max_requests` (node_exporter's
+/// `--web.max-requests` is 40 too).
+pub const DEFAULT_MAX_REQUESTS: usize = 40;
+pub const MAX_MAX_REQUESTS: usize = 4096;
 
 /// An encoded metrics body (gzipped if asked), an error text, or `None`
 /// if the application panicked.
@@ -30,22 +56,68 @@ type Encoded = Arc<Option<Result<Bytes, String>>>;
 /// The scrapes waiting for the encode in flight, per (format, gzip).
 type Waiting = HashMap<(Format, bool), Vec<tokio::sync::oneshot::Sender<Encoded>>>;
 
+/// The last body made per (format, gzip): when, and a handle that is
+/// alive while a response holds it.
+type Recent = HashMap<(Format, bool), (Instant, Weak<Vec<u8>>)>;
+
 /// What every connection shares.
 pub(crate) struct Shared {
     pub(crate) app: Arc<dyn Exposition>,
     pub(crate) config: ServerConfig,
+    /// Every open connection (the connection cap, timers, eviction).
+    pub(crate) tracker: Arc<Tracker>,
+    /// `web.max_requests` slots.
+    requests: Arc<Semaphore>,
     worker: Worker,
     waiting: std::sync::Mutex<Waiting>,
+    recent: std::sync::Mutex<Recent>,
 }
 
 impl Shared {
     pub(crate) fn new(app: Arc<dyn Exposition>, config: ServerConfig) -> Self {
+        let max = config.max_requests.clamp(1, MAX_MAX_REQUESTS);
         Self {
             app,
             config,
+            tracker: Arc::default(),
+            requests: Arc::new(Semaphore::new(max)),
             worker: Worker::spawn(),
             waiting: std::sync::Mutex::new(HashMap::new()),
+            recent: std::sync::Mutex::new(HashMap::new()),
         }
+    }
+
+    fn recent(&self) -> std::sync::MutexGuard<'_, Recent> {
+        self.recent.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The body for `key` a response made within [`SHARE_FOR`] still holds.
+    fn shared_body(&self, key: (Format, bool)) -> Option<Bytes> {
+        let recent = self.recent();
+        let (made, body) = recent.get(&key)?;
+        let body = body.upgrade().filter(|_| made.elapsed() < SHARE_FOR)?;
+        Some(Bytes::from_owner(Owned(body)))
+    }
+
+    /// `body` as the one buffer later responses for `key` may share.
+    fn remember(&self, key: (Format, bool), body: Vec<u8>) -> Bytes {
+        let body = Arc::new(body);
+        self.recent()
+            .insert(key, (Instant::now(), Arc::downgrade(&body)));
+        Bytes::from_owner(Owned(body))
+    }
+
+    /// A slot under `web.max_requests` (see the module doc); `None`: 503.
+    async fn admit(&self) -> Option<OwnedSemaphorePermit> {
+        if let Ok(permit) = Arc::clone(&self.requests).try_acquire_owned() {
+            return Some(permit);
+        }
+        let stall = self.config.timeouts.stall;
+        if !self.tracker.evict_stalled(Instant::now(), stall) {
+            return None;
+        }
+        let wait = Arc::clone(&self.requests).acquire_owned();
+        tokio::time::timeout(ADMIT_WAIT, wait).await.ok()?.ok()
     }
 
     fn waiting(&self) -> std::sync::MutexGuard<'_, Waiting> {
@@ -56,6 +128,15 @@ impl Shared {
     #[cfg(test)]
     pub(crate) fn waiters(&self, format: Format, gzip: bool) -> usize {
         self.waiting().get(&(format, gzip)).map_or(0, Vec::len)
+    }
+}
+
+/// A shared body's buffer, owned by every `Bytes` made from it.
+struct Owned(Arc<Vec<u8>>);
+
+impl AsRef<[u8]> for Owned {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
     }
 }
 
@@ -93,23 +174,38 @@ enum Route {
 }
 
 /// Answers one request. Never fails: every problem becomes a status code.
-/// The request body is ignored; hyper discards it.
+/// The request body is ignored; hyper discards it. `busy` marks the
+/// connection in a request; it steps out of it while bcrypt is awaited.
 pub(crate) async fn handle<B>(
     shared: Arc<Shared>,
     req: Request<B>,
+    busy: &InRequest,
 ) -> Result<Response<Body>, Infallible> {
     // One config for the whole request, even if the file changes meanwhile.
     let web = shared.config.web.current();
-    let allowed = match &web.auth {
-        None => true,
-        Some(auth) => auth.allows(req.uri().path(), req.headers()).await,
+    let verdict = match &web.auth {
+        None => Verdict::Allowed,
+        Some(auth) => {
+            let _waiting = busy.waiting();
+            let failures = &busy.conn().auth_failures;
+            auth.check(req.uri().path(), req.headers(), failures).await
+        }
     };
-    let mut resp = if allowed {
-        route(&shared, req).await
-    } else {
-        let mut resp = text(StatusCode::UNAUTHORIZED, "401 unauthorized\n");
-        set(&mut resp, header::WWW_AUTHENTICATE, "Basic");
-        resp
+    let mut resp = match verdict {
+        Verdict::Allowed => route(&shared, req).await,
+        Verdict::Denied => {
+            let mut resp = text(StatusCode::UNAUTHORIZED, "401 unauthorized\n");
+            set(&mut resp, header::WWW_AUTHENTICATE, "Basic");
+            resp
+        }
+        Verdict::Busy => {
+            let mut resp = text(
+                StatusCode::TOO_MANY_REQUESTS,
+                "429 too many password checks waiting; try again\n",
+            );
+            set(&mut resp, header::RETRY_AFTER, "1");
+            resp
+        }
     };
     for (name, value) in web.headers() {
         resp.headers_mut().insert(name.clone(), value.clone());
@@ -133,13 +229,25 @@ async fn route<B>(shared: &Arc<Shared>, req: Request<B>) -> Response<Body> {
         set(&mut resp, header::ALLOW, "GET, HEAD");
         return resp;
     }
+    if let Route::Health = route {
+        return text(StatusCode::OK, "ok\n");
+    }
+    let Some(permit) = shared.admit().await else {
+        let body = format!(
+            "503 {} requests in flight, the most web.max_requests allows; try again\n",
+            shared.config.max_requests.clamp(1, MAX_MAX_REQUESTS)
+        );
+        let mut resp = text(StatusCode::SERVICE_UNAVAILABLE, body);
+        set(&mut resp, header::RETRY_AFTER, "1");
+        return resp;
+    };
     // HEAD gets the full GET response; hyper sends its headers (including
     // Content-Length) and drops the body.
-    match route {
+    let resp = match route {
         Route::Metrics => metrics(shared, req.headers()).await,
-        Route::Landing => landing_page(shared).await,
-        Route::Health => text(StatusCode::OK, "ok\n"),
-    }
+        _ => landing_page(shared).await,
+    };
+    resp.map(|body| body.holding(Some(permit)))
 }
 
 /// The body for (`format`, `gzip`): joins the encode in flight, or starts
@@ -165,7 +273,8 @@ async fn shared_encode(shared: &Arc<Shared>, format: Format, gzip: bool) -> Enco
                 }
             })
             .await;
-            let encoded: Encoded = Arc::new(encoded.map(|r| r.map(Bytes::from)));
+            let encoded = encoded.map(|r| r.map(|body| shared.remember((format, gzip), body)));
+            let encoded: Encoded = Arc::new(encoded);
             let waiters = shared.waiting().remove(&(format, gzip)).unwrap_or_default();
             for w in waiters {
                 let _ = w.send(Arc::clone(&encoded));
@@ -178,17 +287,12 @@ async fn shared_encode(shared: &Arc<Shared>, format: Format, gzip: bool) -> Enco
 async fn metrics(shared: &Arc<Shared>, headers: &HeaderMap) -> Response<Body> {
     let format = negotiate(joined(headers, &header::ACCEPT).as_deref());
     let gzip = accepts_gzip(joined(headers, &header::ACCEPT_ENCODING).as_deref());
-    // A copy of cached text is built here, on the async thread: handing it
-    // to the encode thread and back would cost more than the copy.
-    let cached = (!gzip)
-        .then(|| {
-            let app = std::panic::AssertUnwindSafe(&shared.app);
-            std::panic::catch_unwind(|| app.metrics_cached(format)).ok()?
-        })
-        .flatten();
-    let encoded = match cached {
-        Some(body) => Arc::new(Some(Ok(Bytes::from(body)))),
-        None => shared_encode(shared, format, gzip).await,
+    let encoded = match shared.shared_body((format, gzip)) {
+        Some(body) => Arc::new(Some(Ok(body))),
+        None => match cached(shared, format, gzip) {
+            Some(body) => Arc::new(Some(Ok(body))),
+            None => shared_encode(shared, format, gzip).await,
+        },
     };
     let body = match encoded.as_ref() {
         Some(Ok(body)) => body.clone(),
@@ -206,7 +310,7 @@ async fn metrics(shared: &Arc<Shared>, headers: &HeaderMap) -> Response<Body> {
             );
         }
     };
-    let mut resp = Response::new(Full::new(body));
+    let mut resp = Response::new(Body::new(body));
     set(&mut resp, header::CONTENT_TYPE, format.content_type());
     // The body depends on both negotiated headers; caches must key on them.
     set(&mut resp, header::VARY, "Accept, Accept-Encoding");
@@ -216,11 +320,23 @@ async fn metrics(shared: &Arc<Shared>, headers: &HeaderMap) -> Response<Body> {
     resp
 }
 
+/// A copy of cached text, built here on the async thread (handing it to
+/// the encode thread and back would cost more than the copy); `None` when
+/// something needs encoding, or for gzip.
+fn cached(shared: &Shared, format: Format, gzip: bool) -> Option<Bytes> {
+    if gzip {
+        return None;
+    }
+    let app = std::panic::AssertUnwindSafe(&shared.app);
+    let text = std::panic::catch_unwind(|| app.metrics_cached(format)).ok()??;
+    Some(shared.remember((format, gzip), text.into_bytes()))
+}
+
 async fn landing_page(shared: &Shared) -> Response<Body> {
     let config = shared.config.clone();
     match call_app(shared, move |app| landing::render(&config, &app.drives())).await {
         Some(page) => {
-            let mut resp = Response::new(Full::new(Bytes::from(page)));
+            let mut resp = Response::new(Body::new(page));
             set(&mut resp, header::CONTENT_TYPE, "text/html; charset=utf-8");
             resp
         }
@@ -266,7 +382,7 @@ fn not_found(path: &str, telemetry_path: &str) -> Response<Body> {
 }
 
 fn text(status: StatusCode, body: impl Into<Bytes>) -> Response<Body> {
-    let mut resp = Response::new(Full::new(body.into()));
+    let mut resp = Response::new(Body::new(body.into()));
     *resp.status_mut() = status;
     set(&mut resp, header::CONTENT_TYPE, "text/plain; charset=utf-8");
     resp

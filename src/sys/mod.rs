@@ -7,3 +7,4 @@ pub mod megaraid;
 pub mod nvme;
 pub mod process;
 pub mod sg;
+pub mod socket;

@@ -61,6 +61,23 @@ pub fn stdout_columns() -> Option<usize> {
     (r == 0 && ws.ws_col > 0).then_some(usize::from(ws.ws_col))
 }
 
+/// Gives the allocator's free memory back to the kernel (glibc's
+/// `malloc_trim(0)`, which also releases free pages inside the heap, not
+/// only at its top). After a burst of connections went — thousands of small
+/// per-stream and TLS buffers freed among live ones — glibc keeps the pages
+/// otherwise. Walks the heap: call rarely. Returns whether memory was
+/// released; a no-op (false) off glibc.
+pub fn release_free_memory() -> bool {
+    #[cfg(target_env = "gnu")]
+    {
+        // SAFETY: malloc_trim takes no pointers; it locks the allocator's
+        // arenas itself and may be called from any thread at any time.
+        unsafe { libc::malloc_trim(0) == 1 }
+    }
+    #[cfg(not(target_env = "gnu"))]
+    false
+}
+
 /// The first descriptor systemd passes (`SD_LISTEN_FDS_START`).
 const LISTEN_FDS_START: i32 = 3;
 

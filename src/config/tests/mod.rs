@@ -339,6 +339,20 @@ fn max_connections_is_bounded() {
 }
 
 #[test]
+fn max_requests_defaults_to_node_exporters_40_and_is_bounded() {
+    assert_eq!(validate("").unwrap().max_requests, 40);
+    let c = validate("web:\n  max_requests: 3\n").unwrap();
+    assert_eq!(c.max_requests, 3);
+    for bad in ["0", "5000"] {
+        let e = validate(&format!("web:\n  max_requests: {bad}\n")).unwrap_err();
+        assert!(
+            e.starts_with("web.max_requests") && e.contains("1 to 4096"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
 fn the_shipped_web_config_example_parses() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/web-config.yml");
     let text = std::fs::read_to_string(path).unwrap();

@@ -7,6 +7,7 @@ use std::time::Duration;
 use hyper::Request;
 
 use super::{Client, Fake, TestServer, fetch};
+use crate::http::limits::InRequest;
 use crate::http::routes::{Shared, handle};
 use crate::http::{Format, ServerConfig};
 
@@ -16,7 +17,11 @@ async fn concurrent_scrapes_share_one_encode_per_format() {
     // Held until the gate opens.
     fake.delay = Duration::from_secs(30);
     let fake = Arc::new(fake);
-    let shared = Arc::new(Shared::new(fake.clone(), ServerConfig::default()));
+    let config = ServerConfig {
+        max_requests: 64,
+        ..ServerConfig::default()
+    };
+    let shared = Arc::new(Shared::new(fake.clone(), config));
     let mut tasks = Vec::new();
     for i in 0..64 {
         let accept = if i % 2 == 0 {
@@ -28,7 +33,10 @@ async fn concurrent_scrapes_share_one_encode_per_format() {
             .header("accept", accept)
             .body(())
             .unwrap();
-        tasks.push(tokio::spawn(handle(Arc::clone(&shared), req)));
+        let shared = Arc::clone(&shared);
+        tasks.push(tokio::spawn(async move {
+            handle(shared, req, &InRequest::detached()).await
+        }));
     }
     // Every scrape is waiting on one of the two encodes in flight (bounded wait).
     for _ in 0..5000 {

@@ -1,6 +1,7 @@
 //! End-to-end tests of the server over real sockets on 127.0.0.1, speaking
 //! raw HTTP/1.1 so that what is checked is exactly what goes on the wire.
 
+mod h2;
 mod limits;
 pub(crate) mod pki;
 mod routes;
@@ -60,6 +61,8 @@ struct Fake {
     encodes: AtomicUsize,
     /// What `metrics_cached` offers.
     cached: Option<String>,
+    /// How many times `metrics_cached` was called.
+    cached_calls: AtomicUsize,
 }
 
 impl Fake {
@@ -72,6 +75,7 @@ impl Fake {
             panic: false,
             encodes: AtomicUsize::new(0),
             cached: None,
+            cached_calls: AtomicUsize::new(0),
         }
     }
 
@@ -99,6 +103,7 @@ impl Exposition for Fake {
     }
 
     fn metrics_cached(&self, _format: Format) -> Option<String> {
+        self.cached_calls.fetch_add(1, Ordering::SeqCst);
         self.cached.clone()
     }
 

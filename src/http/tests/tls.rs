@@ -21,7 +21,7 @@ use crate::http::web::{ClientAuth, WebConfig};
 /// Watcher interval in these tests: short, so rotation shows quickly.
 const WATCH: Duration = Duration::from_millis(20);
 
-fn client_config(ca_pem: &str, client: Option<&Leaf>) -> Arc<rustls::ClientConfig> {
+pub(super) fn client_config(ca_pem: &str, client: Option<&Leaf>) -> Arc<rustls::ClientConfig> {
     let mut roots = rustls::RootCertStore::empty();
     for c in CertificateDer::pem_slice_iter(ca_pem.as_bytes()) {
         roots.add(c.unwrap()).unwrap();
@@ -44,7 +44,7 @@ fn client_config(ca_pem: &str, client: Option<&Leaf>) -> Arc<rustls::ClientConfi
 
 /// One GET over TLS. `Err` if the handshake or the exchange fails; the
 /// served certificate comes back with the reply.
-async fn get_tls(
+pub(super) async fn get_tls(
     addr: SocketAddr,
     config: Arc<rustls::ClientConfig>,
     path: &str,
@@ -69,15 +69,26 @@ async fn get_tls(
     Ok((reply, served))
 }
 
-struct Setup {
+pub(super) struct Setup {
     dir: tempfile::TempDir,
-    pki: Pki,
-    server: TestServer,
+    pub(super) pki: Pki,
+    pub(super) server: TestServer,
 }
 
 /// A TLS server whose web config is `extra` under `tls_server_config`
 /// (cert and key files are written and named already), plus `rest`.
 async fn start(extra: &str, rest: &str) -> Setup {
+    start_with(extra, rest, Arc::new(Fake::new()), ServerConfig::default()).await
+}
+
+/// [`start`] with this application and server config (its web config is
+/// replaced).
+pub(super) async fn start_with(
+    extra: &str,
+    rest: &str,
+    app: Arc<Fake>,
+    config: ServerConfig,
+) -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let pki = Pki::new("test ca");
     let leaf = pki.leaf(&["localhost", "127.0.0.1"]);
@@ -90,9 +101,9 @@ async fn start(extra: &str, rest: &str) -> Setup {
     let web = WebConfig::parse(&yaml, dir.path()).unwrap();
     let config = ServerConfig {
         web: Live::start(web, WATCH).unwrap(),
-        ..ServerConfig::default()
+        ..config
     };
-    let server = TestServer::with_config(Arc::new(Fake::new()), config).await;
+    let server = TestServer::with_config(app, config).await;
     Setup { dir, pki, server }
 }
 

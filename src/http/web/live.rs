@@ -39,25 +39,21 @@ pub struct Active {
 
 impl Active {
     /// Builds TLS (reading the files `config` names) and basic auth. The
-    /// verified-password cache of `previous` is kept when its users and
-    /// excluded paths are the same, so a certificate rotation does not make
-    /// the next scrape pay bcrypt.
+    /// auth memory of `previous` (verified passwords, per user and hash;
+    /// the bcrypt queue) is kept, so a certificate rotation or another
+    /// user's new password does not make the next scrape pay bcrypt.
     fn build(config: WebConfig, previous: Option<&Active>) -> Result<Self, WebConfigError> {
         let tls = match &config.tls {
             Some(t) => Some(tls::build(t)?),
             None => None,
         };
-        let same_users = |p: &&Active| {
-            p.config.users == config.users
-                && p.config.auth_excluded_paths == config.auth_excluded_paths
-        };
-        let auth = match previous.filter(same_users).and_then(|p| p.auth.clone()) {
+        let (users, excluded) = (config.users.clone(), config.auth_excluded_paths.clone());
+        let same = |p: &&Arc<BasicAuth>| p.is(&users, &excluded);
+        let auth = match previous.and_then(|p| p.auth.as_ref()) {
             _ if !config.auth_enabled() => None,
-            Some(kept) => Some(kept),
-            None => Some(BasicAuth::new(
-                config.users.clone(),
-                config.auth_excluded_paths.clone(),
-            )),
+            Some(kept) if same(&kept) => Some(Arc::clone(kept)),
+            Some(earlier) => Some(earlier.renewed(users, excluded)),
+            None => Some(BasicAuth::new(users, excluded)),
         };
         Ok(Active { config, tls, auth })
     }
