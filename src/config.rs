@@ -118,6 +118,8 @@ pub struct Config {
     /// Poll SATA drives in standby anyway (waking them).
     pub wake_standby: bool,
     pub discovery_interval: Duration,
+    /// Watch NVMe over fabrics controllers (remote targets) too.
+    pub fabrics: bool,
     pub include: Option<Regex>,
     pub exclude: Option<Regex>,
     pub log_level: tracing::Level,
@@ -230,6 +232,7 @@ impl TryFrom<RawFile> for Config {
             poll_timeout: RawPoll::timeout.get(raw.poll.timeout)?,
             wake_standby: RawPoll::wake_standby.get(raw.poll.wake_standby),
             discovery_interval: RawDiscovery::interval.get(raw.discovery.interval)?,
+            fabrics: RawDiscovery::fabrics.get(raw.discovery.fabrics),
             include: RawDevice::include.get(raw.device.include)?,
             exclude: RawDevice::exclude.get(raw.device.exclude)?,
             log_level: RawLog::level.get(raw.log.level)?,

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime};
 
+use crate::device::sysfs::place::Place;
 use crate::health::datasheet::{self, rating_for};
 use crate::health::forecast;
 use crate::health::history::History;
@@ -49,6 +50,10 @@ pub struct DriveSnapshot {
     pub origin: String,
     /// From the drive's identify data; from sysfs until the first poll.
     pub identity: Identity,
+    /// Where it sits (PCI address and slot, enclosure slot, by-path, the
+    /// fabric it is reached over), from discovery; nothing for replays and
+    /// the demo.
+    pub place: Arc<Place>,
     /// Whether the last poll read and decoded the core health page.
     pub up: bool,
     /// Completed (or abandoned) polls, successful or not.
@@ -92,6 +97,7 @@ impl DriveSnapshot {
             device: device.to_string(),
             origin: origin.to_string(),
             identity,
+            place: Arc::default(),
             up: false,
             polls: 0,
             last_success: None,

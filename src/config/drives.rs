@@ -20,11 +20,17 @@ impl Config {
 
     /// The drives sysfs shows now, filtered as configured.
     pub fn scan(&self) -> Vec<Discovered> {
+        self.scan_noting().drives
+    }
+
+    /// [`Config::scan`], and the controllers it leaves alone and why.
+    pub fn scan_noting(&self) -> discovery::Scan {
         let f = Filter {
             include: self.include.clone(),
             exclude: self.exclude.clone(),
+            fabrics: self.fabrics,
         };
-        discovery::scan(&self.sysfs, &self.dev, &f)
+        discovery::scan_noting(&self.sysfs, &self.dev, &f)
     }
 
     /// The poller of a discovered drive, for its transport, with the

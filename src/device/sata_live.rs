@@ -27,6 +27,8 @@ pub struct SataLive {
     /// READ LOG EXT was aborted once: read Device Statistics through SMART
     /// READ LOG instead (drives without the General Purpose Logging feature).
     devstat_via_smart_log: bool,
+    /// `<sysfs>/block/sdX`, for drivetemp's hwmon chip; `None` for `dump`.
+    sysfs: Option<PathBuf>,
 }
 
 impl SataLive {
@@ -36,7 +38,15 @@ impl SataLive {
             file: None,
             timeout,
             devstat_via_smart_log: false,
+            sysfs: None,
         }
+    }
+
+    /// Reads the disk's hwmon temperature under `block_dir` (`<sysfs>/block/sdX`)
+    /// when the exporter may not read its pages.
+    pub fn with_sysfs(mut self, block_dir: &Path) -> Self {
+        self.sysfs = Some(block_dir.to_path_buf());
+        self
     }
 
     /// Opens read-only: SG_IO pass-through needs CAP_SYS_RAWIO, not write
@@ -164,6 +174,10 @@ fn refuses_identify(e: &sense::AtaError) -> bool {
 impl AtaSource for SataLive {
     fn origin(&self) -> String {
         self.path.display().to_string()
+    }
+
+    fn hwmon(&mut self) -> Option<super::sysfs::hwmon::Temps> {
+        super::sysfs::hwmon::drivetemp(self.sysfs.as_ref()?)
     }
 
     fn read(&mut self, req: AtaRead) -> Result<Vec<u8>, FetchError> {

@@ -225,7 +225,7 @@ pub(super) fn counters(r: &Reading, history: &History, ctx: &Context, j: &mut Ju
             Tracked::CrcErrors => ("crc_errors_increasing", "interface CRC errors"),
             Tracked::GrownDefects => ("grown_defects_increasing", "grown defects"),
             Tracked::PhyErrors => ("phy_errors_increasing", "SAS phy errors"),
-            Tracked::ThrottleEvents => continue,
+            Tracked::ThrottleEvents | Tracked::PcieNonfatal | Tracked::PcieFatal => continue,
         };
         if let Some((n, since)) = history.increase_since(what).filter(|&(n, _)| n > 0) {
             let text = format!(

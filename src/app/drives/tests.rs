@@ -1,5 +1,6 @@
 use super::*;
 use crate::config::RawFile;
+use crate::device::discovery::Kind;
 use crate::probe::fleet::Fleet;
 use crate::probe::runner::ProbeConfig;
 use crate::snapshot::Store;
@@ -42,6 +43,9 @@ async fn a_namespace_listed_on_a_later_pass_gets_its_probe() {
         kind: crate::device::discovery::Kind::Physical,
         basis: String::new(),
         sysfs: sys.join("class/nvme/nvme9"),
+        place: Default::default(),
+        paths: Vec::new(),
+        subsystem: None,
     };
     let mut running = Drives(HashMap::new());
     let starts = reconcile(&mut running, vec![found(&[])], &ctx);
@@ -95,6 +99,9 @@ async fn a_virtual_volume_gets_no_probe() {
         kind,
         basis: String::new(),
         sysfs: sys.join("block/sdq"),
+        place: Default::default(),
+        paths: Vec::new(),
+        subsystem: None,
     };
     let mut running = Drives(HashMap::new());
     let starts = reconcile(&mut running, vec![disk(Kind::Virtual)], &ctx);
