@@ -74,14 +74,13 @@ pub const DEMO_PROBE_RATE: f64 = 50.0;
 pub(crate) fn start_demo(ctx: &Ctx) -> JoinHandle<()> {
     let started = Instant::now();
     let mut tasks = Vec::new();
-    for drive in demo::FLEET {
+    for (i, drive) in demo::FLEET.into_iter().enumerate() {
         let poller = factory::demo(drive, started, &ctx.namer);
         let origin = format!("demo:{}", drive.name);
-        ctx.store.insert(ctx.snapshot(
-            drive.name,
-            &origin,
-            factory::placeholder(drive.transport(), "", "", ""),
-        ));
+        let id = factory::placeholder(drive.transport(), "", "", "");
+        let mut snap = ctx.snapshot(drive.name, &origin, id);
+        snap.place = Arc::new(demo::pcie::place(drive.model, i));
+        ctx.store.insert(snap);
         if let Some(p) = &ctx.probes {
             let model = drive.model;
             let draw = Box::new(move |t: f64, rng: &mut fastrand::Rng| {

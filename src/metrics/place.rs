@@ -75,3 +75,6 @@ impl Exposition {
         )
     }
 }
+
+#[cfg(test)]
+mod tests;
