@@ -47,8 +47,11 @@ DRIVE_VIEW_DEVICES = ["nvme0", "nvme1", "nvme2", "sda", "sdb"]
 # explain its failed SMART status, so SsdSmartFailed stays quiet), spare
 # below threshold, 99 % used and ~16 days left, capacitors failed and at
 # 35 %, 72 °C against a 70 °C warning threshold, media errors rising every
-# 20 s, and the verdict.
+# 20 s, its PCIe link trained x2 of x4 with non-fatal AER errors rising
+# every 30 s (first at 10 s), and the verdict.
 DEMO_FAILING_ALERTS = {
+    "SsdPcieLinkDegraded",
+    "SsdPcieErrors",
     "SsdCriticalWarning",
     "SsdPlpFailed",
     "SsdPlpHealthLow",
