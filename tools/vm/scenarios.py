@@ -80,8 +80,8 @@ def boot(sc: Scenario, kernel: Path, initrd: Path, work: Path, report) -> float:
 
 
 def _all() -> list[Scenario]:
-    from tools.vm import sas_hba
-    return [sas_hba.SCENARIO]
+    from tools.vm import nvme_fabrics, sas_hba
+    return [sas_hba.SCENARIO, nvme_fabrics.SCENARIO]
 
 
 SCENARIOS: list[Scenario] = _all()
