@@ -116,7 +116,7 @@ def check(r, share: Path) -> None:
                    f"{fs.hidden} (want two pcie controllers, one head hidden=0, hidden paths)"):
         return
     runs = {m: _scrape(out / f"metrics-{m}.txt")
-            for m in ("default", "fabrics", "failover-1", "failover-2")}
+            for m in ("default", "fabrics", "failover-1", "failover-2", "unprivileged")}
     if not r.check("nvme_fabrics.scrapes", all(runs.values()),
                    f"empty scrapes: {[m for m, s in runs.items() if not s]} "
                    "(see fabrics/exporter-*.log, guest.log)"):
@@ -124,6 +124,7 @@ def check(r, share: Path) -> None:
     _multipath(r, out, fs, mp, runs)
     _failover(r, out, fs, mp, runs)
     _tcp(r, out, fs, runs)
+    _unprivileged(r, out, mp, runs)
 
 
 def _id(out: Path, ctrl: str) -> dict:
@@ -255,6 +256,43 @@ def _tcp(r, out: Path, fs: Sysfs, runs) -> None:
             f"served for {dev}: {unjudged[:3]}")
     probed = [str(x) for x in select(s, "ssd_probe_ios_total", device=dev)]
     r.check("nvme_fabrics.tcp.not_probed", not probed, f"probe series {probed[:2]}")
+
+
+def _unprivileged(r, out: Path, mp, runs) -> None:
+    """As nobody (no access to /dev/nvme*): identity from sysfs, the temperature from
+    hwmon equal to the SMART log's (nvme-cli, read as root before), up, the refused
+    pages unsupported rather than failed, said once."""
+    name, ctrls, _ = mp
+    s = runs["unprivileged"]
+    ident = _id(out, ctrls[0])
+    info = one(s, "ssd_device_info", device=name)
+    r.check("nvme_fabrics.unprivileged.identity_from_sysfs",
+            info is not None and info.label("serial") == MP_SERIAL
+            and info.label("model") == ident["mn"] and info.label("firmware") == ident["fr"],
+            f"want {name} {ident}; served {info}")
+    up = one(s, "ssd_device_up", device=name)
+    r.check("nvme_fabrics.unprivileged.up", up is not None and up.value == 1,
+            f"ssd_device_up {up}")
+    smart = _json(out / f"{ctrls[0]}-smart-log.json")
+    kelvin = smart.get("temperature")
+    temp = one(s, "ssd_temperature_celsius", device=name, sensor="composite")
+    r.check("nvme_fabrics.unprivileged.temperature_from_hwmon",
+            isinstance(kelvin, int) and kelvin > 0 and temp is not None
+            and temp.value == kelvin - 273,
+            f"nvme smart-log (root) {kelvin} K; served {temp}; hwmon "
+            f"{_text(out / 'hwmon.txt').split()[:4]}")
+    refused = {x.label("page"): x.value for x in select(s, "ssd_page_supported", device=name)}
+    failed = [str(x) for x in select(s, "ssd_poll_errors_total", device=name) if x.value > 0]
+    r.check("nvme_fabrics.unprivileged.pages_unsupported_not_failed",
+            refused.get("smart_log") == 0 and refused.get("identify") == 0 and not failed,
+            f"ssd_page_supported {refused}; poll errors {failed}")
+    link = one(s, "ssd_pcie_link_width_lanes", device=name, link="current")
+    r.check("nvme_fabrics.unprivileged.pcie_link", link is not None and link.value >= 1,
+            f"ssd_pcie_link_width_lanes {link}")
+    log = _text(out / "exporter-unprivileged.log")
+    said = [line for line in log.splitlines() if "serving what sysfs gives instead" in line]
+    r.check("nvme_fabrics.unprivileged.said_once", len(said) == 1,
+            f"{len(said)} log lines 'serving what sysfs gives instead': {said[:2]}")
 
 
 SCENARIO = Scenario(name="nvme_fabrics", images=IMAGES, devices=devices, drive=drive,
