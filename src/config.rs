@@ -175,6 +175,8 @@ pub struct Config {
     pub discovery_interval: Duration,
     /// Watch the physical drives behind MegaRAID controllers too.
     pub megaraid: bool,
+    /// Watch NVMe over fabrics controllers (remote targets) too.
+    pub fabrics: bool,
     pub include: Option<Regex>,
     pub exclude: Option<Regex>,
     pub log_level: tracing::Level,
@@ -299,6 +301,7 @@ impl TryFrom<RawFile> for Config {
             standby_max_skips: RawPoll::standby_max_skips.get(raw.poll.standby_max_skips)? as u32,
             discovery_interval: RawDiscovery::interval.get(raw.discovery.interval)?,
             megaraid: RawDiscovery::megaraid.get(raw.discovery.megaraid),
+            fabrics: RawDiscovery::fabrics.get(raw.discovery.fabrics),
             include: RawDevice::include.get(raw.device.include)?,
             exclude: RawDevice::exclude.get(raw.device.exclude)?,
             log_level: RawLog::level.get(raw.log.level)?,

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime};
 
+use crate::device::sysfs::place::Place;
 use crate::health::datasheet::{self, Rating, rating_for};
 use crate::health::forecast;
 use crate::health::history::History;
@@ -52,6 +53,10 @@ pub struct DriveSnapshot {
     pub identity: Identity,
     /// Whether `identity` came from the drive's own pages (not sysfs).
     pub identified: bool,
+    /// Where it sits (PCI address and slot, enclosure slot, by-path, the
+    /// fabric it is reached over), from discovery; nothing for replays and
+    /// the demo.
+    pub place: Arc<Place>,
     /// Whether the last poll read and decoded the core health page.
     pub up: bool,
     /// Completed (or abandoned) polls, successful or not.
@@ -108,6 +113,7 @@ impl DriveSnapshot {
             origin: origin.to_string(),
             identity,
             identified: false,
+            place: Arc::default(),
             up: false,
             polls: 0,
             last_success: None,

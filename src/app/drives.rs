@@ -2,7 +2,7 @@
 //! with one poll loop (and latency probes) per drive, started when a drive
 //! appears and stopped when it goes.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,7 +14,7 @@ use super::Ctx;
 use super::schedule::{self, Schedule};
 use crate::config::Config;
 use crate::device::demo;
-use crate::device::discovery::{Discovered, Kind, Transport};
+use crate::device::discovery::{Discovered, Scan, Transport};
 use crate::poll::{Poller, factory};
 use crate::probe::fleet::blocks_of;
 
@@ -74,14 +74,13 @@ pub const DEMO_PROBE_RATE: f64 = 50.0;
 pub(crate) fn start_demo(ctx: &Ctx) -> JoinHandle<()> {
     let started = Instant::now();
     let mut tasks = Vec::new();
-    for drive in demo::FLEET {
+    for (i, drive) in demo::FLEET.into_iter().enumerate() {
         let poller = factory::demo(drive, started, &ctx.namer);
         let origin = format!("demo:{}", drive.name);
-        ctx.store.insert(ctx.snapshot(
-            drive.name,
-            &origin,
-            factory::placeholder(drive.transport(), "", "", ""),
-        ));
+        let id = factory::placeholder(drive.transport(), "", "", "");
+        let mut snap = ctx.snapshot(drive.name, &origin, id);
+        snap.place = Arc::new(demo::pcie::place(drive.model, i));
+        ctx.store.insert(snap);
         if let Some(p) = &ctx.probes {
             let model = drive.model;
             let draw = Box::new(move |t: f64, rng: &mut fastrand::Rng| {
@@ -114,14 +113,16 @@ pub(crate) async fn discover(ctx: Arc<Ctx>) {
     // At most one scan at a time: a scan stuck in sysfs is waited for on the
     // next pass instead of being abandoned for a new one, so a hung scan
     // holds one blocking thread, not one per pass.
-    let mut stuck: Option<JoinHandle<Vec<Discovered>>> = None;
+    let mut stuck: Option<JoinHandle<Scan>> = None;
+    // Controllers left alone on purpose (fabrics), logged once each.
+    let mut noted = HashSet::new();
     // Probe starts read sysfs (the block device's size and sector size), so
     // they run on a blocking thread too, one batch at a time.
     let mut starting: Option<JoinHandle<()>> = None;
     loop {
         let mut scanned = stuck.take().unwrap_or_else(|| {
             let config = c.clone();
-            tokio::task::spawn_blocking(move || config.scan())
+            tokio::task::spawn_blocking(move || config.scan_noting())
         });
         match tokio::time::timeout(Duration::from_secs(10), &mut scanned).await {
             Err(_) => {
@@ -130,7 +131,11 @@ pub(crate) async fn discover(ctx: Arc<Ctx>) {
                 );
                 stuck = Some(scanned);
             }
-            Ok(Ok(found)) => {
+            Ok(Ok(Scan {
+                drives: found,
+                skipped,
+            })) => {
+                note_skipped(&mut noted, skipped);
                 if found.is_empty() && !warned_empty {
                     warn!(sysfs = %c.sysfs.display(), "no NVMe, SATA, SAS or SCSI drives found; serving exporter metrics and rescanning every {:?} (to try the exporter without drives: --demo)", c.discovery_interval);
                     warned_empty = true;
@@ -157,6 +162,17 @@ pub(crate) async fn discover(ctx: Arc<Ctx>) {
     }
 }
 
+/// Logs each controller discovery leaves alone once, while it stays so
+/// (one that comes back later is logged again).
+fn note_skipped(noted: &mut HashSet<String>, skipped: Vec<(String, String)>) {
+    noted.retain(|name| skipped.iter().any(|(n, _)| n == name));
+    for (name, why) in skipped {
+        if noted.insert(name.clone()) {
+            info!(device = name, "{why}");
+        }
+    }
+}
+
 /// Running drive loops by kernel name; aborted when dropped.
 struct Drives(HashMap<String, (PathBuf, JoinHandle<()>)>);
 
@@ -177,7 +193,7 @@ fn reconcile(running: &mut Drives, found: Vec<Discovered>, ctx: &Ctx) -> Vec<Pro
     let mut starts = Vec::new();
     let started = Instant::now();
     running.0.retain(|name, (path, handle)| {
-        let keep = found.iter().any(|d| &d.name == name && &d.dev_path == path);
+        let keep = found.iter().any(|d| &d.name == name && d.key() == path);
         if !keep {
             info!(device = name, "drive gone; removing its series");
             handle.abort();
@@ -201,19 +217,24 @@ fn reconcile(running: &mut Drives, found: Vec<Discovered>, ctx: &Ctx) -> Vec<Pro
             );
             let mut identity = factory::placeholder(d.transport, &d.model, &d.serial, &d.firmware);
             identity.kind = d.kind;
-            ctx.store
-                .insert(ctx.snapshot(&d.name, &d.dev_path.display().to_string(), identity));
+            let mut snap = ctx.snapshot(&d.name, &d.dev_path.display().to_string(), identity);
+            snap.place = Arc::new(d.place.clone());
+            ctx.store.insert(snap);
             let h = spawn_loop(ctx, d.name.clone(), ctx.config.live_poller(&d, &ctx.namer));
-            running.0.insert(d.name.clone(), (d.dev_path.clone(), h));
+            running.0.insert(d.name.clone(), (d.key().to_path_buf(), h));
+        } else if ctx.store.get(&d.name).is_some_and(|s| *s.place != d.place) {
+            // A by-path link udev made after the drive was found, a
+            // failover to another controller of the subsystem.
+            let place = Arc::new(d.place.clone());
+            ctx.store.update(&d.name, |s| s.place = place);
         }
         // Every pass, not only when the drive is new: a hot-plugged
         // controller's namespaces appear a moment after the controller, and
         // namespaces can be created and attached later. Already running
         // probes are left as they are.
-        // A virtual volume is probed only when `probe.device` names it
-        // (`start_extra_probes`): its latency is the controller's or the
-        // host's, not a drive's.
-        if ctx.probes.is_some() && d.kind == Kind::Physical {
+        // A virtual volume or a fabric namespace is probed only when
+        // `probe.device` names it (`start_extra_probes`; `Discovered::probed`).
+        if ctx.probes.is_some() && d.probed() {
             let skip = (d.transport == Transport::Sata).then(|| ctx.standby_check(&d.name));
             for block in blocks_of(&d.namespaces) {
                 starts.push((d.name.clone(), block, skip.clone()));

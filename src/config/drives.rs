@@ -21,15 +21,21 @@ impl Config {
 
     /// The drives sysfs shows now, filtered as configured.
     pub fn scan(&self) -> Vec<Discovered> {
+        self.scan_noting().drives
+    }
+
+    /// [`Config::scan`], and the controllers it leaves alone and why.
+    pub fn scan_noting(&self) -> discovery::Scan {
         let f = Filter {
             include: self.include.clone(),
             exclude: self.exclude.clone(),
+            fabrics: self.fabrics,
         };
-        let mut found = discovery::scan(&self.sysfs, &self.dev, &f);
+        let mut scan = discovery::scan_noting(&self.sysfs, &self.dev, &f);
         if self.megaraid {
-            found.extend(megaraid_live::discover(&self.sysfs, &self.dev, &f));
+            (scan.drives).extend(megaraid_live::discover(&self.sysfs, &self.dev, &f));
         }
-        found
+        scan
     }
 
     /// The poller of a discovered drive, for its transport, with the

@@ -253,10 +253,16 @@ sections! {
         /// (`megaraid_sas`), through the controller's pass-through; makes
         /// `/dev/megaraid_sas_ioctl_node` when absent
         megaraid: Option<bool> = Switch {} => ["discovery.megaraid"];
+        /// also watch NVMe over fabrics controllers (transport `tcp`,
+        /// `rdma`, `fc`, `loop`: remote targets), without spare and
+        /// temperature judgement and never probed unless `probe.device`
+        /// names a namespace; by default they are logged once and left alone
+        fabrics: Option<bool> = Switch {} => ["discovery.fabrics"];
     }
 
     RawDevice "device." {
-        /// only watch drives whose kernel name (`nvme0`, `sda`) matches
+        /// only watch drives whose kernel name (`nvme0`, `sda`; a
+        /// multipath NVMe drive's subsystem, `nvme-subsys0`) matches
         include: Option<String> = Pattern { max_bytes: bounds::MAX_REGEX_BYTES }
             => ["device.include" "REGEX"];
         /// do not watch drives whose kernel name matches

@@ -31,6 +31,7 @@ impl Config {
             standby_max_skips,
             discovery_interval,
             megaraid,
+            fabrics,
             include,
             exclude,
             log_level,
@@ -77,6 +78,7 @@ impl Config {
                 *discovery_interval != new.discovery_interval,
             ),
             (RawDiscovery::megaraid.name, *megaraid != new.megaraid),
+            (RawDiscovery::fabrics.name, *fabrics != new.fabrics),
             (
                 RawDevice::include.name,
                 pattern(include) != pattern(&new.include),

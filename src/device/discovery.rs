@@ -1,6 +1,9 @@
-//! Finds drives from sysfs. NVMe controllers are `/sys/class/nvme/nvmeN`
-//! (model, serial, firmware_rev, and one `nvmeNnM` / `nvmeNcXnM` folder per
-//! namespace); the admin commands go to `/dev/nvmeN`. SCSI disks are the
+//! Finds drives from sysfs. NVMe drives are subsystems of controllers
+//! `/sys/class/nvme/nvmeN` (model, serial, firmware_rev, transport), one
+//! drive per subsystem, polled through a live controller with admin
+//! commands to `/dev/nvmeN`, remote (fabrics) targets only when asked
+//! ([`nvme`]). Where each drive sits comes from
+//! [`crate::device::sysfs::place`]. SCSI disks are the
 //! `/sys/block/sdX` disks whose INQUIRY data (the copy the kernel keeps in
 //! `device/inquiry`, else `device/type`) says "disk"; [`scsi_transport`]
 //! decides how each is driven: as ATA (SATA) when the vendor is `ATA` or
@@ -13,6 +16,7 @@
 //! ([`Kind`]).
 
 pub mod megaraid;
+pub mod nvme;
 pub mod sas;
 pub mod volume;
 
@@ -22,6 +26,8 @@ use regex::Regex;
 
 pub use volume::Kind;
 use volume::VolumeFacts;
+
+use crate::device::sysfs::place::{Place, PlaceIndex};
 
 /// Default of `discovery.interval`: how often sysfs is rescanned.
 pub const DEFAULT_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
@@ -234,6 +240,42 @@ pub struct Discovered {
     /// A physical drive behind a MegaRAID controller, reached through its
     /// pass-through on `dev_path` (the management node).
     pub megaraid: Option<megaraid::PdAddress>,
+    /// Where it sits and how it is attached (`ssd_device_info` labels).
+    pub place: Place,
+    /// NVMe: the controllers it can be polled through, the first one
+    /// first ([`nvme`]); empty for other transports.
+    pub paths: Vec<NvmePath>,
+    /// NVMe multipath: the subsystem's sysfs folder, where controllers that
+    /// come later are found.
+    pub subsystem: Option<PathBuf>,
+}
+
+/// One controller of an NVMe drive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NvmePath {
+    /// `nvme1`.
+    pub name: String,
+    /// `/dev/nvme1`.
+    pub dev: PathBuf,
+    /// `<sysfs>/class/nvme/nvme1`.
+    pub sysfs: PathBuf,
+}
+
+impl Discovered {
+    /// What identifies the drive across scans: its NVMe subsystem, whose
+    /// controllers may come and go, else the node polled.
+    pub fn key(&self) -> &Path {
+        self.subsystem.as_deref().unwrap_or(&self.dev_path)
+    }
+
+    /// Whether the latency probe reads it: a physical drive on this host.
+    /// A virtual volume's latency is the controller's or the host's, a
+    /// fabric namespace's the network's and the target's (and the target
+    /// may be shared): either is probed only when `probe.device` names it.
+    /// A drive behind a MegaRAID controller has no block device here.
+    pub fn probed(&self) -> bool {
+        self.kind == Kind::Physical && self.place.fabric.is_empty() && self.megaraid.is_none()
+    }
 }
 
 /// Which kernel names to watch: `include` must match (if set) and
@@ -242,6 +284,8 @@ pub struct Discovered {
 pub struct Filter {
     pub include: Option<Regex>,
     pub exclude: Option<Regex>,
+    /// Watch NVMe over fabrics controllers too (`discovery.fabrics`).
+    pub fabrics: bool,
 }
 
 impl Filter {
@@ -257,50 +301,33 @@ fn read_attr(dir: &Path, name: &str) -> String {
         .unwrap_or_default()
 }
 
-fn is_controller_name(name: &str) -> bool {
-    name.strip_prefix("nvme")
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+/// What one scan found: the drives to watch, and the controllers it
+/// leaves alone on purpose (name, why), for the log.
+#[derive(Debug, Clone, Default)]
+pub struct Scan {
+    pub drives: Vec<Discovered>,
+    pub skipped: Vec<(String, String)>,
 }
 
-/// NVMe controllers under `<sysfs>/class/nvme`, sorted by name. A missing
-/// class folder (no NVMe driver loaded) is an empty list, not an error.
-/// Every NVMe controller and SATA disk sysfs shows now that `filter` accepts.
+/// Every NVMe drive and SCSI disk sysfs shows now that `filter` accepts.
 pub fn scan(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> {
-    let mut found = nvme_controllers(sysfs, dev, filter);
-    found.extend(scsi_disks(sysfs, dev, filter));
+    scan_noting(sysfs, dev, filter).drives
+}
+
+/// [`scan`], with what it left alone and why.
+pub fn scan_noting(sysfs: &Path, dev: &Path, filter: &Filter) -> Scan {
+    let index = PlaceIndex::read(sysfs, dev);
+    let mut found = nvme::scan(sysfs, dev, filter, &index);
+    found
+        .drives
+        .extend(scsi_disks_in(sysfs, dev, filter, &index));
     found
 }
 
+/// The NVMe drives under `<sysfs>/class/nvme` ([`nvme`]), sorted by name.
+/// A missing class folder (no NVMe driver loaded) is an empty list.
 pub fn nvme_controllers(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> {
-    let class = sysfs.join("class/nvme");
-    let Ok(entries) = std::fs::read_dir(&class) else {
-        return Vec::new();
-    };
-    let mut found: Vec<Discovered> = entries
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if !is_controller_name(&name) || !filter.accepts(&name) {
-                return None;
-            }
-            let dir = e.path();
-            Some(Discovered {
-                dev_path: dev.join(&name),
-                transport: Transport::Nvme,
-                model: read_attr(&dir, "model"),
-                serial: read_attr(&dir, "serial"),
-                firmware: read_attr(&dir, "firmware_rev"),
-                namespaces: namespaces(&dir, &name),
-                kind: Kind::Physical,
-                basis: transport_basis(&ScsiFacts::default(), Transport::Nvme).into(),
-                sysfs: dir,
-                megaraid: None,
-                name,
-            })
-        })
-        .collect();
-    found.sort_by_key(|d| natural_key(&d.name));
-    found
+    nvme::scan(sysfs, dev, filter, &PlaceIndex::read(sysfs, dev)).drives
 }
 
 /// SATA, SAS and SCSI disks under `<sysfs>/block`: whole `sd*` disks
@@ -308,6 +335,10 @@ pub fn nvme_controllers(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discov
 /// not `sd*`), each with the transport [`scsi_transport`] gives it, sorted
 /// by name.
 pub fn scsi_disks(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> {
+    scsi_disks_in(sysfs, dev, filter, &PlaceIndex::read(sysfs, dev))
+}
+
+fn scsi_disks_in(sysfs: &Path, dev: &Path, filter: &Filter, index: &PlaceIndex) -> Vec<Discovered> {
     let Ok(entries) = std::fs::read_dir(sysfs.join("block")) else {
         return Vec::new();
     };
@@ -353,6 +384,9 @@ pub fn scsi_disks(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> 
                 namespaces: vec![name.clone()],
                 kind,
                 basis,
+                place: index.scsi(&e.path()),
+                paths: Vec::new(),
+                subsystem: None,
                 sysfs: e.path(),
                 megaraid: None,
                 name,
@@ -370,22 +404,6 @@ fn vpd_serial(dir: &Path) -> String {
         .ok()
         .and_then(|b| b.get(4..).map(crate::decode::printable))
         .unwrap_or_default()
-}
-
-fn namespaces(ctrl_dir: &Path, ctrl: &str) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(ctrl_dir) else {
-        return Vec::new();
-    };
-    let mut ns: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| {
-            n.strip_prefix(ctrl)
-                .is_some_and(|rest| rest.starts_with('n') || rest.starts_with('c'))
-        })
-        .collect();
-    ns.sort();
-    ns
 }
 
 /// Sorts `nvme2` before `nvme10`.

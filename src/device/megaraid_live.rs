@@ -243,6 +243,9 @@ fn discovered(sysfs: &Path, node: &Path, pd: Pd, target_id: u8) -> Discovered {
             host_no: pd.host_no,
             target_id,
         }),
+        place: Default::default(),
+        paths: Vec::new(),
+        subsystem: None,
     }
 }
 

@@ -11,6 +11,7 @@ pub mod nvme_live;
 pub mod replay;
 pub mod sata_live;
 pub mod scsi_live;
+pub mod sysfs;
 
 use std::fmt;
 
@@ -55,6 +56,11 @@ pub enum FetchError {
     /// The device is gone (ENODEV / ENOENT / ENXIO): removed or hot-unplugged.
     #[error("device gone: {0}")]
     Gone(String),
+    /// The exporter may not do this (EPERM, EACCES: no CAP_SYS_ADMIN or
+    /// CAP_SYS_RAWIO, or no access to the node). The pollers then serve what
+    /// sysfs gives ([`crate::poll::unprivileged`]).
+    #[error("{0}")]
+    Denied(String),
     /// Anything else: an errno, an NVMe error status, a timeout, a short read.
     #[error("{0}")]
     Failed(String),
@@ -74,7 +80,7 @@ impl FetchError {
             Some(libc::ENODEV | libc::ENOENT | libc::ENXIO) => {
                 Self::Gone(format!("{what} {path}: {e}"))
             }
-            Some(libc::EPERM | libc::EACCES) => Self::Failed(format!(
+            Some(libc::EPERM | libc::EACCES) => Self::Denied(format!(
                 "{what} {path}: permission denied (needs {capability}; see systemd/ssd_exporter.service; in a container, the device must also be granted to it: deploy/README.md)"
             )),
             _ => Self::Failed(format!("{what} {path}: {e}")),
@@ -111,6 +117,17 @@ pub trait NvmeSource: Send {
     fn origin(&self) -> String;
     /// The raw bytes of `req`, exactly as the device returned them.
     fn fetch(&mut self, req: NvmeRequest) -> Result<Vec<u8>, FetchError>;
+    /// The PCIe link and AER counters of the controller polled now (sysfs),
+    /// and the AER files that did not parse; `None` where there is no PCI
+    /// function (a fabric, a replay, the demo).
+    fn pcie(&mut self) -> Option<(sysfs::pcie::Pcie, Vec<sysfs::pcie::AerError>)> {
+        None
+    }
+    /// What the kernel's hwmon driver reports for the controller (read only
+    /// when the exporter may not read the drive's pages itself).
+    fn hwmon(&mut self) -> Option<sysfs::hwmon::Temps> {
+        None
+    }
 }
 
 /// A request for one ATA data-in page (512 bytes each).
@@ -154,6 +171,11 @@ pub trait AtaSource: Send {
     fn smart_status(&mut self) -> Result<SmartStatus, FetchError>;
     /// CHECK POWER MODE (never wakes the drive).
     fn power_mode(&mut self) -> Result<PowerMode, FetchError>;
+    /// What the drivetemp hwmon driver reports (read only when the
+    /// exporter may not read the drive's pages itself).
+    fn hwmon(&mut self) -> Option<sysfs::hwmon::Temps> {
+        None
+    }
 }
 
 /// Something that answers SCSI requests with the bytes the device

@@ -1,9 +1,17 @@
-//! A live NVMe controller, read through the exporter's own admin passthrough.
+//! A live NVMe controller, read through the exporter's own admin
+//! passthrough; for a multipath drive, one live controller of its
+//! subsystem at a time, failing over to another when the one polled is not
+//! `live` (sysfs `state`) or its commands fail on the path (the node went:
+//! ENODEV, ENXIO, ENOENT; another errno; a Path Related Status).
 
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use tracing::warn;
+
+use super::sysfs::hwmon::{self, Temps};
+use super::sysfs::pcie::{self, AerError, Pcie};
 use super::{FetchError, NvmeRequest, NvmeSource};
 use crate::nvme::NvmeStatus;
 use crate::sys::nvme::{AdminCommand, AdminError, Controller};
@@ -62,12 +70,30 @@ pub fn command_for(req: NvmeRequest) -> (AdminCommand, usize) {
     }
 }
 
-/// An NVMe controller character device (`/dev/nvmeN`).
+/// An NVMe controller character device (`/dev/nvmeN`), or a multipath
+/// drive's controllers, one at a time.
 #[derive(Debug)]
 pub struct NvmeLive {
+    /// The controller polled now.
     path: PathBuf,
+    /// Its sysfs folder (`<sysfs>/class/nvme/nvmeN`): its state, PCIe link
+    /// and hwmon; `None` for `dump` and tests, which read no sysfs.
+    sysfs: Option<PathBuf>,
+    /// A multipath drive: where its other controllers are found.
+    multipath: Option<Paths>,
     ctrl: Option<Controller>,
     timeout: Duration,
+}
+
+/// The controllers of a multipath drive, read from its subsystem's folder
+/// when it fails over, so a controller that came later is one to fail over to.
+#[derive(Debug, Clone)]
+struct Paths {
+    /// `<sysfs>/class/nvme-subsystem/nvme-subsysN`: links `nvmeM` to its
+    /// controllers.
+    subsystem: PathBuf,
+    /// Where their nodes are (`/dev`).
+    dev: PathBuf,
 }
 
 impl NvmeLive {
@@ -76,8 +102,30 @@ impl NvmeLive {
     pub fn new(path: &Path, timeout: Duration) -> Self {
         Self {
             path: path.to_path_buf(),
+            sysfs: None,
+            multipath: None,
             ctrl: None,
             timeout,
+        }
+    }
+
+    /// A discovered drive's source: polled through `first`, which sysfs
+    /// describes at `sysfs`; with `subsystem`, a multipath drive that fails
+    /// over to another live controller of that subsystem.
+    pub fn for_drive(
+        first: &Path,
+        sysfs: &Path,
+        subsystem: Option<&Path>,
+        timeout: Duration,
+    ) -> Self {
+        let dev = first.parent().unwrap_or(Path::new("/dev")).to_path_buf();
+        Self {
+            sysfs: Some(sysfs.to_path_buf()),
+            multipath: subsystem.map(|s| Paths {
+                subsystem: s.to_path_buf(),
+                dev,
+            }),
+            ..Self::new(first, timeout)
         }
     }
 
@@ -92,6 +140,89 @@ impl NvmeLive {
     fn os_error(&self, what: &str, e: io::Error) -> FetchError {
         FetchError::from_os(what, &self.path, e, "CAP_SYS_ADMIN")
     }
+
+    /// One try on the controller polled now; the bool says whether the
+    /// failure is the path's (the node or the controller went, a path
+    /// related status), so another controller may answer.
+    fn fetch_once(&mut self, req: NvmeRequest) -> Result<Vec<u8>, (FetchError, bool)> {
+        let (cmd, len) = command_for(req);
+        let mut buf = vec![0u8; len];
+        let timeout = self.timeout;
+        let result = match self.controller() {
+            Ok(c) => c.admin_read(&cmd, &mut buf, timeout),
+            Err(e) => {
+                let path_failure = !matches!(e, FetchError::Denied(_));
+                return Err((e, path_failure));
+            }
+        };
+        match result {
+            Ok(_) => Ok(buf),
+            Err(AdminError::Status(raw)) => {
+                let status = NvmeStatus::from_ioctl_result(raw);
+                let msg = format!("{req} on {}: {status}", self.path.display());
+                if status.is_unsupported() {
+                    Err((FetchError::Unsupported(msg), false))
+                } else {
+                    Err((FetchError::Failed(msg), status.sct == SCT_PATH))
+                }
+            }
+            Err(AdminError::Os(e)) => {
+                // Drop the handle: the next fetch reopens, which also tells a
+                // vanished controller (ENOENT) from a transient error.
+                self.ctrl = None;
+                let e = self.os_error(&req.to_string(), e);
+                let path_failure = !matches!(e, FetchError::Denied(_));
+                Err((e, path_failure))
+            }
+        }
+    }
+
+    /// The controllers of a multipath drive whose `state` is `live` and
+    /// whose node exists, other than the one polled now, in natural order.
+    fn live_others(&self) -> Vec<(PathBuf, PathBuf)> {
+        let Some(m) = &self.multipath else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = std::fs::read_dir(&m.subsystem)
+            .map(|r| {
+                r.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| super::discovery::nvme::is_controller_name(n))
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort_by_key(|n| n[4..].parse::<u64>().unwrap_or(u64::MAX));
+        names
+            .into_iter()
+            .map(|n| (m.dev.join(&n), m.subsystem.join(&n)))
+            .filter(|(node, dir)| *node != self.path && node.exists() && is_live(dir))
+            .collect()
+    }
+
+    /// Moves to another live controller; false when there is none.
+    fn fail_over(&mut self, why: &str) -> bool {
+        let Some((node, dir)) = self.live_others().into_iter().next() else {
+            return false;
+        };
+        warn!(
+            from = %self.path.display(),
+            to = %node.display(),
+            "multipath drive: failing over to another live controller ({why})"
+        );
+        self.path = node;
+        self.sysfs = Some(dir);
+        self.ctrl = None;
+        true
+    }
+}
+
+/// Path Related Status (SCT 3h): the path failed, not the command.
+const SCT_PATH: u8 = 3;
+
+/// Whether the controller at `dir` says its `state` is `live` (a missing
+/// attribute counts as live: there is nothing better to go on).
+fn is_live(dir: &Path) -> bool {
+    crate::device::sysfs::attr(dir, "state").is_none_or(|s| s == "live")
 }
 
 impl NvmeSource for NvmeLive {
@@ -100,28 +231,33 @@ impl NvmeSource for NvmeLive {
     }
 
     fn fetch(&mut self, req: NvmeRequest) -> Result<Vec<u8>, FetchError> {
-        let (cmd, len) = command_for(req);
-        let mut buf = vec![0u8; len];
-        let timeout = self.timeout;
-        let result = self.controller()?.admin_read(&cmd, &mut buf, timeout);
-        match result {
-            Ok(_) => Ok(buf),
-            Err(AdminError::Status(raw)) => {
-                let status = NvmeStatus::from_ioctl_result(raw);
-                let msg = format!("{req} on {}: {status}", self.path.display());
-                if status.is_unsupported() {
-                    Err(FetchError::Unsupported(msg))
-                } else {
-                    Err(FetchError::Failed(msg))
-                }
-            }
-            Err(AdminError::Os(e)) => {
-                // Drop the handle: the next fetch reopens, which also tells a
-                // vanished controller (ENOENT) from a transient error.
-                self.ctrl = None;
-                Err(self.os_error(&req.to_string(), e))
+        // A multipath drive leaves a controller that is not live (resetting,
+        // connecting, deleting) before its commands hang or fail on it.
+        if self.multipath.is_some() {
+            if let Some(dir) = self.sysfs.clone().filter(|d| !is_live(d)) {
+                let state = crate::device::sysfs::attr(&dir, "state").unwrap_or_default();
+                self.fail_over(&format!("{} is {state}", self.path.display()));
             }
         }
+        match self.fetch_once(req) {
+            Err((e, true)) if self.multipath.is_some() && self.fail_over(&e.to_string()) => {
+                self.fetch_once(req).map_err(|(e, _)| e)
+            }
+            r => r.map_err(|(e, _)| e),
+        }
+    }
+
+    fn pcie(&mut self) -> Option<(Pcie, Vec<AerError>)> {
+        let function = std::fs::canonicalize(self.sysfs.as_ref()?.join("device")).ok()?;
+        let is_function = function
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(pcie::is_pci_address);
+        is_function.then(|| pcie::read(&function))
+    }
+
+    fn hwmon(&mut self) -> Option<Temps> {
+        hwmon::nvme(self.sysfs.as_ref()?)
     }
 }
 

@@ -2,7 +2,7 @@
 //! channel (`channel`): SG_IO on `/dev/sdX`, or a MegaRAID controller's
 //! pass-through to one of its physical drives.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::channel::{Channel, DataIn, SgChannel};
@@ -24,6 +24,8 @@ pub struct SataLive {
     /// READ LOG EXT was aborted once: read Device Statistics through SMART
     /// READ LOG instead (drives without the General Purpose Logging feature).
     devstat_via_smart_log: bool,
+    /// `<sysfs>/block/sdX`, for drivetemp's hwmon chip; `None` for `dump`.
+    sysfs: Option<PathBuf>,
 }
 
 impl SataLive {
@@ -37,7 +39,15 @@ impl SataLive {
         Self {
             chan,
             devstat_via_smart_log: false,
+            sysfs: None,
         }
+    }
+
+    /// Reads the disk's hwmon temperature under `block_dir` (`<sysfs>/block/sdX`)
+    /// when the exporter may not read its pages.
+    pub fn with_sysfs(mut self, block_dir: &Path) -> Self {
+        self.sysfs = Some(block_dir.to_path_buf());
+        self
     }
 
     fn failed(&self, what: &str, why: impl std::fmt::Display) -> FetchError {
@@ -137,6 +147,10 @@ fn refuses_identify(e: &sense::AtaError) -> bool {
 impl AtaSource for SataLive {
     fn origin(&self) -> String {
         self.chan.origin()
+    }
+
+    fn hwmon(&mut self) -> Option<super::sysfs::hwmon::Temps> {
+        super::sysfs::hwmon::drivetemp(self.sysfs.as_ref()?)
     }
 
     fn read(&mut self, req: AtaRead) -> Result<Vec<u8>, FetchError> {

@@ -19,7 +19,7 @@ fn errno_mapping_names_the_path_and_the_capability() {
     );
     assert_eq!(
         denied,
-        FetchError::Failed("open /dev/nvme0: permission denied (needs CAP_SYS_ADMIN; see systemd/ssd_exporter.service; in a container, the device must also be granted to it: deploy/README.md)".into())
+        FetchError::Denied("open /dev/nvme0: permission denied (needs CAP_SYS_ADMIN; see systemd/ssd_exporter.service; in a container, the device must also be granted to it: deploy/README.md)".into())
     );
     let eio = FetchError::from_os(
         "smart read data",

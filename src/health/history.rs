@@ -17,6 +17,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, SystemTime};
 
 use super::reading::Reading;
+use crate::device::sysfs::pcie::AerSeverity;
 
 /// A counter whose growth the verdict judges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +32,10 @@ pub enum Tracked {
     GrownDefects,
     /// A SAS disk's phy error counts (log 18h), all phys and kinds summed.
     PhyErrors,
+    /// An NVMe controller's PCIe uncorrectable errors (sysfs AER
+    /// `TOTAL_ERR_NONFATAL`, `TOTAL_ERR_FATAL`).
+    PcieNonfatal,
+    PcieFatal,
 }
 
 /// Change points kept per counter, the baseline included. Past this the
@@ -129,6 +134,8 @@ pub struct History {
     crc_errors: Series,
     grown_defects: Series,
     phy_errors: Series,
+    pcie_nonfatal: Series,
+    pcie_fatal: Series,
     throttle_transitions: Series,
     throttle_events: Series,
     throttle_seconds: Series,
@@ -156,6 +163,8 @@ impl History {
             crc_errors: Series::default(),
             grown_defects: Series::default(),
             phy_errors: Series::default(),
+            pcie_nonfatal: Series::default(),
+            pcie_fatal: Series::default(),
             throttle_transitions: Series::default(),
             throttle_events: Series::default(),
             throttle_seconds: Series::default(),
@@ -191,6 +200,8 @@ impl History {
                     .map(u128::from),
             ),
             (&mut self.phy_errors, r.scsi.as_ref().and_then(phy_errors)),
+            (&mut self.pcie_nonfatal, aer_total(r, AerSeverity::Nonfatal)),
+            (&mut self.pcie_fatal, aer_total(r, AerSeverity::Fatal)),
         ];
         for (series, value) in pairs {
             if let Some(v) = value {
@@ -263,6 +274,8 @@ impl History {
             &mut self.crc_errors,
             &mut self.grown_defects,
             &mut self.phy_errors,
+            &mut self.pcie_nonfatal,
+            &mut self.pcie_fatal,
             &mut self.throttle_transitions,
             &mut self.throttle_events,
             &mut self.throttle_seconds,
@@ -287,6 +300,8 @@ impl History {
             Tracked::CrcErrors => (self.crc_errors.increase()?, &self.crc_errors),
             Tracked::GrownDefects => (self.grown_defects.increase()?, &self.grown_defects),
             Tracked::PhyErrors => (self.phy_errors.increase()?, &self.phy_errors),
+            Tracked::PcieNonfatal => (self.pcie_nonfatal.increase()?, &self.pcie_nonfatal),
+            Tracked::PcieFatal => (self.pcie_fatal.increase()?, &self.pcie_fatal),
             Tracked::ThrottleEvents => {
                 let t = &self.throttle_transitions;
                 let e = &self.throttle_events;
@@ -359,6 +374,13 @@ fn phy_errors(s: &crate::health::ScsiReading) -> Option<u128> {
 
 mod saved;
 pub use saved::{RestoreError, SavedHistory, SavedSeries};
+/// The `TOTAL_ERR_*` count of one AER file, where the function has it.
+fn aer_total(r: &Reading, severity: AerSeverity) -> Option<u128> {
+    let aer = &r.pcie.as_ref()?.aer;
+    aer.iter()
+        .find(|a| a.severity == severity)
+        .map(|a| u128::from(a.total))
+}
 
 /// `t` as RFC 3339 UTC to the second, for reasons that say since when.
 pub use crate::timefmt::utc_seconds as utc;

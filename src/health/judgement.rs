@@ -50,13 +50,15 @@ pub enum ProblemName {
     GrownDefectsIncreasing,
     PhyErrorsIncreasing,
     DriveReportedWarning,
+    PcieLinkDegraded,
+    PcieErrorsIncreasing,
     LatencyAboveQos,
     PollFailing,
     DataMissing,
 }
 
 impl ProblemName {
-    pub const ALL: [ProblemName; 22] = {
+    pub const ALL: [ProblemName; 24] = {
         use ProblemName::*;
         [
             SpareBelowThreshold,
@@ -78,6 +80,8 @@ impl ProblemName {
             GrownDefectsIncreasing,
             PhyErrorsIncreasing,
             DriveReportedWarning,
+            PcieLinkDegraded,
+            PcieErrorsIncreasing,
             LatencyAboveQos,
             PollFailing,
             DataMissing,
@@ -107,6 +111,8 @@ impl ProblemName {
             GrownDefectsIncreasing => "grown_defects_increasing",
             PhyErrorsIncreasing => "phy_errors_increasing",
             DriveReportedWarning => "drive_reported_warning",
+            PcieLinkDegraded => "pcie_link_degraded",
+            PcieErrorsIncreasing => "pcie_errors_increasing",
             LatencyAboveQos => "latency_above_qos",
             PollFailing => "poll_failing",
             DataMissing => "data_missing",

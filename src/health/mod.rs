@@ -6,6 +6,7 @@ pub mod forecast;
 pub mod history;
 mod judgement;
 pub mod nvme;
+mod pcie_rules;
 pub mod reading;
 pub mod sata;
 pub mod scsi;

@@ -108,6 +108,9 @@ pub struct Reading {
     pub ata_attributes: Vec<AtaAttribute>,
     /// What only a SAS / SCSI disk reports; `None` for other transports.
     pub scsi: Option<ScsiReading>,
+    /// NVMe: the PCIe link and AER counters of the controller polled, from
+    /// sysfs; `None` without a PCI function (a fabric, a replay, the demo).
+    pub pcie: Option<crate::device::sysfs::pcie::Pcie>,
 }
 
 /// The operation a SCSI error counter log page counts (03h read, 02h

@@ -70,6 +70,7 @@ pub fn evaluate(
             counters(r, history, ctx, &mut j);
             throttling(r, history, rules, now, &mut j);
             self_test(r, &mut j);
+            super::pcie_rules::pcie(r, history, &mut j);
         }
     }
     if rules.latency_qos && !ctx.virtual_volume {

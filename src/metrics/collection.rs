@@ -6,6 +6,7 @@ use std::time::UNIX_EPOCH;
 
 use prometheus_client::metrics::MetricType;
 
+use super::place::PlaceLabels;
 use super::{Enc, Exposition, Wide, counter, family};
 use crate::poll::Source;
 use crate::snapshot::{DriveSnapshot, Task};
@@ -39,7 +40,7 @@ impl Exposition {
                     ("wwn", &id.wwn),
                 ],
             );
-            (l, 1.0)
+            ((l, PlaceLabels(&d.place)), 1.0)
         });
         family(
             enc,

@@ -25,6 +25,7 @@ mod ata;
 mod cache;
 mod collection;
 mod health;
+mod place;
 mod probe;
 mod process;
 mod reload;
@@ -287,6 +288,7 @@ impl Exposition {
             self.verdict(enc)?;
             self.ata(enc)?;
             self.scsi(enc)?;
+            self.pcie(enc)?;
         }
         if probes {
             self.probe(enc)?;

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use tracing::{info, warn};
 
 use super::Poller;
+use super::fabric::Remote;
 use super::fallback::AtaOrScsi;
 use super::nvme::{NvmePoller, PollPolicy};
 use super::sata::{SataPolicy, SataPoller};
@@ -53,12 +54,17 @@ pub fn live(
         ScsiPoller::new(Box::new(src), transport, ScsiPolicy::LIVE).with_kind(kind)
     };
     match d.transport {
-        Transport::Nvme => Box::new(NvmePoller::new(
-            Box::new(NvmeLive::new(&d.dev_path, timeout)),
-            PollPolicy::LIVE,
-        )),
+        Transport::Nvme => {
+            let src = NvmeLive::for_drive(&d.dev_path, &d.sysfs, d.subsystem.as_deref(), timeout);
+            let poller = Box::new(NvmePoller::new(Box::new(src), PollPolicy::LIVE));
+            if d.place.fabric.is_empty() {
+                poller
+            } else {
+                Box::new(Remote::new(poller))
+            }
+        }
         Transport::Sata => {
-            let src = Box::new(SataLive::new(&d.dev_path, timeout));
+            let src = Box::new(SataLive::new(&d.dev_path, timeout).with_sysfs(&d.sysfs));
             let policy = SataPolicy {
                 wake_standby: standby.wake,
                 standby_max_skips: standby.max_skips,

@@ -2,6 +2,7 @@
 //! unified reading, and say what failed. Pollers are synchronous (they run
 //! on a blocking thread under a deadline, see `app::schedule`).
 
+pub mod fabric;
 pub mod factory;
 pub mod fallback;
 pub mod nvme;
@@ -11,6 +12,7 @@ pub mod scsi;
 pub mod source;
 pub mod standby;
 pub mod tracker;
+pub mod unprivileged;
 
 pub use source::Source;
 
@@ -58,6 +60,10 @@ pub struct PollOutcome {
     /// What the poller believes about each page it has asked for
     /// (`ssd_page_supported`); empty when the poll was skipped.
     pub pages: Vec<(Source, bool)>,
+    /// Pages the exporter was not permitted to read (EPERM, EACCES): their
+    /// failures are in `errors` until [`unprivileged::serve`] takes them
+    /// out and serves what sysfs gives instead.
+    pub denied: Vec<Source>,
 }
 
 /// Replaces a cached page with a new good decode; keeps it otherwise.

@@ -4,8 +4,9 @@
 use super::refresh::{self, Refresh};
 use super::source::Source;
 use super::tracker::Tracker;
-use super::{PollOutcome, Poller, keep};
+use super::{PollError, PollOutcome, Poller, keep, unprivileged};
 use crate::device::{NvmeRequest, NvmeSource};
+use crate::health::Reading;
 use crate::health::nvme::{NvmePages, identity, reading};
 use crate::nvme::{self, IdCtrl, identify_ns::IdNs, uuid_list};
 
@@ -253,6 +254,30 @@ impl NvmePoller {
     }
 }
 
+impl NvmePoller {
+    /// What sysfs shows beside the pages, read on the poll's own schedule
+    /// (never by a scrape): for pages the exporter was refused, what it
+    /// serves instead ([`unprivileged`]); the PCIe link and AER counters of
+    /// the controller polled. An AER file that does not parse is counted
+    /// (`pcie`) and logged once; the drive stays up.
+    fn sysfs_view(&mut self, out: &mut PollOutcome) {
+        let src = &mut self.src;
+        unprivileged::serve(out, &mut self.tracker, || src.hwmon());
+        let Some((pcie, errors)) = self.src.pcie() else {
+            return;
+        };
+        for e in errors {
+            let message = format!("{}: {e}", self.src.origin());
+            self.tracker.warn_once(Source::Pcie, &message);
+            out.errors.push(PollError {
+                source: Source::Pcie,
+                message,
+            });
+        }
+        out.reading.get_or_insert_with(Reading::default).pcie = Some(pcie);
+    }
+}
+
 /// The index C0h is read with, given where the UUID list holds the OCP
 /// UUID: that entry's index, else 0 (nvme-cli reads C0h with index 0 when
 /// the OCP UUID is not listed, and relies on the page's GUID).
@@ -274,7 +299,9 @@ impl Poller for NvmePoller {
     }
 
     fn poll(&mut self) -> PollOutcome {
-        self.poll_with(&mut |_, _| {})
+        let mut out = self.poll_with(&mut |_, _| {});
+        self.sysfs_view(&mut out);
+        out
     }
 
     fn reset(&mut self) {

@@ -307,7 +307,10 @@ impl Poller for SataPoller {
     }
 
     fn poll(&mut self) -> PollOutcome {
-        self.poll_with(&mut |_, _| {})
+        let mut out = self.poll_with(&mut |_, _| {});
+        let src = &mut self.src;
+        super::unprivileged::serve(&mut out, &mut self.tracker, || src.hwmon());
+        out
     }
 
     fn reset(&mut self) {

@@ -454,7 +454,9 @@ impl Poller for ScsiPoller {
     }
 
     fn poll(&mut self) -> PollOutcome {
-        self.poll_with(&mut |_, _| {})
+        let mut out = self.poll_with(&mut |_, _| {});
+        super::unprivileged::serve(&mut out, &mut self.tracker, || None);
+        out
     }
 
     fn reset(&mut self) {

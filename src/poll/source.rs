@@ -57,6 +57,9 @@ pub enum Source {
     /// SCSI READ DEFECT DATA(12), the grown list's header: asked first,
     /// (10) when the drive does not have it.
     ScsiDefects12,
+    /// The PCIe link and AER files of an NVMe controller's PCI function in
+    /// sysfs: counted when one does not read as the kernel writes it.
+    Pcie,
     /// The poll as a whole: it overran its deadline (counted once per
     /// interval while it stays stuck) or its thread panicked.
     Poll,
@@ -199,6 +202,7 @@ impl Source {
             Source::ScsiLog(_) => "scsi_log_other",
             Source::ScsiDefects => "scsi_defects",
             Source::ScsiDefects12 => "scsi_defects_12",
+            Source::Pcie => "pcie",
             Source::Poll => "poll",
         }
     }

@@ -58,6 +58,14 @@ impl Tracker {
         }
     }
 
+    /// [`Tracker::note_once`] at warn level: something the operator should
+    /// act on, said once (the refused pages of `unprivileged`).
+    pub fn warn_once(&mut self, source: Source, note: &str) {
+        if self.notes.insert((source, note.to_string())) {
+            warn!(device = %self.origin, source = source.as_label(), "{note}");
+        }
+    }
+
     pub fn is_unsupported(&self, source: Source) -> bool {
         self.support.get(&source) == Some(&false)
     }
@@ -136,6 +144,17 @@ impl Tracker {
             }
             Err(FetchError::Failed(why)) => {
                 self.fail(out, source, why);
+                None
+            }
+            Err(FetchError::Denied(why)) => {
+                // Said once for the drive by `unprivileged`, not per page.
+                out.denied.push(source);
+                self.support.entry(source).or_insert(true);
+                debug!(device = %self.origin, source = source.as_label(), "not permitted: {why}");
+                out.errors.push(PollError {
+                    source,
+                    message: why,
+                });
                 None
             }
         }

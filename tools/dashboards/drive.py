@@ -24,11 +24,15 @@ def identity(b: Board) -> None:
     b.row("Drive")
     b.add(table("Identity",
                 "What the drive says it is (Identify data): transport, model, firmware, "
-                "serial and WWN.",
+                "serial and WWN; and where it sits, where sysfs says: PCI address and slot "
+                "(NVMe), SAS address and the phy it is attached through, enclosure and bay, "
+                "the by-path name, the fabric of a remote NVMe target.",
                 [q(sel("ssd_device_info"), instant=True, fmt="table")],
                 transformations=[organize(hide=("Value",),
                                           order=("instance", "device", "transport", "model",
-                                                 "firmware", "serial", "wwn"))],
+                                                 "firmware", "serial", "wwn", "enclosure",
+                                                 "slot", "pci_address", "sas_address",
+                                                 "sas_phy", "path", "fabric"))],
                 device_link=False), 12, 4)
     b.add(stat("Verdict",
                "The exporter's verdict on the drive: ok, warning, critical or unknown "
@@ -349,6 +353,31 @@ def errors(b: Board) -> None:
                "none"), 12)
 
 
+def pcie(b: Board) -> None:
+    b.row("PCIe link")
+    speed, width = "ssd_pcie_link_speed_transfers_per_second", "ssd_pcie_link_width_lanes"
+    b.add(timeseries("PCIe link speed and width",
+                     "An NVMe drive's link now and at most (sysfs current_link_* and "
+                     "max_link_*). The verdict's pcie_link_degraded compares now with the "
+                     "lower of the drive's and its port's maxima: a drive in a slower slot "
+                     "runs as built.",
+                     [q(sel(speed, 'link="current"'), "speed now"),
+                      q(sel(speed, 'link="max"'), "speed at most"),
+                      q(sel(width, 'link="current"'), "lanes now"),
+                      q(sel(width, 'link="max"'), "lanes at most")],
+                     "si:T/s", min_=0, link=False,
+                     overrides=[override("byRegexp", "lanes.*", unit="none",
+                                         custom__axisPlacement="right")]), 12)
+    b.add(timeseries("PCIe errors (AER)",
+                     "AER error messages of the drive's PCI function per interval, by "
+                     "severity: correctable ones the link retried; non-fatal (a transaction "
+                     "lost) and fatal (the link reset) ones are the verdict's "
+                     "pcie_errors_increasing.",
+                     [q(f'sum by (severity) ({_increase("ssd_pcie_errors_total")})',
+                        "{{severity}}")],
+                     "none", bars=True, interval=POLL_RATE_INTERVAL, link=False), 12)
+
+
 def polling(b: Board) -> None:
     b.row("Polling")
     b.add(state_timeline("Poll state",
@@ -386,13 +415,14 @@ def polling(b: Board) -> None:
 
 def build() -> dict:
     b = Board()
-    for section in (identity, wear, temperature, power_loss, io, probe, errors, polling,
-                    sata, scsi):
+    for section in (identity, wear, temperature, power_loss, io, probe, errors, pcie,
+                    polling, sata, scsi):
         section(b)
     return dashboard(
         DRIVE_UID, "SSD drive",
         "One SSD in detail: identity, verdict, wear, temperature, power loss, I/O, "
-        "latency probe, errors, polling, SATA attributes and SAS / SCSI counters.",
+        "latency probe, errors, PCIe link, polling, SATA attributes and SAS / SCSI "
+        "counters.",
         b, variables(device_multi=False, instance_multi=False),
         links=[{"title": "Fleet", "type": "link",
                 "url": FLEET_URL + "?${datasource:queryparam}",

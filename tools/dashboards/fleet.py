@@ -81,18 +81,33 @@ def overview(b: Board) -> None:
         q(per_drive(sel("ssd_unsafe_shutdowns_total")), instant=True, fmt="table"),
         q(per_drive(sel("ssd_plp_health_ratio")), instant=True, fmt="table"),
         q(per_drive(sel("ssd_media_errors_total")), instant=True, fmt="table"),
+        q(per_drive(sel("ssd_pcie_link_speed_transfers_per_second", 'link="current"')),
+          instant=True, fmt="table"),
+        q(per_drive(sel("ssd_pcie_link_width_lanes", 'link="current"')),
+          instant=True, fmt="table"),
+        q(per_drive(sel("ssd_health_problem", 'problem="pcie_link_degraded"')),
+          instant=True, fmt="table"),
+        # Last: where the drive sits, as labels (its value, 1, is hidden).
+        q(f'max by (instance, device, serial, enclosure, slot) ({sel("ssd_device_info")})',
+          instant=True, fmt="table"),
     ]
     names = ["Health", "Up", "Used", "Wear-out in", "Temp", "vs warning",
-             "Unsafe shutdowns", "PLP health", "Media errors"]
+             "Unsafe shutdowns", "PLP health", "Media errors", "PCIe speed", "Lanes",
+             "Link"]
+    place = f"Value #{chr(65 + len(names))}"
     b.add(table("Drives",
-                "Every drive: verdict, whether its last poll worked, wear, forecast, "
-                "composite temperature and its distance to the drive's warning threshold "
-                "(negative: below), lifetime unsafe shutdowns, PLP health and media errors. "
-                "Empty cells: the drive does not report it. Click a device for its drive view.",
+                "Every drive: where it sits (enclosure and slot: the PCI slot of an NVMe "
+                "drive, the enclosure bay of a SAS/SATA disk), verdict, whether its last "
+                "poll worked, wear, forecast, composite temperature and its distance to the "
+                "drive's warning threshold (negative: below), lifetime unsafe shutdowns, PLP "
+                "health, media errors, and an NVMe drive's PCIe link now (Link: degraded "
+                "below what the drive and its port can do). Empty cells: the drive does not "
+                "report it. Click a device for its drive view.",
                 drives,
                 transformations=[MERGE, organize(
-                    order=("instance", "device", "model", "firmware", "serial",
-                           *[f"Value #{chr(65 + i)}" for i in range(len(names))]),
+                    hide=(place,),
+                    order=("instance", "device", "enclosure", "slot", "model", "firmware",
+                           "serial", *[f"Value #{chr(65 + i)}" for i in range(len(names))]),
                     rename={f"Value #{chr(65 + i)}": n for i, n in enumerate(names)})],
                 overrides=[
                     override("byName", "Health", mappings=HEALTH_MAP,
@@ -110,6 +125,9 @@ def overview(b: Board) -> None:
                              custom__cellOptions={"type": "color-text"}),
                     override("byName", "PLP health", unit="percentunit",
                              thresholds=thresholds("red", ("yellow", 0.5), ("green", 0.8)),
+                             custom__cellOptions={"type": "color-text"}),
+                    override("byName", "PCIe speed", unit="si:T/s"),
+                    override("byName", "Link", mappings=value_map((1, "degraded", "orange")),
                              custom__cellOptions={"type": "color-text"}),
                 ],
                 sort_by=[("Health", True)]), 24, 10)

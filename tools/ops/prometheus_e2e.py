@@ -56,10 +56,12 @@ FAILING = {
     # failed SMART status, so SsdSmartFailed stays quiet), spare below
     # threshold, 99 % used and ~16 days left, capacitors failed and at 35 %,
     # 72 °C against a 70 °C warning threshold (below the critical one),
-    # media errors rising every 20 s, and the verdict. Never woken from a
-    # power loss, never throttled, its poll never fails.
+    # media errors rising every 20 s, its PCIe link trained x2 of x4 with
+    # non-fatal AER errors rising every 30 s (first at 10 s), and the
+    # verdict. Never woken from a power loss, never throttled, its poll
+    # never fails.
     ("demo", "nvme2"): {
-        "SsdCriticalWarning", "SsdPlpFailed", "SsdPlpHealthLow", "SsdSpareBelowThreshold",
+        "SsdPcieLinkDegraded", "SsdPcieErrors", "SsdCriticalWarning", "SsdPlpFailed", "SsdPlpHealthLow", "SsdSpareBelowThreshold",
         "SsdWearCritical", "SsdWearOutForecast", "SsdMediaErrors", "SsdTemperatureWarning",
         "SsdHealthCritical",
     },

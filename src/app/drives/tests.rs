@@ -1,5 +1,6 @@
 use super::*;
 use crate::config::RawFile;
+use crate::device::discovery::Kind;
 use crate::probe::fleet::Fleet;
 use crate::probe::runner::ProbeConfig;
 use crate::snapshot::Store;
@@ -43,6 +44,9 @@ async fn a_namespace_listed_on_a_later_pass_gets_its_probe() {
         basis: String::new(),
         sysfs: sys.join("class/nvme/nvme9"),
         megaraid: None,
+        place: Default::default(),
+        paths: Vec::new(),
+        subsystem: None,
     };
     let mut running = Drives(HashMap::new());
     let starts = reconcile(&mut running, vec![found(&[])], &ctx);
@@ -97,6 +101,9 @@ async fn a_virtual_volume_gets_no_probe() {
         basis: String::new(),
         sysfs: sys.join("block/sdq"),
         megaraid: None,
+        place: Default::default(),
+        paths: Vec::new(),
+        subsystem: None,
     };
     let mut running = Drives(HashMap::new());
     let starts = reconcile(&mut running, vec![disk(Kind::Virtual)], &ctx);

@@ -11,7 +11,8 @@
 //!   and then loses power without warning;
 //! - `sda`: a Kingston DC600M-like SATA drive, healthy, within its QoS;
 //! - `nvme2`: a failing DC2000B-like drive (spare below threshold, worn
-//!   out, capacitors degraded, media errors rising, a failed self-test);
+//!   out, capacitors degraded, media errors rising, a failed self-test, its
+//!   PCIe link trained x2 of x4 with non-fatal errors rising: [`pcie`]);
 //! - `sdb`: a Seagate Nytro 3000-like SAS SSD, healthy, answering the SCSI
 //!   pages of a real one (INQUIRY, VPD, LOG SENSE, grown defects);
 //! - `nvme3`: a DC2000B-like drive that is fail-slow: its pages are clean,
@@ -24,6 +25,7 @@
 pub mod ata;
 pub mod latency;
 pub mod pages;
+pub mod pcie;
 pub mod scsi;
 pub mod sim;
 
@@ -175,6 +177,16 @@ impl NvmeSource for DemoNvme {
             }
             NvmeRequest::Log { .. } => unsupported(),
         }
+    }
+
+    fn pcie(
+        &mut self,
+    ) -> Option<(
+        crate::device::sysfs::pcie::Pcie,
+        Vec<crate::device::sysfs::pcie::AerError>,
+    )> {
+        let t = self.started.elapsed().as_secs_f64();
+        pcie::pcie(self.drive.model, t).map(|p| (p, Vec::new()))
     }
 }
 

@@ -309,3 +309,40 @@ fn the_fail_slow_drive_stands_out_from_its_peers_median() {
     assert!(h.composite_c < 50.0, "{}", h.composite_c);
     assert!(!ocp.unwrap().throttling);
 }
+
+#[test]
+fn the_simulated_pcie_links_are_degraded_only_on_the_failing_drive() {
+    use super::pcie;
+    use crate::device::sysfs::pcie::AerSeverity;
+    let link = |m| pcie::pcie(m, 0.0).expect("an NVMe model has a link").link;
+    assert_eq!(link(Model::Failing).degraded(), (false, true));
+    assert_eq!(link(Model::Failing).current_width, Some(2));
+    assert_eq!(link(Model::Dc2000b).degraded(), (false, false));
+    assert_eq!(link(Model::FailSlow).degraded(), (false, false));
+    // A Gen4 drive in a Gen3 slot runs Gen3 as built: not degraded.
+    let rocket = link(Model::Rocket);
+    assert_eq!(rocket.current_speed, Some(8_000_000_000));
+    assert_eq!(rocket.max_speed, Some(16_000_000_000));
+    assert_eq!(rocket.degraded(), (false, false));
+    assert!(pcie::pcie(Model::Dc600m, 0.0).is_none());
+    assert!(pcie::pcie(Model::SasSsd, 0.0).is_none());
+    // Non-fatal errors on the failing drive: the first at 10 s, then one
+    // every 30 s (10, 40, 70 → 3 by 70 s); correctable ones on every NVMe
+    // drive at 45 s, then every 90 s.
+    let total = |m, t, s| {
+        pcie::pcie(m, t)
+            .unwrap()
+            .aer
+            .into_iter()
+            .find(|a| a.severity == s)
+            .unwrap()
+            .total
+    };
+    assert_eq!(total(Model::Failing, 9.9, AerSeverity::Nonfatal), 0);
+    assert_eq!(total(Model::Failing, 10.0, AerSeverity::Nonfatal), 1);
+    assert_eq!(total(Model::Failing, 70.0, AerSeverity::Nonfatal), 3);
+    assert_eq!(total(Model::Dc2000b, 70.0, AerSeverity::Nonfatal), 0);
+    assert_eq!(total(Model::Dc2000b, 44.0, AerSeverity::Correctable), 0);
+    assert_eq!(total(Model::Dc2000b, 136.0, AerSeverity::Correctable), 2);
+    assert_eq!(total(Model::Failing, 1000.0, AerSeverity::Fatal), 0);
+}

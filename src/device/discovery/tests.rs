@@ -39,6 +39,7 @@ fn include_and_exclude_filter_by_kernel_name() {
     let filter = Filter {
         include: Some(Regex::new("^nvme[01]$").unwrap()),
         exclude: Some(Regex::new("1").unwrap()),
+        ..Filter::default()
     };
     let found = nvme_controllers(root.path(), Path::new("/dev"), &filter);
     assert_eq!(found.len(), 1);

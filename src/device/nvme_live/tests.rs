@@ -47,3 +47,110 @@ fn a_missing_device_is_gone() {
         Err(FetchError::Gone(_))
     ));
 }
+
+/// A multipath drive's subsystem folder with controllers in `states`, and a
+/// /dev whose nodes are regular files (so commands fail with ENOTTY, a
+/// failure on the path) for the controllers in `nodes`.
+fn multipath(root: &Path, states: &[(&str, &str)], nodes: &[&str]) -> (PathBuf, PathBuf) {
+    let (subsys, dev) = (root.join("nvme-subsys1"), root.join("dev"));
+    std::fs::create_dir_all(&dev).unwrap();
+    for (name, state) in states {
+        std::fs::create_dir_all(subsys.join(name)).unwrap();
+        std::fs::write(subsys.join(name).join("state"), format!("{state}\n")).unwrap();
+    }
+    for n in nodes {
+        std::fs::write(dev.join(n), "").unwrap();
+    }
+    (subsys, dev)
+}
+
+#[test]
+fn a_controller_that_is_not_live_is_left_before_it_is_asked() {
+    let root = tempfile::tempdir().unwrap();
+    let (subsys, dev) = multipath(
+        root.path(),
+        &[("nvme0", "deleting"), ("nvme1", "live")],
+        &["nvme0", "nvme1"],
+    );
+    let mut src = NvmeLive::for_drive(
+        &dev.join("nvme0"),
+        &subsys.join("nvme0"),
+        Some(&subsys),
+        Duration::from_secs(1),
+    );
+    assert!(src.fetch(NvmeRequest::IdentifyController).is_err());
+    assert_eq!(src.origin(), dev.join("nvme1").display().to_string());
+}
+
+#[test]
+fn a_vanished_controller_fails_over_to_a_live_one_and_back_only_when_live() {
+    let root = tempfile::tempdir().unwrap();
+    // nvme0's node is gone (ENOENT), nvme2 came later, nvme1 is resetting.
+    let (subsys, dev) = multipath(
+        root.path(),
+        &[("nvme0", "live"), ("nvme1", "resetting"), ("nvme2", "live")],
+        &["nvme1", "nvme2"],
+    );
+    let mut src = NvmeLive::for_drive(
+        &dev.join("nvme0"),
+        &subsys.join("nvme0"),
+        Some(&subsys),
+        Duration::from_secs(1),
+    );
+    // Retried once on nvme2, where the fake node answers ENOTTY.
+    let e = src.fetch(NvmeRequest::IdentifyController).unwrap_err();
+    assert!(matches!(e, FetchError::Failed(_)), "{e:?}");
+    assert_eq!(src.origin(), dev.join("nvme2").display().to_string());
+    // Nowhere live to go: it stays.
+    std::fs::write(subsys.join("nvme0/state"), "dead\n").unwrap();
+    src.fetch(NvmeRequest::IdentifyController).unwrap_err();
+    assert_eq!(src.origin(), dev.join("nvme2").display().to_string());
+}
+
+#[test]
+fn a_single_controller_does_not_fail_over() {
+    let root = tempfile::tempdir().unwrap();
+    let (subsys, dev) = multipath(
+        root.path(),
+        &[("nvme0", "live"), ("nvme1", "live")],
+        &["nvme1"],
+    );
+    let mut src = NvmeLive::for_drive(
+        &dev.join("nvme0"),
+        &subsys.join("nvme0"),
+        None,
+        Duration::from_secs(1),
+    );
+    assert!(matches!(
+        src.fetch(NvmeRequest::IdentifyController),
+        Err(FetchError::Gone(_))
+    ));
+    assert_eq!(src.origin(), dev.join("nvme0").display().to_string());
+}
+
+#[test]
+fn the_link_is_read_from_the_polled_controllers_pci_function() {
+    let root = tempfile::tempdir().unwrap();
+    let function = root.path().join("pci0000:00/0000:00:02.0/0000:01:00.0");
+    let ctrl = function.join("nvme/nvme0");
+    std::fs::create_dir_all(&ctrl).unwrap();
+    std::os::unix::fs::symlink("../..", ctrl.join("device")).unwrap();
+    std::fs::write(function.join("current_link_width"), "4\n").unwrap();
+    std::fs::write(function.join("aer_dev_fatal"), "TOTAL_ERR_FATAL 2\n").unwrap();
+    let mut src = NvmeLive::for_drive(Path::new("/dev/nvme0"), &ctrl, None, Duration::from_secs(1));
+    let (pcie, errors) = src.pcie().unwrap();
+    assert_eq!(pcie.link.current_width, Some(4));
+    assert_eq!(pcie.aer[0].total, 2);
+    assert!(errors.is_empty());
+    // A fabrics controller has no PCI function; a dump's source reads no sysfs.
+    let tcp = root.path().join("virtual/nvme-fabrics/ctl/nvme1");
+    std::fs::create_dir_all(&tcp).unwrap();
+    std::os::unix::fs::symlink("..", tcp.join("device")).unwrap();
+    let mut src = NvmeLive::for_drive(Path::new("/dev/nvme1"), &tcp, None, Duration::from_secs(1));
+    assert!(src.pcie().is_none());
+    assert!(
+        NvmeLive::new(Path::new("/dev/nvme0"), Duration::from_secs(1))
+            .pcie()
+            .is_none()
+    );
+}

@@ -228,6 +228,10 @@ impl History {
             crc_errors: Series::restore("crc errors", &s.crc_errors, limit)?,
             grown_defects: Series::restore("grown defects", &s.grown_defects, limit)?,
             phy_errors: Series::restore("phy errors", &s.phy_errors, limit)?,
+            // The kernel counts AER errors from 0 when it finds the device
+            // (a reboot, a re-plug): a fresh baseline at each start.
+            pcie_nonfatal: Series::default(),
+            pcie_fatal: Series::default(),
             throttle_transitions: Series::restore(
                 "throttle transitions",
                 &s.throttle_transitions,

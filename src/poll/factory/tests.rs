@@ -23,6 +23,9 @@ fn a_drive_behind_megaraid_is_polled_through_the_management_node() {
             host_no: 2,
             target_id: 5,
         }),
+        place: Default::default(),
+        paths: Vec::new(),
+        subsystem: None,
     };
     let namer = Arc::new(Namer::builtin());
     let mut p = live(&d, Duration::from_secs(1), Standby::default(), &namer);
