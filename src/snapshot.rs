@@ -81,8 +81,15 @@ pub struct DriveSnapshot {
     pub verdict: Option<Verdict>,
     /// Seconds until percentage used reaches 100 % at the rate seen so far.
     pub wearout_seconds: Option<f64>,
-    /// Host bytes written against the model's rated endurance.
+    /// Bytes written against the rated endurance ([`Self::rated_endurance`]).
     pub endurance_used: Option<f64>,
+    /// What the drive is judged against: the user's value, the datasheet,
+    /// or the drive's own estimate (`ssd_rated_endurance_bytes`).
+    pub rated_endurance: Option<forecast::RatedEndurance>,
+    /// The user's rated endurance for this drive's model
+    /// (`health.rated_endurance_bytes` through `health.overrides`, which
+    /// issue 22 adds and sets here); `None` until then.
+    pub rated_endurance_override: Option<f64>,
 }
 
 impl DriveSnapshot {
@@ -108,6 +115,8 @@ impl DriveSnapshot {
             verdict: None,
             wearout_seconds: None,
             endurance_used: None,
+            rated_endurance: None,
+            rated_endurance_override: None,
         }
     }
 
@@ -171,15 +180,20 @@ impl DriveSnapshot {
             rules,
             now,
         ));
-        self.wearout_seconds = self
-            .reading
-            .as_ref()
-            .and_then(|r| forecast::wearout_seconds(r, &self.history, FORECAST_MIN_SPAN));
+        self.rated_endurance = forecast::rated_endurance(
+            self.rated_endurance_override,
+            rating.as_ref(),
+            self.reading.as_ref(),
+        );
         self.endurance_used = self
             .reading
             .as_ref()
-            .zip(rating.as_ref())
-            .and_then(|(r, rating)| forecast::endurance_used(r, rating));
+            .zip(self.rated_endurance.as_ref())
+            .and_then(|(r, rated)| forecast::endurance_used(r, rated));
+        self.wearout_seconds = self.reading.as_ref().and_then(|r| {
+            let used = self.endurance_used;
+            forecast::wearout_seconds(r, &self.history, FORECAST_MIN_SPAN, used)
+        });
     }
 
     /// Records a poll that did not finish within its deadline.

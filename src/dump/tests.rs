@@ -123,3 +123,13 @@ fn redaction_replaces_the_serial_only() {
     assert_eq!(&out[..4], b"xxxx");
     assert_eq!(&out[24..], &id[24..]);
 }
+
+#[test]
+fn the_persistent_event_log_header_serial_is_redacted_too() {
+    let log = vec![b'y'; 700];
+    let req = NvmeRequest::log(crate::nvme::LID_PERSISTENT_EVENT, 700);
+    let out = redacted(req, &log);
+    assert_eq!(&out[56..76], b"REDACTED            ");
+    assert_eq!(&out[..56], &log[..56]);
+    assert_eq!(&out[76..], &log[76..]);
+}

@@ -24,6 +24,10 @@ pub enum Tracked {
     ThrottleEvents,
     /// Entries in a SCSI disk's grown defect list.
     GrownDefects,
+    /// Internal-state captures an NVMe controller made on its own: each
+    /// step of its Telemetry Controller-Initiated Data Generation Number
+    /// (log 08h byte 383, an 8-bit counter that wraps) is one.
+    TelemetryCaptures,
 }
 
 /// One observed point: when, the counter's value, and the cumulative rise
@@ -96,6 +100,9 @@ pub struct History {
     unsafe_shutdowns: Series,
     crc_errors: Series,
     grown_defects: Series,
+    telemetry_captures: Series,
+    /// The generation number last seen and the captures counted so far.
+    telemetry_last: Option<(u8, u128)>,
     throttle_transitions: Series,
     throttle_events: Series,
     throttle_seconds: Series,
@@ -116,6 +123,8 @@ impl History {
             unsafe_shutdowns: Series::default(),
             crc_errors: Series::default(),
             grown_defects: Series::default(),
+            telemetry_captures: Series::default(),
+            telemetry_last: None,
             throttle_transitions: Series::default(),
             throttle_events: Series::default(),
             throttle_seconds: Series::default(),
@@ -146,6 +155,7 @@ impl History {
                 series.push(now, v);
             }
         }
+        self.record_telemetry(now, r);
         let sum = |a: [u64; 2]| u128::from(a[0]) + u128::from(a[1]);
         let throttle = [
             (
@@ -172,6 +182,25 @@ impl History {
         self.prune(now);
     }
 
+    /// Turns the wrapping 8-bit generation number into a count of
+    /// captures that only grows: a step from 255 to 0 is one capture.
+    fn record_telemetry(&mut self, now: SystemTime, r: &Reading) {
+        let Some(generation) = r
+            .nvme
+            .as_ref()
+            .and_then(|n| n.telemetry.as_ref())
+            .map(|t| t.generation)
+        else {
+            return;
+        };
+        let captures = match self.telemetry_last {
+            None => 0,
+            Some((last, n)) => n.saturating_add(u128::from(generation.wrapping_sub(last))),
+        };
+        self.telemetry_last = Some((generation, captures));
+        self.telemetry_captures.push(now, captures);
+    }
+
     fn prune(&mut self, now: SystemTime) {
         let cutoff = self.window.and_then(|w| now.checked_sub(w));
         if self.window.is_some() && cutoff.is_none() {
@@ -182,6 +211,7 @@ impl History {
             &mut self.unsafe_shutdowns,
             &mut self.crc_errors,
             &mut self.grown_defects,
+            &mut self.telemetry_captures,
             &mut self.throttle_transitions,
             &mut self.throttle_events,
             &mut self.throttle_seconds,
@@ -205,6 +235,10 @@ impl History {
             Tracked::UnsafeShutdowns => (self.unsafe_shutdowns.increase()?, &self.unsafe_shutdowns),
             Tracked::CrcErrors => (self.crc_errors.increase()?, &self.crc_errors),
             Tracked::GrownDefects => (self.grown_defects.increase()?, &self.grown_defects),
+            Tracked::TelemetryCaptures => (
+                self.telemetry_captures.increase()?,
+                &self.telemetry_captures,
+            ),
             Tracked::ThrottleEvents => {
                 let t = &self.throttle_transitions;
                 let e = &self.throttle_events;

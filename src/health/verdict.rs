@@ -17,6 +17,7 @@ use super::history::History;
 use super::judgement::Judge;
 pub use super::judgement::{Context, Problem, Rules, Severity, Verdict};
 use super::reading::Reading;
+use super::verdict_nvme::nvme;
 use super::verdict_rules::{
     counters, latency, plp, self_test, spare, status, temperature, throttling, wear,
 };
@@ -62,6 +63,7 @@ pub fn evaluate(
             counters(r, history, ctx, &mut j);
             throttling(r, history, rules, now, &mut j);
             self_test(r, &mut j);
+            nvme(r, history, &mut j);
         }
     }
     if rules.latency_qos {

@@ -206,7 +206,7 @@ pub(super) fn counters(r: &Reading, history: &History, ctx: &Context, j: &mut Ju
             Tracked::UnsafeShutdowns => ("unsafe_shutdowns_increasing", "unsafe shutdowns"),
             Tracked::CrcErrors => ("crc_errors_increasing", "interface CRC errors"),
             Tracked::GrownDefects => ("grown_defects_increasing", "grown defects"),
-            Tracked::ThrottleEvents => continue,
+            Tracked::ThrottleEvents | Tracked::TelemetryCaptures => continue,
         };
         if let Some((n, since)) = history.increase_since(what).filter(|&(n, _)| n > 0) {
             let text = format!(

@@ -315,6 +315,22 @@ fn event_at(log: &[u8], off: usize, position: u32) -> Option<(usize, PelEvent)> 
     Some((end, event))
 }
 
+/// A whole log built through the layouts: `header` with its Total Number
+/// of Events and Total Log Length set from `events`, each event's header
+/// (whose EL its caller set, see [`PelEventHeader::new`]) then its bytes.
+/// The demo, the fixtures and the tests build their logs with it.
+pub fn encode(mut header: PelHeaderPage, events: &[(PelEventHeader, Vec<u8>)]) -> Vec<u8> {
+    let body: usize = events.iter().map(|(_, d)| EVENT_HEADER_LEN + d.len()).sum();
+    header.tnev = (events.len() as u32).into();
+    header.tll = ((PEL_HEADER_LEN + body) as u64).into();
+    let mut out = header.as_bytes().to_vec();
+    for (h, data) in events {
+        out.extend_from_slice(h.as_bytes());
+        out.extend_from_slice(data);
+    }
+    out
+}
+
 /// FNV-1a, 64-bit: stable across builds and Rust versions (unlike std's
 /// hasher), so a saved marker still matches after an upgrade.
 pub fn fnv1a(bytes: &[u8]) -> u64 {

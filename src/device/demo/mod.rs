@@ -147,7 +147,7 @@ impl NvmeSource for DemoNvme {
                 let eui64 = [0x00, 0x26, 0xB7, 0xDE, 0, 0, 0, model as u8 + 1];
                 Ok(pages::nvme_identify_ns(eui64))
             }
-            NvmeRequest::UuidList => unsupported(),
+            NvmeRequest::UuidList | NvmeRequest::EnduranceGroupList => unsupported(),
             NvmeRequest::Log { lid: 0x02, .. } => Ok(pages::nvme_smart_log(&health)),
             NvmeRequest::Log { lid: 0xC0, .. } => match ocp {
                 Some(o) => Ok(pages::ocp_smart_log(&o)),
