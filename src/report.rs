@@ -10,6 +10,9 @@ use serde::Serialize;
 use crate::health::verdict::Severity;
 use crate::snapshot::DriveSnapshot;
 
+mod timeline;
+pub use timeline::EventRow;
+
 /// One problem of a drive.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ProblemRow {
@@ -52,6 +55,10 @@ pub struct Row {
     /// Pages the exporter currently believes the drive does not support
     /// (`ssd_page_supported` 0), asked again with every identity refresh.
     pub unsupported_pages: Vec<String>,
+    /// The newest events of the drive's persistent event log (NVMe),
+    /// newest first; left out of the JSON when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<EventRow>,
 }
 
 impl Row {
@@ -108,6 +115,7 @@ impl Row {
                 .filter(|(_, supported)| !supported)
                 .map(|(p, _)| p.as_label().to_string())
                 .collect(),
+            events: timeline::events(d),
         }
     }
 }

@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use super::{DriveRow, ServerConfig};
 
+mod timeline;
+
 const STYLE: &str = "body{font-family:sans-serif;margin:2em}\
 table{border-collapse:collapse}\
 th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left}\
@@ -37,6 +39,7 @@ pub fn render(config: &ServerConfig, drives: &[DriveRow]) -> String {
         page.push_str("<p>no drives found</p>\n");
     } else {
         drive_table(&mut page, drives);
+        timeline::render(&mut page, drives);
     }
     page.push_str("</body>\n</html>\n");
     page
