@@ -44,8 +44,9 @@ DRIVE_VIEW_DEVICES = ["nvme0", "nvme1", "nvme2", "sda", "sdb"]
 # explain its failed SMART status, so SsdSmartFailed stays quiet), spare
 # below threshold, 99 % used and ~16 days left, capacitors failed and at
 # 35 %, 72 °C against a 70 °C warning threshold, media errors rising every
-# 20 s, and the verdict.
+# 20 s, its OCP media dies offline at the tolerance, and the verdict.
 DEMO_FAILING_ALERTS = {
+    "SsdMediaDiesOffline",
     "SsdCriticalWarning",
     "SsdPlpFailed",
     "SsdPlpHealthLow",
