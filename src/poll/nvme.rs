@@ -36,9 +36,12 @@ impl PollPolicy {
         identity_every: 1,
         error_log_on_change: false,
     };
-    /// Live drives: the SMART log (and OCP, self-test logs) every poll,
-    /// identity every 10th poll, the error log when its count moved. A
-    /// steady-state poll of a plain NVMe drive is then one admin command.
+    /// Live drives: the SMART log (and OCP, self-test, endurance group
+    /// logs) every poll, identity (and firmware slots, the telemetry
+    /// header, the persistent event log) every 10th poll, the error log
+    /// when its count moved. A steady-state poll of a plain NVMe drive is
+    /// then one admin command; a drive with endurance groups adds one per
+    /// group.
     pub const LIVE: Self = Self {
         identity_every: refresh::LIVE_EVERY,
         error_log_on_change: true,

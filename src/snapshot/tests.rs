@@ -90,3 +90,35 @@ fn concurrent_updates_of_one_drive_are_all_kept() {
     }
     assert_eq!(store.get("nvme0").unwrap().polls, 2000);
 }
+
+/// The rated-endurance hook: a user's value for the model, once the
+/// configuration passes one, wins over the drive's own estimate and feeds
+/// the endurance used and, at 0 % used, the forecast.
+#[test]
+fn a_rated_endurance_override_is_judged_against() {
+    use crate::health::Reading;
+    use crate::health::forecast::EnduranceSource;
+    use crate::health::verdict::Rules;
+    let mut d = snap("nvme0");
+    let mut r = Reading {
+        percentage_used_ratio: Some(0.0),
+        ..Reading::default()
+    };
+    r.counters.host_written_bytes = Some(1_000_000_000_000); // 1 TB
+    r.counters.power_on_seconds = Some(1_000_000);
+    d.reading = Some(r);
+    d.polls = 1;
+    d.up = true;
+    let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_083_200);
+    d.judge(&Rules::default(), Vec::new(), now);
+    assert_eq!((d.rated_endurance.clone(), d.endurance_used), (None, None));
+    d.rated_endurance_override = Some(4e12);
+    d.judge(&Rules::default(), Vec::new(), now);
+    assert_eq!(
+        d.rated_endurance.as_ref().unwrap().source,
+        EnduranceSource::Override
+    );
+    assert_eq!(d.endurance_used, Some(0.25));
+    // 75 % left at 25 % per 1 000 000 s
+    assert_eq!(d.wearout_seconds, Some(3_000_000.0));
+}
