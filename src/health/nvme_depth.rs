@@ -4,6 +4,8 @@
 //! fields without a unified series, and the write amplification and
 //! endurance estimate derived from them.
 
+use serde::{Deserialize, Serialize};
+
 use crate::nvme::pel_events::PelEventType;
 use crate::nvme::{EnduranceGroupLog, FwSlotLog, OcpSmartLog, SmartLog, TelemetryCtrlHeader};
 
@@ -40,6 +42,19 @@ pub struct PelSummary {
     /// Events the log holds now, and its Generation Number.
     pub events_in_log: u32,
     pub generation: u16,
+    /// The newest event counted so far: what a state file keeps so that
+    /// a restart does not count the events still in the log again.
+    pub mark: Option<PelMark>,
+}
+
+/// The newest persistent-event-log event counted: its place in the log (0
+/// for the oldest) and an FNV-1a fingerprint of its bytes. Events carry no
+/// sequence number and the log drops its oldest when full, so the place
+/// alone does not say which event it was (see `poll::nvme::pel`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PelMark {
+    pub position: u32,
+    pub fingerprint: u64,
 }
 
 /// One event of the timeline.

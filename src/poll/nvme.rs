@@ -69,6 +69,8 @@ pub struct NvmePoller {
     group_ids: Vec<u16>,
     /// What was counted of the persistent event log so far.
     pel: pel::PelCounter,
+    /// Where the event log's mark was kept across restarts, if anywhere.
+    pel_marks: Option<pel::PelMarks>,
 }
 
 impl NvmePoller {
@@ -84,7 +86,15 @@ impl NvmePoller {
             error_log_count: None,
             group_ids: Vec::new(),
             pel: pel::PelCounter::default(),
+            pel_marks: None,
         }
+    }
+
+    /// Takes the persistent event log's mark from `marks` before its first
+    /// count (see [`pel::PelMarks`]).
+    pub fn with_pel_marks(mut self, marks: pel::PelMarks) -> Self {
+        self.pel_marks = Some(marks);
+        self
     }
 
     /// One poll, handing every fetched page's bytes to `sink`.

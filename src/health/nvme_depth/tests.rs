@@ -50,3 +50,19 @@ fn the_estimate_counts_media_writes_else_host_writes() {
     assert_eq!(endurance_estimate(&nothing_written), Some((1.0e12, None)));
     assert_eq!(endurance_estimate(&[(1, group(0, 5, 5))]), None);
 }
+
+/// The mark is what a state file keeps: its field names are part of that
+/// file's format, and it reads back as it was written.
+#[test]
+fn the_event_log_mark_keeps_its_names_through_serde() {
+    let mark = PelMark {
+        position: 4_000_000_000,
+        fingerprint: u64::MAX - 1,
+    };
+    let json = serde_json::to_string(&mark).unwrap();
+    assert_eq!(
+        json,
+        r#"{"position":4000000000,"fingerprint":18446744073709551614}"#
+    );
+    assert_eq!(serde_json::from_str::<PelMark>(&json).unwrap(), mark);
+}

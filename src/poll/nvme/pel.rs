@@ -27,12 +27,15 @@
 //! position and FNV-1a fingerprint of the newest event counted. The next
 //! read counts what follows that event: at the same position if the log
 //! only grew, else where its fingerprint is found (the log wrapped), else
-//! every event (the log was cleared or wrapped past it). Without a state
-//! file the marker and counts live in the poller, so after a restart every
-//! event still in the log is counted once again, from zero; with one, the
-//! marker is what would be saved and loaded.
+//! every event (the log was cleared or wrapped past it). The marker and
+//! counts live in the poller; the marker is served in the reading
+//! ([`PelSummary::mark`]) and, given [`PelMarks`], taken back from where
+//! it was kept before the first count, so a restart counts only events
+//! newer than it. Without one, every event still in the log is counted
+//! once again after a restart, from zero.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::{NvmePoller, RawSink};
 use crate::device::{FetchError, NvmeRequest};
@@ -53,12 +56,13 @@ const NO_LPO_MAX: usize = 256 * 1024;
 /// Events in the timeline (newest first).
 pub const TIMELINE_LEN: usize = 10;
 
-/// The newest event counted: where it was and its fingerprint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PelMark {
-    pub position: u32,
-    pub fingerprint: u64,
-}
+pub use crate::health::nvme_depth::PelMark;
+
+/// Where a restarted exporter finds the mark it kept for a drive, by the
+/// drive's serial and model (Identify Controller, trimmed): its state
+/// file. Asked before counting whenever nothing has been counted yet (the
+/// first read after a start or a poller restart); `None`: count every event.
+pub type PelMarks = Arc<dyn Fn(&str, &str) -> Option<PelMark> + Send + Sync>;
 
 /// What has been counted of one drive's log.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -140,6 +144,7 @@ impl PelCounter {
             timeline,
             events_in_log: log.events.len() as u32,
             generation: h.generation,
+            mark: self.mark,
         }
     }
 }
@@ -192,6 +197,12 @@ impl NvmePoller {
                 bytes.len()
             );
             self.tracker.note_once(source, &note);
+        }
+        if self.pel.mark.is_none() {
+            self.pel.mark = self
+                .pel_marks
+                .as_ref()
+                .and_then(|m| m(&id.serial, &id.model));
         }
         self.pages.pel = Some(self.pel.update(&log));
     }

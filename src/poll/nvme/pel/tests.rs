@@ -229,6 +229,62 @@ fn events_are_counted_once_across_polls_growth_wrap_and_clear() {
     assert_eq!(s.poller.pel.mark.map(|m| m.position), Some(1));
 }
 
+/// A restart: the mark the first poller served is given back to a new one
+/// (as a state file would), which counts only the events after it; a
+/// drive it has no mark for has every event counted.
+#[test]
+fn a_kept_mark_survives_a_restart_and_only_newer_events_are_counted() {
+    let mut events: Vec<_> = (0..3).map(|i| thermal(i * 1000)).collect();
+    let mut first = setup(log_of(&events, 1), true, false, false);
+    let out = first.poller.poll();
+    let kept = out.reading.unwrap().nvme.unwrap().pel.unwrap().mark;
+    assert_eq!(
+        kept.map(|m| m.position),
+        Some(2),
+        "the newest event counted"
+    );
+    events.extend([thermal(3000), thermal(4000)]);
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let marks: PelMarks = {
+        let asked = Arc::clone(&asked);
+        Arc::new(move |serial: &str, model: &str| {
+            asked
+                .lock()
+                .unwrap()
+                .push((serial.to_string(), model.to_string()));
+            kept.filter(|_| serial == "REDACTED0000000001")
+        })
+    };
+    let restarted = setup(log_of(&events, 1), true, false, false);
+    let mut poller = restarted.poller.with_pel_marks(Arc::clone(&marks));
+    let thermal_count = |out: &PollOutcome| {
+        counts(out)
+            .into_iter()
+            .find(|(t, _)| *t == "thermal_excursion")
+            .unwrap()
+            .1
+    };
+    assert_eq!(
+        thermal_count(&poller.poll()),
+        2,
+        "only the two newer events"
+    );
+    assert_eq!(thermal_count(&poller.poll()), 2);
+    let asked = asked.lock().unwrap().clone();
+    assert_eq!(
+        asked.len(),
+        1,
+        "asked only before the first count: {asked:?}"
+    );
+    assert_eq!(asked[0].0, "REDACTED0000000001");
+    assert!(asked[0].1.starts_with("KINGSTON"), "{asked:?}");
+    // another drive (no mark kept for it): every event in the log
+    let other: PelMarks = Arc::new(|_: &str, _: &str| None);
+    let fresh = setup(log_of(&events, 1), true, false, false);
+    let mut poller = fresh.poller.with_pel_marks(other);
+    assert_eq!(thermal_count(&poller.poll()), 5);
+}
+
 #[test]
 fn an_event_ending_exactly_at_the_total_length_is_counted() {
     let events = [thermal(0), ev(0x04, 1000, b"EIEK51.3".to_vec())];
