@@ -15,7 +15,8 @@ use super::reading::Reading;
 /// `ssd_rated_endurance_bytes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EnduranceSource {
-    /// The user's value for the model (`health.rated_endurance_bytes`).
+    /// The user's value: `rated_endurance_bytes` of the `health.overrides`
+    /// entry that matches the drive.
     Override,
     /// The datasheet table (TBW, or DWPD × capacity × warranty).
     Datasheet,
@@ -49,8 +50,9 @@ pub struct RatedEndurance {
 }
 
 /// The rated endurance of a drive: `override_bytes` (the user's
-/// `health.rated_endurance_bytes` for its model, which the overrides of
-/// issue 22 will pass; `None` until then) wins, then the datasheet's TBW,
+/// `rated_endurance_bytes` of the `health.overrides` entry matching the
+/// drive, its `Tuning`'s once issue 22's overrides are merged; `None`
+/// until then) wins, then the datasheet's TBW,
 /// then the drive's own estimate. An OCP C0h Endurance Estimate is not
 /// used: its unit has no source here (it is served raw).
 pub fn rated_endurance(
