@@ -31,6 +31,10 @@ pub enum Tracked {
     GrownDefects,
     /// A SAS disk's phy error counts (log 18h), all phys and kinds summed.
     PhyErrors,
+    /// Internal-state captures an NVMe controller made on its own: each
+    /// step of its Telemetry Controller-Initiated Data Generation Number
+    /// (log 08h byte 383, an 8-bit counter that wraps) is one.
+    TelemetryCaptures,
 }
 
 /// Change points kept per counter, the baseline included. Past this the
@@ -129,6 +133,9 @@ pub struct History {
     crc_errors: Series,
     grown_defects: Series,
     phy_errors: Series,
+    telemetry_captures: Series,
+    /// The generation number last seen and the captures counted so far.
+    telemetry_last: Option<(u8, u128)>,
     throttle_transitions: Series,
     throttle_events: Series,
     throttle_seconds: Series,
@@ -156,6 +163,8 @@ impl History {
             crc_errors: Series::default(),
             grown_defects: Series::default(),
             phy_errors: Series::default(),
+            telemetry_captures: Series::default(),
+            telemetry_last: None,
             throttle_transitions: Series::default(),
             throttle_events: Series::default(),
             throttle_seconds: Series::default(),
@@ -197,6 +206,7 @@ impl History {
                 changed |= series.push(now, v).is_some();
             }
         }
+        changed |= self.record_telemetry(now, r);
         let sum = |a: [u64; 2]| u128::from(a[0]) + u128::from(a[1]);
         let throttle = [
             (
@@ -252,6 +262,29 @@ impl History {
         moved
     }
 
+    /// Turns the wrapping 8-bit generation number into a count of
+    /// captures that only grows: a step from 255 to 0 is one capture. True
+    /// when the generation or the count moved.
+    fn record_telemetry(&mut self, now: SystemTime, r: &Reading) -> bool {
+        let Some(generation) = r
+            .nvme
+            .as_ref()
+            .and_then(|n| n.telemetry.as_ref())
+            .map(|t| t.generation)
+        else {
+            return false;
+        };
+        let captures = match self.telemetry_last {
+            None => 0,
+            Some((last, n)) => n.saturating_add(u128::from(generation.wrapping_sub(last))),
+        };
+        let moved = self
+            .telemetry_last
+            .is_none_or(|(last, _)| last != generation);
+        self.telemetry_last = Some((generation, captures));
+        self.telemetry_captures.push(now, captures).is_some() || moved
+    }
+
     fn prune(&mut self, now: SystemTime) {
         let cutoff = self.window.and_then(|w| now.checked_sub(w));
         if self.window.is_some() && cutoff.is_none() {
@@ -263,6 +296,7 @@ impl History {
             &mut self.crc_errors,
             &mut self.grown_defects,
             &mut self.phy_errors,
+            &mut self.telemetry_captures,
             &mut self.throttle_transitions,
             &mut self.throttle_events,
             &mut self.throttle_seconds,
@@ -287,6 +321,10 @@ impl History {
             Tracked::CrcErrors => (self.crc_errors.increase()?, &self.crc_errors),
             Tracked::GrownDefects => (self.grown_defects.increase()?, &self.grown_defects),
             Tracked::PhyErrors => (self.phy_errors.increase()?, &self.phy_errors),
+            Tracked::TelemetryCaptures => (
+                self.telemetry_captures.increase()?,
+                &self.telemetry_captures,
+            ),
             Tracked::ThrottleEvents => {
                 let t = &self.throttle_transitions;
                 let e = &self.throttle_events;

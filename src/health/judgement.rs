@@ -41,6 +41,7 @@ pub enum ProblemName {
     TemperatureAboveCritical,
     MediaErrorsIncreasing,
     SelfTestFailed,
+    MediaDiesOffline,
     WearHigh,
     SpareLow,
     UnsafeShutdownsIncreasing,
@@ -50,13 +51,14 @@ pub enum ProblemName {
     GrownDefectsIncreasing,
     PhyErrorsIncreasing,
     DriveReportedWarning,
+    DriveReportedInternalError,
     LatencyAboveQos,
     PollFailing,
     DataMissing,
 }
 
 impl ProblemName {
-    pub const ALL: [ProblemName; 22] = {
+    pub const ALL: [ProblemName; 24] = {
         use ProblemName::*;
         [
             SpareBelowThreshold,
@@ -69,6 +71,7 @@ impl ProblemName {
             TemperatureAboveCritical,
             MediaErrorsIncreasing,
             SelfTestFailed,
+            MediaDiesOffline,
             WearHigh,
             SpareLow,
             UnsafeShutdownsIncreasing,
@@ -78,6 +81,7 @@ impl ProblemName {
             GrownDefectsIncreasing,
             PhyErrorsIncreasing,
             DriveReportedWarning,
+            DriveReportedInternalError,
             LatencyAboveQos,
             PollFailing,
             DataMissing,
@@ -98,6 +102,7 @@ impl ProblemName {
             TemperatureAboveCritical => "temperature_above_critical",
             MediaErrorsIncreasing => "media_errors_increasing",
             SelfTestFailed => "self_test_failed",
+            MediaDiesOffline => "media_dies_offline",
             WearHigh => "wear_high",
             SpareLow => "spare_low",
             UnsafeShutdownsIncreasing => "unsafe_shutdowns_increasing",
@@ -107,6 +112,7 @@ impl ProblemName {
             GrownDefectsIncreasing => "grown_defects_increasing",
             PhyErrorsIncreasing => "phy_errors_increasing",
             DriveReportedWarning => "drive_reported_warning",
+            DriveReportedInternalError => "drive_reported_internal_error",
             LatencyAboveQos => "latency_above_qos",
             PollFailing => "poll_failing",
             DataMissing => "data_missing",

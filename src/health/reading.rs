@@ -108,6 +108,9 @@ pub struct Reading {
     pub ata_attributes: Vec<AtaAttribute>,
     /// What only a SAS / SCSI disk reports; `None` for other transports.
     pub scsi: Option<ScsiReading>,
+    /// What only an NVMe drive reports beyond SMART (endurance groups,
+    /// firmware slots, events, telemetry); `None` for other transports.
+    pub nvme: Option<super::nvme_depth::NvmeReading>,
 }
 
 /// The operation a SCSI error counter log page counts (03h read, 02h

@@ -25,6 +25,8 @@ mod ata;
 mod cache;
 mod collection;
 mod health;
+mod nvme;
+mod nvme_ocp;
 mod probe;
 mod process;
 mod reload;
@@ -287,6 +289,7 @@ impl Exposition {
             self.verdict(enc)?;
             self.ata(enc)?;
             self.scsi(enc)?;
+            self.nvme(enc)?;
         }
         if probes {
             self.probe(enc)?;

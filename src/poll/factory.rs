@@ -11,6 +11,7 @@ use tracing::{info, warn};
 
 use super::Poller;
 use super::fallback::AtaOrScsi;
+use super::nvme::pel::PelMarks;
 use super::nvme::{NvmePoller, PollPolicy};
 use super::sata::{SataPolicy, SataPoller};
 use super::scsi::{ScsiPolicy, ScsiPoller};
@@ -35,12 +36,14 @@ pub struct Standby {
 /// The poller of a discovered live drive: each command gets `timeout`; a
 /// SATA drive in standby is polled as `standby` says. A disk with SAT hints
 /// is tried as ATA and handed to the SCSI poller when its IDENTIFY through
-/// ATA PASS-THROUGH is refused ([`AtaOrScsi`]).
+/// ATA PASS-THROUGH is refused ([`AtaOrScsi`]). An NVMe drive takes its
+/// persistent event log's mark from `marks` (the state file's).
 pub fn live(
     d: &Discovered,
     timeout: Duration,
     standby: Standby,
     namer: &Arc<Namer>,
+    marks: Option<&PelMarks>,
 ) -> Box<dyn Poller> {
     let (path, sysfs, kind) = (d.dev_path.clone(), d.sysfs.clone(), d.kind);
     let scsi = move |transport| {
@@ -48,9 +51,10 @@ pub fn live(
         ScsiPoller::new(Box::new(src), transport, ScsiPolicy::LIVE).with_kind(kind)
     };
     match d.transport {
-        Transport::Nvme => Box::new(NvmePoller::new(
+        Transport::Nvme => Box::new(nvme(
             Box::new(NvmeLive::new(&d.dev_path, timeout)),
             PollPolicy::LIVE,
+            marks,
         )),
         Transport::Sata => {
             let src = Box::new(SataLive::new(&d.dev_path, timeout));
@@ -67,20 +71,44 @@ pub fn live(
     }
 }
 
+/// An NVMe poller, with `marks` when given.
+fn nvme(
+    src: Box<dyn crate::device::NvmeSource>,
+    policy: PollPolicy,
+    marks: Option<&PelMarks>,
+) -> NvmePoller {
+    let poller = NvmePoller::new(src, policy);
+    match marks {
+        Some(m) => poller.with_pel_marks(Arc::clone(m)),
+        None => poller,
+    }
+}
+
 /// A dump folder as a drive: its `device` name, transport and poller, which
 /// reads every page on every poll (the dump contract).
 pub fn replay(
     dir: &Path,
     namer: &Arc<Namer>,
 ) -> Result<(String, Transport, Box<dyn Poller>), String> {
+    replay_with(dir, namer, None)
+}
+
+/// [`replay`], an NVMe dump taking its persistent event log's mark from
+/// `marks` (the state file's, when `state.path` is set).
+pub fn replay_with(
+    dir: &Path,
+    namer: &Arc<Namer>,
+    marks: Option<&PelMarks>,
+) -> Result<(String, Transport, Box<dyn Poller>), String> {
     let name = replay::device_name(dir);
     Ok(match replay::dump_kind(dir)? {
         DumpKind::Nvme => (
             name,
             Transport::Nvme,
-            Box::new(NvmePoller::new(
+            Box::new(nvme(
                 Box::new(NvmeReplay::new(dir)),
                 PollPolicy::EVERY_PAGE,
+                marks,
             )),
         ),
         DumpKind::Sata => (

@@ -56,12 +56,15 @@ FAILING = {
     # failed SMART status, so SsdSmartFailed stays quiet), spare below
     # threshold, 99 % used and ~16 days left, capacitors failed and at 35 %,
     # 72 °C against a 70 °C warning threshold (below the critical one),
-    # media errors rising every 20 s, and the verdict. Never woken from a
-    # power loss, never throttled, its poll never fails.
+    # media errors rising every 20 s, its OCP media dies offline at the
+    # tolerance, and the verdict. Never woken from a power loss, never
+    # throttled, its poll never fails; its telemetry header is read again
+    # only with the 10th poll (10 min), after the checks, so no capture is
+    # seen (no SsdDriveReportedInternalError).
     ("demo", "nvme2"): {
         "SsdCriticalWarning", "SsdPlpFailed", "SsdPlpHealthLow", "SsdSpareBelowThreshold",
         "SsdWearCritical", "SsdWearOutForecast", "SsdMediaErrors", "SsdTemperatureWarning",
-        "SsdHealthCritical",
+        "SsdMediaDiesOffline", "SsdHealthCritical",
     },
     # The replayed failing-critical fixture holds still, so nothing rises
     # (no SsdMediaErrors for its 23 media errors); its C0h page is not the
