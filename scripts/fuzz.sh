@@ -62,6 +62,10 @@ seed nvme_smart_log_roundtrip $fx/nvme/*/*/smart-log.bin
 seed nvme_ocp $fx/nvme/*/*/ocp-smart-log.bin
 seed nvme_error_log $fx/nvme/*/*/error-log.bin
 seed nvme_self_test $fx/nvme/*/*/self-test-log.bin
+seed nvme_endurance_group $fx/nvme/*/*/endurance-group-*.bin
+seed nvme_fw_slot $fx/nvme/*/*/fw-slot-log.bin
+seed nvme_pel $fx/nvme/*/*/persistent-event-log.bin
+seed nvme_telemetry $fx/nvme/*/*/telemetry-ctrl-header.bin
 seed ata_identify $fx/sata/*/*/identify.bin
 seed ata_smart_data $fx/sata/*/*/smart-data.bin
 seed ata_smart_roundtrip $fx/sata/*/*/smart-data.bin

@@ -37,7 +37,7 @@ fn candidates(config: &Config) -> anyhow::Result<Vec<Candidate>> {
         for d in config.scan() {
             let mut identity = placeholder(d.transport, &d.model, &d.serial, &d.firmware);
             identity.kind = d.kind;
-            let poller = config.live_poller(&d, &namer);
+            let poller = config.live_poller(&d, &namer, None);
             drives.push((d.name, d.dev_path.display().to_string(), identity, poller));
         }
     } else {

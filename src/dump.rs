@@ -345,14 +345,18 @@ fn redacted_ata(name: &str, bytes: &[u8], redact: bool) -> Vec<u8> {
     out
 }
 
-/// Serial: Identify Controller bytes 4..24. NGUID/EUI64: Identify
-/// Namespace bytes 104..128.
+/// Serial: Identify Controller bytes 4..24, Persistent Event Log header
+/// bytes 56..76. NGUID/EUI64: Identify Namespace bytes 104..128.
 fn redacted(req: NvmeRequest, bytes: &[u8]) -> Vec<u8> {
     let mut out = bytes.to_vec();
     match req {
         NvmeRequest::IdentifyController if out.len() >= 24 => {
             out[4..24].copy_from_slice(b"REDACTED            ");
         }
+        NvmeRequest::Log {
+            lid: crate::nvme::LID_PERSISTENT_EVENT,
+            ..
+        } if out.len() >= 76 => out[56..76].copy_from_slice(b"REDACTED            "),
         NvmeRequest::IdentifyNamespace { .. } if out.len() >= 128 => out[104..128].fill(0),
         _ => {}
     }
@@ -362,7 +366,7 @@ fn redacted(req: NvmeRequest, bytes: &[u8]) -> Vec<u8> {
 fn meta_toml(device: &Path, redact: bool) -> String {
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
     let redacted = if redact {
-        r#"["serial (id-ctrl bytes 4..24, identify words 10-19, vpd-80 bytes 4..)", "nguid/eui64 (id-ns bytes 104..128)", "wwn (identify words 108-111, vpd-83 designators)", "sas addresses (log-18 phy descriptor bytes 8..24)"]"#
+        r#"["serial (id-ctrl bytes 4..24, persistent-event-log bytes 56..76, identify words 10-19, vpd-80 bytes 4..)", "nguid/eui64 (id-ns bytes 104..128)", "wwn (identify words 108-111, vpd-83 designators)", "sas addresses (log-18 phy descriptor bytes 8..24)"]"#
     } else {
         "[]"
     };

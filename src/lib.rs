@@ -20,8 +20,9 @@
 //!   web config, certificates, drivedb.h): non-blocking open, regular files
 //!   only, capped in size.
 //! - [`nvme`]: pure decoders for NVMe pages (Identify, SMART/Health, OCP C0h,
-//!   error and self-test logs, UUID list), each reading through its page's one
-//!   layout struct, and NVMe status codes.
+//!   error and self-test logs, UUID list, firmware slots, the telemetry
+//!   header, endurance groups and their list, the persistent event log),
+//!   each reading through its page's one layout struct, and NVMe status codes.
 //! - [`ata`]: SATA over SG_IO: pass-through CDBs and sense, and pure decoders
 //!   for IDENTIFY, SMART data/thresholds/status, Device Statistics, self-tests,
 //!   each reading through its page's one layout struct (`ata::sector`);

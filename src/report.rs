@@ -10,6 +10,9 @@ use serde::Serialize;
 use crate::health::verdict::Status;
 use crate::snapshot::DriveSnapshot;
 
+mod timeline;
+pub use timeline::EventRow;
+
 /// One problem of a drive.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ProblemRow {
@@ -57,6 +60,10 @@ pub struct Row {
     /// The `health.overrides` entry that applies to the drive, if any.
     #[serde(rename = "override")]
     pub override_source: Option<String>,
+    /// The newest events of the drive's persistent event log (NVMe),
+    /// newest first; left out of the JSON when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<EventRow>,
 }
 
 impl Row {
@@ -118,6 +125,7 @@ impl Row {
                 .map(|(p, _)| p.as_label().to_string())
                 .collect(),
             override_source: d.tuning.source.clone(),
+            events: timeline::events(d),
         }
     }
 }

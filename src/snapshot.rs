@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime};
 
 use crate::device::sysfs::place::Place;
-use crate::health::datasheet::{self, Rating, rating_for};
+use crate::health::datasheet::{self, rating_for};
 use crate::health::forecast;
 use crate::health::history::History;
 use crate::health::tuning::{Tuner, Tuning};
@@ -94,8 +94,12 @@ pub struct DriveSnapshot {
     pub verdict: Option<Verdict>,
     /// Seconds until percentage used reaches 100 % at the rate seen so far.
     pub wearout_seconds: Option<f64>,
-    /// Host bytes written against the drive's rated endurance.
+    /// Bytes written against the rated endurance ([`Self::rated_endurance`]).
     pub endurance_used: Option<f64>,
+    /// What the drive is judged against: the operator's value
+    /// (`health.overrides[].rated_endurance_bytes`), the datasheet, or the
+    /// drive's own estimate (`ssd_rated_endurance_bytes`).
+    pub rated_endurance: Option<forecast::RatedEndurance>,
     /// This drive's health settings: the `health` section, or the first
     /// `health.overrides` entry matching it. Resolved when the drive is
     /// first judged, and again when its identity or the config changes.
@@ -131,6 +135,7 @@ impl DriveSnapshot {
             verdict: None,
             wearout_seconds: None,
             endurance_used: None,
+            rated_endurance: None,
             tuning: Arc::default(),
             tuned_for: None,
         }
@@ -264,21 +269,22 @@ impl DriveSnapshot {
             rules,
             now,
         ));
-        self.wearout_seconds = self
-            .reading
-            .as_ref()
-            .and_then(|r| forecast::wearout_seconds(r, &self.history, FORECAST_MIN_SPAN));
-        // The operator's figure for the drive wins over the datasheet's.
-        let endurance = Rating {
-            tbw_bytes: tuning
-                .rated_endurance_bytes
-                .or(rating.as_ref().and_then(|r| r.tbw_bytes)),
-            ..Rating::default()
-        };
+        // The operator's figure for the drive wins over the datasheet's,
+        // which wins over the drive's own estimate.
+        self.rated_endurance = forecast::rated_endurance(
+            tuning.rated_endurance_bytes,
+            rating.as_ref(),
+            self.reading.as_ref(),
+        );
         self.endurance_used = self
             .reading
             .as_ref()
-            .and_then(|r| forecast::endurance_used(r, &endurance));
+            .zip(self.rated_endurance.as_ref())
+            .and_then(|(r, rated)| forecast::endurance_used(r, rated));
+        self.wearout_seconds = self.reading.as_ref().and_then(|r| {
+            let used = self.endurance_used;
+            forecast::wearout_seconds(r, &self.history, FORECAST_MIN_SPAN, used)
+        });
     }
 
     /// Records a poll that did not finish within its deadline.

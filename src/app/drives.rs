@@ -34,7 +34,8 @@ pub(crate) fn start_replays(ctx: &Ctx) -> anyhow::Result<JoinHandle<()>> {
     let mut tasks = Vec::new();
     for dir in &ctx.config.replay {
         let (name, transport, poller) =
-            factory::replay(dir, &ctx.namer).map_err(anyhow::Error::msg)?;
+            factory::replay_with(dir, &ctx.namer, ctx.pel_marks.as_ref())
+                .map_err(anyhow::Error::msg)?;
         let origin = dir.display().to_string();
         ctx.store
             .insert(ctx.snapshot(&name, &origin, factory::placeholder(transport, "", "", "")));
@@ -220,7 +221,10 @@ fn reconcile(running: &mut Drives, found: Vec<Discovered>, ctx: &Ctx) -> Vec<Pro
             let mut snap = ctx.snapshot(&d.name, &d.dev_path.display().to_string(), identity);
             snap.place = Arc::new(d.place.clone());
             ctx.store.insert(snap);
-            let h = spawn_loop(ctx, d.name.clone(), ctx.config.live_poller(&d, &ctx.namer));
+            let poller = ctx
+                .config
+                .live_poller(&d, &ctx.namer, ctx.pel_marks.as_ref());
+            let h = spawn_loop(ctx, d.name.clone(), poller);
             running.0.insert(d.name.clone(), (d.key().to_path_buf(), h));
         } else if ctx.store.get(&d.name).is_some_and(|s| *s.place != d.place) {
             // A by-path link udev made after the drive was found, a

@@ -88,6 +88,9 @@ pub(crate) struct Ctx {
     gone: Arc<Notify>,
     /// Judges each drive after each poll.
     judge: Judge,
+    /// Where an NVMe poller finds the persistent event log's mark it had
+    /// before a restart: the state file's memory (`None` without one).
+    pel_marks: Option<crate::poll::nvme::pel::PelMarks>,
 }
 
 impl Ctx {
@@ -238,6 +241,7 @@ pub async fn run(config: Config, load: reload::Loader) -> anyhow::Result<()> {
                 None => judge,
             }
         },
+        pel_marks: persist.as_ref().map(|p| p.pel_marks()),
     });
     let saver = persist
         .clone()

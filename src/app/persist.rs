@@ -11,6 +11,7 @@ use std::time::{Duration, SystemTime};
 use tracing::{debug, info, warn};
 
 use crate::config::Config;
+use crate::poll::nvme::pel::PelMarks;
 use crate::snapshot::Judge;
 use crate::state::file::{self, BAD_NAME, LoadError};
 use crate::state::{Counters, Memory, StateDir};
@@ -111,6 +112,13 @@ impl Persist {
             judge(s, now);
             memory.keep(s, now);
         })
+    }
+
+    /// The persistent event log marks the memory holds, by serial and
+    /// model, for the NVMe pollers to take back before their first count.
+    pub(crate) fn pel_marks(&self) -> PelMarks {
+        let memory = Arc::clone(&self.memory);
+        Arc::new(move |serial, model| memory.pel_mark(serial, model))
     }
 
     /// Writes what is due (everything with `force`). Blocking; one save

@@ -10,6 +10,7 @@ use super::Config;
 use crate::ata::attributes::Namer;
 use crate::device::discovery::{self, Discovered, Filter};
 use crate::device::megaraid_live;
+use crate::poll::nvme::pel::PelMarks;
 use crate::poll::{Poller, factory};
 
 impl Config {
@@ -39,8 +40,14 @@ impl Config {
     }
 
     /// The poller of a discovered drive, for its transport, with the
-    /// configured command timeout and standby policy.
-    pub fn live_poller(&self, d: &Discovered, namer: &Arc<Namer>) -> Box<dyn Poller> {
+    /// configured command timeout and standby policy, and the state file's
+    /// persistent event log marks when there is one.
+    pub fn live_poller(
+        &self,
+        d: &Discovered,
+        namer: &Arc<Namer>,
+        marks: Option<&PelMarks>,
+    ) -> Box<dyn Poller> {
         factory::live(
             d,
             self.poll_timeout,
@@ -49,6 +56,7 @@ impl Config {
                 max_skips: self.standby_max_skips,
             },
             namer,
+            marks,
         )
     }
 }

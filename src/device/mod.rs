@@ -29,9 +29,37 @@ pub enum NvmeRequest {
     UuidList,
     /// Identify Namespace (CNS 00h) for `nsid`, 4096 bytes.
     IdentifyNamespace { nsid: u32 },
-    /// Get Log Page `lid` for all namespaces (NSID FFFFFFFFh), `len` bytes,
-    /// with a UUID index (0 = none).
-    Log { lid: u8, len: usize, uuid_index: u8 },
+    /// Identify Endurance Group List (CNS 19h), 4096 bytes.
+    EnduranceGroupList,
+    /// Get Log Page `lid`, `len` bytes from byte `offset` (LPO), with a
+    /// UUID index (0 = none), a Log Specific Parameter (`lsp`), a Log
+    /// Specific Identifier (`lsi`: the endurance group of log 09h) and
+    /// Retain Asynchronous Event (`rae`: the read does not clear the event
+    /// the page belongs to). [`NvmeRequest::log`] gives the usual request.
+    Log {
+        lid: u8,
+        len: usize,
+        uuid_index: u8,
+        lsp: u8,
+        lsi: u16,
+        offset: u64,
+        rae: bool,
+    },
+}
+
+impl NvmeRequest {
+    /// Log page `lid`, `len` bytes from its start, nothing else set.
+    pub const fn log(lid: u8, len: usize) -> Self {
+        Self::Log {
+            lid,
+            len,
+            uuid_index: 0,
+            lsp: 0,
+            lsi: 0,
+            offset: 0,
+            rae: false,
+        }
+    }
 }
 
 impl fmt::Display for NvmeRequest {
@@ -40,7 +68,26 @@ impl fmt::Display for NvmeRequest {
             Self::IdentifyController => f.write_str("identify controller"),
             Self::UuidList => f.write_str("identify uuid list"),
             Self::IdentifyNamespace { nsid } => write!(f, "identify namespace {nsid}"),
-            Self::Log { lid, .. } => write!(f, "log page {lid:02x}h"),
+            Self::EnduranceGroupList => f.write_str("identify endurance group list"),
+            Self::Log {
+                lid,
+                lsp,
+                lsi,
+                offset,
+                ..
+            } => {
+                write!(f, "log page {lid:02x}h")?;
+                if *lsi != 0 {
+                    write!(f, " (group {lsi})")?;
+                }
+                if *lsp != 0 {
+                    write!(f, " lsp {lsp}")?;
+                }
+                if *offset != 0 {
+                    write!(f, " at offset {offset}")?;
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -21,14 +21,26 @@ const OPC_IDENTIFY: u8 = 0x06;
 const CNS_NAMESPACE: u32 = 0x00;
 const CNS_CONTROLLER: u32 = 0x01;
 const CNS_UUID_LIST: u32 = 0x17;
+const CNS_ENDURANCE_GROUP_LIST: u32 = 0x19;
 /// Controller-wide log pages are read for all namespaces.
 const NSID_ALL: u32 = 0xFFFF_FFFF;
 const IDENTIFY_LEN: usize = 4096;
 
+/// The NSID a log page is read with: 0 for the telemetry and endurance
+/// group logs, as libnvme's `nvme_init_get_log_telemetry_ctrl` and
+/// `nvme_init_get_log_endurance_group` send them; FFFFFFFFh for the rest.
+fn log_nsid(lid: u8) -> u32 {
+    match lid {
+        crate::nvme::LID_TELEMETRY_CTRL | crate::nvme::LID_ENDURANCE_GROUP => 0,
+        _ => NSID_ALL,
+    }
+}
+
 /// The admin command and buffer length for `req`.
 ///
-/// Get Log Page (NVMe Base 2.0 §5.16): CDW10 = LID\[7:0\] | NUMDL\[31:16\],
-/// CDW11 = NUMDU\[15:0\], CDW14 = UUID index\[6:0\]; NUMD = dwords − 1.
+/// Get Log Page (NVMe Base 2.0 §5.16): CDW10 = LID\[7:0\] | LSP\[14:8\] |
+/// RAE\[15\] | NUMDL\[31:16\], CDW11 = NUMDU\[15:0\] | LSI\[31:16\],
+/// CDW12/CDW13 = LPO low/high, CDW14 = UUID index\[6:0\]; NUMD = dwords − 1.
 pub fn command_for(req: NvmeRequest) -> (AdminCommand, usize) {
     let mut cmd = AdminCommand {
         opcode: OPC_IDENTIFY,
@@ -54,16 +66,30 @@ pub fn command_for(req: NvmeRequest) -> (AdminCommand, usize) {
             cmd.nsid = nsid;
             (cmd, IDENTIFY_LEN)
         }
+        NvmeRequest::EnduranceGroupList => {
+            // CDW11 bits 15:0: list the groups from identifier 0 on
+            cmd.cdw10 = CNS_ENDURANCE_GROUP_LIST;
+            (cmd, IDENTIFY_LEN)
+        }
         NvmeRequest::Log {
             lid,
             len,
             uuid_index,
+            lsp,
+            lsi,
+            offset,
+            rae,
         } => {
             let numd = (len / 4).saturating_sub(1) as u32;
             cmd.opcode = OPC_GET_LOG_PAGE;
-            cmd.nsid = NSID_ALL;
-            cmd.cdw10 = u32::from(lid) | ((numd & 0xFFFF) << 16);
-            cmd.cdw11 = numd >> 16;
+            cmd.nsid = log_nsid(lid);
+            cmd.cdw10 = u32::from(lid)
+                | (u32::from(lsp & 0x7F) << 8)
+                | (u32::from(rae) << 15)
+                | ((numd & 0xFFFF) << 16);
+            cmd.cdw11 = (numd >> 16) | (u32::from(lsi) << 16);
+            cmd.cdw12 = offset as u32;
+            cmd.cdw13 = (offset >> 32) as u32;
             cmd.cdw14 = u32::from(uuid_index & 0x7F);
             (cmd, len)
         }

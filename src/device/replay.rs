@@ -36,16 +36,33 @@ pub fn nvme_file_name(req: NvmeRequest) -> Option<String> {
     let name = match req {
         NvmeRequest::IdentifyController => "id-ctrl.bin",
         NvmeRequest::IdentifyNamespace { nsid } => return Some(format!("id-ns-{nsid}.bin")),
-        NvmeRequest::UuidList => return None,
-        NvmeRequest::Log { lid, .. } => match lid {
+        NvmeRequest::UuidList | NvmeRequest::EnduranceGroupList => return None,
+        NvmeRequest::Log { lid, lsi, .. } => match lid {
             nvme::LID_SMART => "smart-log.bin",
             nvme::LID_OCP_SMART => "ocp-smart-log.bin",
             nvme::LID_ERROR => "error-log.bin",
             nvme::LID_SELF_TEST => "self-test-log.bin",
+            nvme::LID_FW_SLOT => "fw-slot-log.bin",
+            nvme::LID_TELEMETRY_CTRL => "telemetry-ctrl-header.bin",
+            nvme::LID_PERSISTENT_EVENT => "persistent-event-log.bin",
+            nvme::LID_ENDURANCE_GROUP => return Some(format!("endurance-group-{lsi}.bin")),
             _ => return None,
         },
     };
     Some(name.to_string())
+}
+
+/// The bytes of a Persistent Event Log read out of the whole log (`log`,
+/// as a dump holds it): `len` bytes from `offset`, fewer at its end. The
+/// replay and the demo answer every read of the log this way; a release
+/// (LSP 2) transfers nothing of it.
+pub fn pel_window(log: &[u8], lsp: u8, offset: u64, len: usize) -> Vec<u8> {
+    if lsp == nvme::PEL_RELEASE {
+        return vec![0; len];
+    }
+    let start = usize::try_from(offset).unwrap_or(usize::MAX).min(log.len());
+    let end = start.saturating_add(len).min(log.len());
+    log[start..end].to_vec()
 }
 
 /// The transport a dump folder holds, from the files present.
@@ -107,8 +124,26 @@ impl NvmeSource for NvmeReplay {
             )));
         };
         let path = self.dir.join(name);
+        if let NvmeRequest::Log {
+            lid: nvme::LID_PERSISTENT_EVENT,
+            lsp: nvme::PEL_RELEASE,
+            len,
+            ..
+        } = req
+        {
+            return Ok(vec![0; len]);
+        }
         match read_page_file(&path) {
-            Ok(bytes) => Ok(bytes),
+            Ok(bytes) => Ok(match req {
+                NvmeRequest::Log {
+                    lid: nvme::LID_PERSISTENT_EVENT,
+                    lsp,
+                    offset,
+                    len,
+                    ..
+                } => pel_window(&bytes, lsp, offset, len),
+                _ => bytes,
+            }),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 if req == NvmeRequest::IdentifyController {
                     Err(FetchError::Gone(format!("{}: {e}", path.display())))

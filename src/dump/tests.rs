@@ -103,3 +103,13 @@ fn undo_removes_the_pages_and_only_the_folders_it_created() {
     out.undo();
     assert!(kept.is_dir() && !kept.join("identify.bin").exists());
 }
+
+#[test]
+fn the_persistent_event_log_header_serial_is_redacted_too() {
+    let log = vec![b'y'; 700];
+    let req = NvmeRequest::log(crate::nvme::LID_PERSISTENT_EVENT, 700);
+    let out = redacted(req, &log);
+    assert_eq!(&out[56..76], b"REDACTED            ");
+    assert_eq!(&out[..56], &log[..56]);
+    assert_eq!(&out[76..], &log[76..]);
+}

@@ -1,12 +1,91 @@
 //! Wear-out forecast (`ssd_wearout_estimated_seconds`) and endurance used
-//! against the datasheet rating. Straight-line extrapolation: the rate seen
-//! so far is assumed to hold, which is all an exporter can honestly claim.
+//! (`ssd_endurance_used_ratio`) against the rated endurance: a user's
+//! value, the datasheet's, or the drive's own estimate. Straight-line
+//! extrapolation: the rate seen so far is assumed to hold, which is all an
+//! exporter can honestly claim.
 
 use std::time::Duration;
 
 use super::datasheet::Rating;
 use super::history::History;
+use super::nvme_depth::endurance_estimate;
 use super::reading::Reading;
+
+/// Where a drive's rated endurance comes from: the `source` label of
+/// `ssd_rated_endurance_bytes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EnduranceSource {
+    /// The user's value: `rated_endurance_bytes` of the `health.overrides`
+    /// entry that matches the drive.
+    Override,
+    /// The datasheet table (TBW, or DWPD × capacity × warranty).
+    Datasheet,
+    /// The drive's own Endurance Estimate, summed over its endurance
+    /// groups (NVMe log 09h).
+    EnduranceGroup,
+}
+
+impl EnduranceSource {
+    pub const ALL: [EnduranceSource; 3] = [Self::Override, Self::Datasheet, Self::EnduranceGroup];
+
+    pub fn as_label(self) -> &'static str {
+        match self {
+            Self::Override => "override",
+            Self::Datasheet => "datasheet",
+            Self::EnduranceGroup => "endurance_group",
+        }
+    }
+}
+
+/// The endurance a drive is judged against.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatedEndurance {
+    pub bytes: f64,
+    pub source: EnduranceSource,
+    /// The bytes written that count against it; `None`: the host bytes
+    /// written (a datasheet's TBW and a user's value are in host bytes;
+    /// the drive's estimate is at a write amplification of 1, so media
+    /// bytes written count against it, see [`endurance_estimate`]).
+    pub written: Option<f64>,
+}
+
+/// The rated endurance of a drive: `override_bytes` (the user's
+/// `rated_endurance_bytes` of the `health.overrides` entry matching the
+/// drive, its `Tuning`'s once issue 22's overrides are merged; `None`
+/// until then) wins, then the datasheet's TBW,
+/// then the drive's own estimate. An OCP C0h Endurance Estimate is not
+/// used: its unit has no source here (it is served raw).
+pub fn rated_endurance(
+    override_bytes: Option<f64>,
+    rating: Option<&Rating>,
+    reading: Option<&Reading>,
+) -> Option<RatedEndurance> {
+    let positive = |b: &f64| b.is_finite() && *b > 0.0;
+    if let Some(bytes) = override_bytes.filter(positive) {
+        let source = EnduranceSource::Override;
+        return Some(RatedEndurance {
+            bytes,
+            source,
+            written: None,
+        });
+    }
+    if let Some(bytes) = rating.and_then(|r| r.tbw_bytes).filter(positive) {
+        let source = EnduranceSource::Datasheet;
+        return Some(RatedEndurance {
+            bytes,
+            source,
+            written: None,
+        });
+    }
+    let groups = &reading?.nvme.as_ref()?.endurance_groups;
+    let (bytes, written) = endurance_estimate(groups)?;
+    let source = EnduranceSource::EnduranceGroup;
+    Some(RatedEndurance {
+        bytes,
+        source,
+        written,
+    })
+}
 
 /// Seconds until percentage used reaches 100 % at the rate seen so far.
 ///
@@ -16,17 +95,35 @@ use super::reading::Reading;
 /// whole percent, so a short span says little). Otherwise it is the drive's
 /// lifetime average: percentage used / power-on time.
 ///
-/// `None` when percentage used is missing or 0, the rate is 0, or the
-/// lifetime average lacks power-on time; `Some(0.0)` when already ≥ 100 %.
-pub fn wearout_seconds(reading: &Reading, history: &History, min_span: Duration) -> Option<f64> {
-    let used = reading.percentage_used_ratio?;
-    if !used.is_finite() || used <= 0.0 {
-        return None;
-    }
+/// Where percentage used gives no forecast (missing, or still 0 %), the
+/// endurance used against the rated endurance (`endurance_used`, see
+/// [`endurance_used`]) does, at its lifetime average.
+///
+/// `None` when neither is there, the rate is 0, or the lifetime average
+/// lacks power-on time; `Some(0.0)` when already ≥ 100 %.
+pub fn wearout_seconds(
+    reading: &Reading,
+    history: &History,
+    min_span: Duration,
+    endurance_used: Option<f64>,
+) -> Option<f64> {
+    let positive = |u: &f64| u.is_finite() && *u > 0.0;
+    let Some(used) = reading.percentage_used_ratio.filter(positive) else {
+        let used = endurance_used.filter(positive)?;
+        return remaining(used, lifetime_rate(reading, used)?);
+    };
     if used >= 1.0 {
         return Some(0.0);
     }
     let rate = recent_rate(history, min_span).or_else(|| lifetime_rate(reading, used))?;
+    remaining(used, rate)
+}
+
+/// Seconds from `used` (a ratio) to 1 at `rate` per second.
+fn remaining(used: f64, rate: f64) -> Option<f64> {
+    if used >= 1.0 {
+        return Some(0.0);
+    }
     (rate > 0.0).then(|| (1.0 - used) / rate)
 }
 
@@ -46,12 +143,13 @@ fn lifetime_rate(reading: &Reading, used: f64) -> Option<f64> {
     (on > 0).then(|| used / on as f64)
 }
 
-/// Host bytes written as a share of the rated endurance (may exceed 1), when
-/// the rating gives a TBW and the drive reports host writes.
-pub fn endurance_used(reading: &Reading, rating: &Rating) -> Option<f64> {
-    let tbw = rating.tbw_bytes.filter(|t| *t > 0.0)?;
-    let written = reading.counters.host_written_bytes?;
-    Some(written as f64 / tbw)
+/// The bytes written that count against `rated` as a share of it (may
+/// exceed 1): its own count, else the host bytes the drive reports.
+pub fn endurance_used(reading: &Reading, rated: &RatedEndurance) -> Option<f64> {
+    let written = rated
+        .written
+        .or_else(|| reading.counters.host_written_bytes.map(|w| w as f64))?;
+    (rated.bytes > 0.0).then(|| written / rated.bytes)
 }
 
 #[cfg(test)]

@@ -36,6 +36,10 @@ pub enum Tracked {
     /// `TOTAL_ERR_NONFATAL`, `TOTAL_ERR_FATAL`).
     PcieNonfatal,
     PcieFatal,
+    /// Internal-state captures an NVMe controller made on its own: each
+    /// step of its Telemetry Controller-Initiated Data Generation Number
+    /// (log 08h byte 383, an 8-bit counter that wraps) is one.
+    TelemetryCaptures,
 }
 
 /// Change points kept per counter, the baseline included. Past this the
@@ -136,6 +140,9 @@ pub struct History {
     phy_errors: Series,
     pcie_nonfatal: Series,
     pcie_fatal: Series,
+    telemetry_captures: Series,
+    /// The generation number last seen and the captures counted so far.
+    telemetry_last: Option<(u8, u128)>,
     throttle_transitions: Series,
     throttle_events: Series,
     throttle_seconds: Series,
@@ -165,6 +172,8 @@ impl History {
             phy_errors: Series::default(),
             pcie_nonfatal: Series::default(),
             pcie_fatal: Series::default(),
+            telemetry_captures: Series::default(),
+            telemetry_last: None,
             throttle_transitions: Series::default(),
             throttle_events: Series::default(),
             throttle_seconds: Series::default(),
@@ -208,6 +217,7 @@ impl History {
                 changed |= series.push(now, v).is_some();
             }
         }
+        changed |= self.record_telemetry(now, r);
         let sum = |a: [u64; 2]| u128::from(a[0]) + u128::from(a[1]);
         let throttle = [
             (
@@ -263,6 +273,29 @@ impl History {
         moved
     }
 
+    /// Turns the wrapping 8-bit generation number into a count of
+    /// captures that only grows: a step from 255 to 0 is one capture. True
+    /// when the generation or the count moved.
+    fn record_telemetry(&mut self, now: SystemTime, r: &Reading) -> bool {
+        let Some(generation) = r
+            .nvme
+            .as_ref()
+            .and_then(|n| n.telemetry.as_ref())
+            .map(|t| t.generation)
+        else {
+            return false;
+        };
+        let captures = match self.telemetry_last {
+            None => 0,
+            Some((last, n)) => n.saturating_add(u128::from(generation.wrapping_sub(last))),
+        };
+        let moved = self
+            .telemetry_last
+            .is_none_or(|(last, _)| last != generation);
+        self.telemetry_last = Some((generation, captures));
+        self.telemetry_captures.push(now, captures).is_some() || moved
+    }
+
     fn prune(&mut self, now: SystemTime) {
         let cutoff = self.window.and_then(|w| now.checked_sub(w));
         if self.window.is_some() && cutoff.is_none() {
@@ -276,6 +309,7 @@ impl History {
             &mut self.phy_errors,
             &mut self.pcie_nonfatal,
             &mut self.pcie_fatal,
+            &mut self.telemetry_captures,
             &mut self.throttle_transitions,
             &mut self.throttle_events,
             &mut self.throttle_seconds,
@@ -302,6 +336,10 @@ impl History {
             Tracked::PhyErrors => (self.phy_errors.increase()?, &self.phy_errors),
             Tracked::PcieNonfatal => (self.pcie_nonfatal.increase()?, &self.pcie_nonfatal),
             Tracked::PcieFatal => (self.pcie_fatal.increase()?, &self.pcie_fatal),
+            Tracked::TelemetryCaptures => (
+                self.telemetry_captures.increase()?,
+                &self.telemetry_captures,
+            ),
             Tracked::ThrottleEvents => {
                 let t = &self.throttle_transitions;
                 let e = &self.throttle_events;

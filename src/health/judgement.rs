@@ -41,6 +41,7 @@ pub enum ProblemName {
     TemperatureAboveCritical,
     MediaErrorsIncreasing,
     SelfTestFailed,
+    MediaDiesOffline,
     WearHigh,
     SpareLow,
     UnsafeShutdownsIncreasing,
@@ -52,13 +53,14 @@ pub enum ProblemName {
     DriveReportedWarning,
     PcieLinkDegraded,
     PcieErrorsIncreasing,
+    DriveReportedInternalError,
     LatencyAboveQos,
     PollFailing,
     DataMissing,
 }
 
 impl ProblemName {
-    pub const ALL: [ProblemName; 24] = {
+    pub const ALL: [ProblemName; 26] = {
         use ProblemName::*;
         [
             SpareBelowThreshold,
@@ -71,6 +73,7 @@ impl ProblemName {
             TemperatureAboveCritical,
             MediaErrorsIncreasing,
             SelfTestFailed,
+            MediaDiesOffline,
             WearHigh,
             SpareLow,
             UnsafeShutdownsIncreasing,
@@ -82,6 +85,7 @@ impl ProblemName {
             DriveReportedWarning,
             PcieLinkDegraded,
             PcieErrorsIncreasing,
+            DriveReportedInternalError,
             LatencyAboveQos,
             PollFailing,
             DataMissing,
@@ -102,6 +106,7 @@ impl ProblemName {
             TemperatureAboveCritical => "temperature_above_critical",
             MediaErrorsIncreasing => "media_errors_increasing",
             SelfTestFailed => "self_test_failed",
+            MediaDiesOffline => "media_dies_offline",
             WearHigh => "wear_high",
             SpareLow => "spare_low",
             UnsafeShutdownsIncreasing => "unsafe_shutdowns_increasing",
@@ -113,6 +118,7 @@ impl ProblemName {
             DriveReportedWarning => "drive_reported_warning",
             PcieLinkDegraded => "pcie_link_degraded",
             PcieErrorsIncreasing => "pcie_errors_increasing",
+            DriveReportedInternalError => "drive_reported_internal_error",
             LatencyAboveQos => "latency_above_qos",
             PollFailing => "poll_failing",
             DataMissing => "data_missing",

@@ -6,12 +6,14 @@ pub mod forecast;
 pub mod history;
 mod judgement;
 pub mod nvme;
+pub mod nvme_depth;
 mod pcie_rules;
 pub mod reading;
 pub mod sata;
 pub mod scsi;
 pub mod tuning;
 pub mod verdict;
+mod verdict_nvme;
 mod verdict_rules;
 
 pub use reading::{AtaAttribute, Counters, Identity, Reading, ScsiReading};

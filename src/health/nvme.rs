@@ -1,8 +1,12 @@
 //! NVMe pages mapped onto the unified [`Reading`].
 
+use super::nvme_depth::{NvmeReading, PelSummary, write_amplification};
 use super::reading::{Counters, Identity, Reading};
 use crate::device::discovery::{Kind, Transport};
-use crate::nvme::{CriticalWarning, ErrorLog, IdCtrl, OcpSmartLog, SelfTestLog, SmartLog};
+use crate::nvme::{
+    CriticalWarning, EnduranceGroupLog, ErrorLog, FwSlotLog, IdCtrl, OcpSmartLog, SelfTestLog,
+    SmartLog, TelemetryCtrlHeader,
+};
 
 /// The decoded pages of one NVMe poll; a page that was unsupported or failed
 /// is `None`.
@@ -16,6 +20,12 @@ pub struct NvmePages {
     pub ocp: Option<OcpSmartLog>,
     pub error_log: Option<ErrorLog>,
     pub self_test: Option<SelfTestLog>,
+    /// `(group, page)` of every endurance group read (09h).
+    pub endurance_groups: Option<Vec<(u16, EnduranceGroupLog)>>,
+    pub fw_slots: Option<FwSlotLog>,
+    pub telemetry: Option<TelemetryCtrlHeader>,
+    /// What the persistent event log held, as the poller counted it.
+    pub pel: Option<PelSummary>,
 }
 
 pub fn identity(id: &IdCtrl, wwn: Option<&str>) -> Identity {
@@ -48,7 +58,21 @@ pub fn reading(pages: &NvmePages) -> Reading {
         .as_ref()
         .and_then(|log| log.last())
         .map(|t| t.result_name());
+    r.nvme = Some(depth(pages));
     r
+}
+
+/// The NVMe-only part of the reading.
+fn depth(pages: &NvmePages) -> NvmeReading {
+    let groups = pages.endurance_groups.clone().unwrap_or_default();
+    NvmeReading {
+        write_amplification: write_amplification(&groups, pages.ocp.as_ref(), pages.smart.as_ref()),
+        endurance_groups: groups,
+        firmware: pages.fw_slots.clone(),
+        telemetry: pages.telemetry.clone(),
+        pel: pages.pel.clone(),
+        ocp: pages.ocp.clone(),
+    }
 }
 
 fn smart_fields(s: &SmartLog, r: &mut Reading) {

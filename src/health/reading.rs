@@ -111,6 +111,9 @@ pub struct Reading {
     /// NVMe: the PCIe link and AER counters of the controller polled, from
     /// sysfs; `None` without a PCI function (a fabric, a replay, the demo).
     pub pcie: Option<crate::device::sysfs::pcie::Pcie>,
+    /// What only an NVMe drive reports beyond SMART (endurance groups,
+    /// firmware slots, events, telemetry); `None` for other transports.
+    pub nvme: Option<super::nvme_depth::NvmeReading>,
 }
 
 /// The operation a SCSI error counter log page counts (03h read, 02h

@@ -22,6 +22,7 @@ pub use super::judgement::{
 };
 use super::judgement::{Judge, ProblemName as P};
 use super::reading::Reading;
+use super::verdict_nvme::nvme;
 use super::verdict_rules::{
     counters, latency, plp, self_test, spare, status, temperature, throttling, wear,
 };
@@ -71,6 +72,7 @@ pub fn evaluate(
             throttling(r, history, rules, now, &mut j);
             self_test(r, &mut j);
             super::pcie_rules::pcie(r, history, &mut j);
+            nvme(r, history, &mut j);
         }
     }
     if rules.latency_qos && !ctx.virtual_volume {

@@ -225,7 +225,10 @@ pub(super) fn counters(r: &Reading, history: &History, ctx: &Context, j: &mut Ju
             Tracked::CrcErrors => (P::CrcErrorsIncreasing, "interface CRC errors"),
             Tracked::GrownDefects => (P::GrownDefectsIncreasing, "grown defects"),
             Tracked::PhyErrors => (P::PhyErrorsIncreasing, "SAS phy errors"),
-            Tracked::ThrottleEvents | Tracked::PcieNonfatal | Tracked::PcieFatal => continue,
+            Tracked::ThrottleEvents
+            | Tracked::TelemetryCaptures
+            | Tracked::PcieNonfatal
+            | Tracked::PcieFatal => continue,
         };
         if let Some((n, since)) = history.increase_since(what).filter(|&(n, _)| n > 0) {
             let text = format!(

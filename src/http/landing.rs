@@ -14,6 +14,8 @@ use std::time::Duration;
 
 use super::{DriveRow, ServerConfig};
 
+mod timeline;
+
 const STYLE: &str = "body{font-family:sans-serif;margin:1em 1.5em;font-size:14px}\
 h1{font-size:1.5em;margin:0 0 .2em}\
 p.meta{color:#444;margin:.1em 0}\
@@ -24,6 +26,8 @@ th{background:#eee;white-space:normal}\
 td.drive{white-space:normal;min-width:15em}\
 td.problems{white-space:normal;width:50%;min-width:20em;overflow-wrap:anywhere}\
 td.poll{white-space:normal;min-width:6em;max-width:14em;overflow-wrap:anywhere}\
+td.detail{white-space:normal;width:60%;overflow-wrap:anywhere}\
+h2{font-size:1.2em;margin:1em 0 .3em}\
 code.serial{white-space:nowrap;font-size:.95em}\
 small{color:#333}\
 .banner{background:#fd0;padding:.5em;font-weight:bold;margin:.4em 0}\
@@ -60,6 +64,7 @@ pub fn render(config: &ServerConfig, drives: &[DriveRow]) -> String {
     let _ = writeln!(page, "<p class=\"summary\">{}</p>", summary(drives));
     if !drives.is_empty() {
         drive_table(&mut page, drives);
+        timeline::render(&mut page, drives);
     }
     page.push_str("</body>\n</html>\n");
     page

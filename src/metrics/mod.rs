@@ -25,6 +25,8 @@ mod ata;
 mod cache;
 mod collection;
 mod health;
+mod nvme;
+mod nvme_ocp;
 mod place;
 mod probe;
 mod process;
@@ -289,6 +291,7 @@ impl Exposition {
             self.ata(enc)?;
             self.scsi(enc)?;
             self.pcie(enc)?;
+            self.nvme(enc)?;
         }
         if probes {
             self.probe(enc)?;

@@ -73,9 +73,20 @@ impl Exposition {
         family(
             enc,
             "ssd_endurance_used_ratio",
-            "Host bytes written against the rated endurance (the config's rated_endurance_bytes, else the model's datasheet TBW or DWPD x warranty); may exceed 1.",
+            "Bytes written against the rated endurance (ssd_rated_endurance_bytes: the user's value, the datasheet's TBW or DWPD x warranty, else the drive's own endurance group estimate); may exceed 1.",
             MetricType::Gauge,
             endurance,
+        )?;
+        let rated = self.drives.iter().filter_map(|d| {
+            let r = d.rated_endurance.as_ref()?;
+            Some((Self::with(d, [("source", r.source.as_label())]), r.bytes))
+        });
+        family(
+            enc,
+            "ssd_rated_endurance_bytes",
+            "The endurance the drive is judged against, and where it comes from (override, datasheet, endurance_group).",
+            MetricType::Gauge,
+            rated,
         )
     }
 }

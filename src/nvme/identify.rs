@@ -100,8 +100,12 @@ pub struct IdCtrlPage {
     pub mxtmt: U16,
     /// Bytes 331:328, sanitize capabilities.
     pub sanicap: U32,
-    /// Bytes 511:332: HMMINDS .. MEGCAP, reserved.
-    pub rsvd332: [u8; 180],
+    /// Bytes 339:332: HMMINDS, HMMAXD, NSETIDMAX.
+    pub rsvd332: [u8; 8],
+    /// Bytes 341:340, Endurance Group Identifier Maximum.
+    pub endgidmax: U16,
+    /// Bytes 511:342: ANATT .. MEGCAP, reserved.
+    pub rsvd342: [u8; 170],
     /// Byte 512, submission queue entry size (max 7:4, required 3:0).
     pub sqes: u8,
     /// Byte 513, completion queue entry size.
@@ -215,6 +219,9 @@ pub struct IdCtrl {
     pub version: u32,
     /// OAES, bytes 95:92: optional asynchronous events supported.
     pub oaes: u32,
+    /// MDTS, byte 77: maximum data transfer size, a power of two in units
+    /// of the minimum memory page size (0 = no limit).
+    pub mdts: u8,
     /// CTRATT, bytes 99:96: controller attributes.
     pub ctratt: u32,
     /// FGUID, bytes 127:112: FRU globally unique identifier.
@@ -253,6 +260,8 @@ pub struct IdCtrl {
     pub mxtmt_celsius: Option<f64>,
     /// SANICAP, bytes 331:328: sanitize capabilities.
     pub sanicap: u32,
+    /// ENDGIDMAX, bytes 341:340: the largest endurance group identifier.
+    pub endgidmax: u16,
     /// NN, bytes 519:516: number of namespaces.
     pub nn: u32,
     /// ONCS, bytes 521:520: optional NVM command support.
@@ -287,6 +296,7 @@ impl IdCtrl {
             firmware: printable(&p.fr),
             ieee_oui: u32::from_le_bytes([o0, o1, o2, 0]),
             cntlid: p.cntlid.get(),
+            mdts: p.mdts,
             version: p.ver.get(),
             oaes: p.oaes.get(),
             ctratt: p.ctratt.get(),
@@ -305,6 +315,7 @@ impl IdCtrl {
             mntmt_celsius: kelvin_to_celsius(p.mntmt.get()),
             mxtmt_celsius: kelvin_to_celsius(p.mxtmt.get()),
             sanicap: p.sanicap.get(),
+            endgidmax: p.endgidmax.get(),
             nn: p.nn.get(),
             oncs: p.oncs.get(),
             vwc: p.vwc,
@@ -333,6 +344,32 @@ impl IdCtrl {
     /// LPA bit 2: Get Log Page supports extended data (NUMDU, LPO offsets).
     pub fn lpa_extended_data(&self) -> bool {
         self.lpa & (1 << 2) != 0
+    }
+
+    /// LPA bit 3: the telemetry host- and controller-initiated logs (07h,
+    /// 08h) are supported (`NVME_CTRL_LPA_TELEMETRY`).
+    pub fn supports_telemetry(&self) -> bool {
+        self.lpa & (1 << 3) != 0
+    }
+
+    /// LPA bit 4: the Persistent Event Log (0Dh) is supported
+    /// (`NVME_CTRL_LPA_PERSETENT_EVENT` in libnvme).
+    pub fn supports_persistent_event_log(&self) -> bool {
+        self.lpa & (1 << 4) != 0
+    }
+
+    /// CTRATT bit 4: Endurance Groups are supported
+    /// (`NVME_CTRL_CTRATT_ENDURANCE_GROUPS`).
+    pub fn supports_endurance_groups(&self) -> bool {
+        self.ctratt & (1 << 4) != 0
+    }
+
+    /// The largest transfer one command may ask for, assuming the smallest
+    /// memory page size of 4 KiB (CAP.MPSMIN is a register the admin
+    /// passthrough cannot read; a larger one only allows more); `None`
+    /// when MDTS is 0 (no limit).
+    pub fn max_transfer_bytes(&self) -> Option<usize> {
+        (self.mdts != 0).then(|| 4096usize << self.mdts.min(20))
     }
 
     /// VER as "major.minor", with ".tertiary" appended when non-zero

@@ -12,6 +12,7 @@ use tracing::{info, warn};
 use super::Poller;
 use super::fabric::Remote;
 use super::fallback::AtaOrScsi;
+use super::nvme::pel::PelMarks;
 use super::nvme::{NvmePoller, PollPolicy};
 use super::sata::{SataPolicy, SataPoller};
 use super::scsi::{ScsiPolicy, ScsiPoller};
@@ -38,12 +39,14 @@ pub struct Standby {
 /// The poller of a discovered live drive: each command gets `timeout`; a
 /// SATA drive in standby is polled as `standby` says. A disk with SAT hints
 /// is tried as ATA and handed to the SCSI poller when its IDENTIFY through
-/// ATA PASS-THROUGH is refused ([`AtaOrScsi`]).
+/// ATA PASS-THROUGH is refused ([`AtaOrScsi`]). An NVMe drive takes its
+/// persistent event log's mark from `marks` (the state file's).
 pub fn live(
     d: &Discovered,
     timeout: Duration,
     standby: Standby,
     namer: &Arc<Namer>,
+    marks: Option<&PelMarks>,
 ) -> Box<dyn Poller> {
     if let Some(at) = d.megaraid {
         return behind_megaraid(d, at, timeout, standby, namer);
@@ -56,7 +59,7 @@ pub fn live(
     match d.transport {
         Transport::Nvme => {
             let src = NvmeLive::for_drive(&d.dev_path, &d.sysfs, d.subsystem.as_deref(), timeout);
-            let poller = Box::new(NvmePoller::new(Box::new(src), PollPolicy::LIVE));
+            let poller = Box::new(nvme(Box::new(src), PollPolicy::LIVE, marks));
             if d.place.fabric.is_empty() {
                 poller
             } else {
@@ -111,20 +114,44 @@ fn behind_megaraid(
     Box::new(AtaOrScsi::new(ata, d.basis.clone(), make))
 }
 
+/// An NVMe poller, with `marks` when given.
+fn nvme(
+    src: Box<dyn crate::device::NvmeSource>,
+    policy: PollPolicy,
+    marks: Option<&PelMarks>,
+) -> NvmePoller {
+    let poller = NvmePoller::new(src, policy);
+    match marks {
+        Some(m) => poller.with_pel_marks(Arc::clone(m)),
+        None => poller,
+    }
+}
+
 /// A dump folder as a drive: its `device` name, transport and poller, which
 /// reads every page on every poll (the dump contract).
 pub fn replay(
     dir: &Path,
     namer: &Arc<Namer>,
 ) -> Result<(String, Transport, Box<dyn Poller>), String> {
+    replay_with(dir, namer, None)
+}
+
+/// [`replay()`], an NVMe dump taking its persistent event log's mark from
+/// `marks` (the state file's, when `state.path` is set).
+pub fn replay_with(
+    dir: &Path,
+    namer: &Arc<Namer>,
+    marks: Option<&PelMarks>,
+) -> Result<(String, Transport, Box<dyn Poller>), String> {
     let name = replay::device_name(dir);
     Ok(match replay::dump_kind(dir)? {
         DumpKind::Nvme => (
             name,
             Transport::Nvme,
-            Box::new(NvmePoller::new(
+            Box::new(nvme(
                 Box::new(NvmeReplay::new(dir)),
                 PollPolicy::EVERY_PAGE,
+                marks,
             )),
         ),
         DumpKind::Sata => (

@@ -1,6 +1,9 @@
 //! Polling an NVMe controller: which pages, in which order, and what a
 //! failure of each means. Shared by live drives, replayed dumps and `dump`.
 
+mod depth;
+pub mod pel;
+
 use super::refresh::{self, Refresh};
 use super::source::Source;
 use super::tracker::Tracker;
@@ -34,9 +37,12 @@ impl PollPolicy {
         identity_every: 1,
         error_log_on_change: false,
     };
-    /// Live drives: the SMART log (and OCP, self-test logs) every poll,
-    /// identity every 10th poll, the error log when its count moved. A
-    /// steady-state poll of a plain NVMe drive is then one admin command.
+    /// Live drives: the SMART log (and OCP, self-test, endurance group
+    /// logs) every poll, identity (and firmware slots, the telemetry
+    /// header, the persistent event log) every 10th poll, the error log
+    /// when its count moved. A steady-state poll of a plain NVMe drive is
+    /// then one admin command; a drive with endurance groups adds one per
+    /// group.
     pub const LIVE: Self = Self {
         identity_every: refresh::LIVE_EVERY,
         error_log_on_change: true,
@@ -59,6 +65,13 @@ pub struct NvmePoller {
     pages: NvmePages,
     /// The SMART error count the cached error log belongs to.
     error_log_count: Option<u128>,
+    /// The endurance groups to read log 09h for, found at each identity
+    /// refresh (empty: the controller has none).
+    group_ids: Vec<u16>,
+    /// What was counted of the persistent event log so far.
+    pel: pel::PelCounter,
+    /// Where the event log's mark was kept across restarts, if anywhere.
+    pel_marks: Option<pel::PelMarks>,
 }
 
 impl NvmePoller {
@@ -72,7 +85,17 @@ impl NvmePoller {
             ocp_uuid_index: None,
             pages: NvmePages::default(),
             error_log_count: None,
+            group_ids: Vec::new(),
+            pel: pel::PelCounter::default(),
+            pel_marks: None,
         }
+    }
+
+    /// Takes the persistent event log's mark from `marks` before its first
+    /// count (see [`pel::PelMarks`]).
+    pub fn with_pel_marks(mut self, marks: pel::PelMarks) -> Self {
+        self.pel_marks = Some(marks);
+        self
     }
 
     /// One poll, handing every fetched page's bytes to `sink`.
@@ -101,6 +124,7 @@ impl NvmePoller {
         out.up = smart.is_some();
         keep(&mut self.pages.smart, smart);
         self.log_pages(&mut out, sink);
+        self.depth_pages(&mut out, sink, refresh);
         self.forget_unsupported();
         let p = &self.pages;
         out.identity =
@@ -199,6 +223,10 @@ impl NvmePoller {
         t.forget_if_unsupported(Source::ErrorLog, &mut p.error_log);
         t.forget_if_unsupported(Source::SelfTestLog, &mut p.self_test);
         t.forget_if_unsupported(Source::IdentifyNs, &mut p.wwn);
+        t.forget_if_unsupported(Source::EnduranceGroupLog, &mut p.endurance_groups);
+        t.forget_if_unsupported(Source::FwSlotLog, &mut p.fw_slots);
+        t.forget_if_unsupported(Source::TelemetryLog, &mut p.telemetry);
+        t.forget_if_unsupported(Source::PersistentEventLog, &mut p.pel);
     }
 
     /// The UUID index to read C0h with, located as nvme-cli's OCP plugin
@@ -290,6 +318,10 @@ fn log(lid: u8, len: usize, uuid_index: u8) -> NvmeRequest {
         lid,
         len,
         uuid_index,
+        lsp: 0,
+        lsi: 0,
+        offset: 0,
+        rae: false,
     }
 }
 
@@ -310,6 +342,8 @@ impl Poller for NvmePoller {
         self.ocp_uuid_index = None;
         self.pages = NvmePages::default();
         self.error_log_count = None;
+        self.group_ids.clear();
+        self.pel = pel::PelCounter::default();
     }
 }
 

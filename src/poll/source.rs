@@ -26,6 +26,16 @@ pub enum Source {
     ErrorLog,
     /// NVMe Device Self-test (06h).
     SelfTestLog,
+    /// NVMe Identify Endurance Group List (CNS 19h).
+    EnduranceGroupList,
+    /// NVMe Endurance Group Information (09h), every group it lists.
+    EnduranceGroupLog,
+    /// NVMe Firmware Slot Information (03h).
+    FwSlotLog,
+    /// NVMe Telemetry Controller-Initiated (08h), its header.
+    TelemetryLog,
+    /// NVMe Persistent Event Log (0Dh), read within a reporting context.
+    PersistentEventLog,
     /// ATA CHECK POWER MODE.
     PowerMode,
     /// ATA SMART READ DATA.
@@ -100,7 +110,7 @@ pub const SCSI_LOG_PAGES: [u8; 12] = [
 
 impl Source {
     /// What an NVMe drive can fail on, in exposition order.
-    pub const NVME: [Source; 8] = [
+    pub const NVME: [Source; 13] = [
         Source::Identify,
         Source::IdentifyNs,
         Source::UuidList,
@@ -108,6 +118,11 @@ impl Source {
         Source::OcpLog,
         Source::ErrorLog,
         Source::SelfTestLog,
+        Source::EnduranceGroupList,
+        Source::EnduranceGroupLog,
+        Source::FwSlotLog,
+        Source::TelemetryLog,
+        Source::PersistentEventLog,
         Source::Poll,
     ];
 
@@ -164,6 +179,11 @@ impl Source {
             Source::OcpLog => "ocp_log",
             Source::ErrorLog => "error_log",
             Source::SelfTestLog => "self_test_log",
+            Source::EnduranceGroupList => "endurance_group_list",
+            Source::EnduranceGroupLog => "endurance_group_log",
+            Source::FwSlotLog => "fw_slot_log",
+            Source::TelemetryLog => "telemetry_log",
+            Source::PersistentEventLog => "persistent_event_log",
             Source::PowerMode => "power_mode",
             Source::AtaSmart => "ata_smart",
             Source::AtaThresholds => "ata_thresholds",

@@ -225,3 +225,37 @@ fn the_operator_s_rated_endurance_wins_over_the_datasheet_s() {
     s.judge(Vec::new(), now);
     assert_eq!(s.endurance_used, Some(0.25));
 }
+
+/// The rated-endurance hook: the operator's value for the drive
+/// (`health.overrides[].rated_endurance_bytes`, through its tuning) is what
+/// the drive is judged against, and feeds the endurance used and, at 0 %
+/// used, the forecast.
+#[test]
+fn a_rated_endurance_override_is_judged_against() {
+    use crate::health::forecast::EnduranceSource;
+    let mut d = snap("nvme0");
+    let mut r = Reading {
+        percentage_used_ratio: Some(0.0),
+        ..Reading::default()
+    };
+    r.counters.host_written_bytes = Some(1_000_000_000_000); // 1 TB
+    r.counters.power_on_seconds = Some(1_000_000);
+    d.reading = Some(r);
+    d.polls = 1;
+    d.up = true;
+    let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_083_200);
+    d.judge(Vec::new(), now);
+    assert_eq!((d.rated_endurance.clone(), d.endurance_used), (None, None));
+    d.tuning = Arc::new(Tuning {
+        rated_endurance_bytes: Some(4e12),
+        ..Tuning::default()
+    });
+    d.judge(Vec::new(), now);
+    assert_eq!(
+        d.rated_endurance.as_ref().unwrap().source,
+        EnduranceSource::Override
+    );
+    assert_eq!(d.endurance_used, Some(0.25));
+    // 75 % left at 25 % per 1 000 000 s
+    assert_eq!(d.wearout_seconds, Some(3_000_000.0));
+}

@@ -14,6 +14,7 @@ use tracing::{info, warn};
 use super::record::{Payload, Record, SelfTestRun};
 use crate::health::Identity;
 use crate::health::history::History;
+use crate::health::nvme_depth::PelMark;
 use crate::snapshot::DriveSnapshot;
 
 /// Drives kept at most; past it the least recently seen are left out.
@@ -45,6 +46,7 @@ struct Entry {
     last_seen: SystemTime,
     history: History,
     last_self_test: Option<SelfTestRun>,
+    pel_mark: Option<PelMark>,
 }
 
 #[derive(Debug, Default)]
@@ -100,6 +102,7 @@ impl Memory {
                         last_seen: UNIX_EPOCH + Duration::from_millis(r.last_seen_ms),
                         history,
                         last_self_test: r.last_self_test,
+                        pel_mark: r.pel_mark,
                     });
                 }
                 Err(e) => refused.push(Refused {
@@ -177,6 +180,7 @@ impl Memory {
             last_seen: now,
             history: History::new(None),
             last_self_test: None,
+            pel_mark: None,
         };
         let mut news = false;
         let e = inner.drives.entry(k).or_insert_with(|| {
@@ -196,6 +200,16 @@ impl Memory {
         // was given): the same revision means only times moved.
         news |= e.history.revision() != s.history.revision();
         e.history = s.history.clone();
+        // The event log is read with identity refreshes: a reading without
+        // one leaves the mark as it was.
+        let mark = s
+            .reading
+            .as_ref()
+            .and_then(|r| r.nvme.as_ref()?.pel.as_ref()?.mark);
+        if mark.is_some() && mark != e.pel_mark {
+            e.pel_mark = mark;
+            news = true;
+        }
         e.last_seen = s.history.latest().unwrap_or(now);
         inner.news |= news;
         inner.moved = true;
@@ -228,6 +242,7 @@ impl Memory {
                 last_seen_ms: ms(e.last_seen),
                 history: e.history.saved(),
                 last_self_test: e.last_self_test,
+                pel_mark: e.pel_mark,
             })
             .collect();
         drives.sort_by_key(|d| std::cmp::Reverse(d.last_seen_ms));
@@ -236,6 +251,13 @@ impl Memory {
             saved_at_ms: ms(now),
             drives,
         })
+    }
+
+    /// The persistent event log mark remembered for the drive with this
+    /// serial and model (Identify Controller's, trimmed), if any.
+    pub fn pel_mark(&self, serial: &str, model: &str) -> Option<PelMark> {
+        let k = (serial.to_string(), model.to_string());
+        self.lock().drives.get(&k)?.pel_mark
     }
 
     /// A payload was not written: the next one is due at the next tick.

@@ -3,14 +3,15 @@
 //! which moves between boots), when it was last seen, its history and the
 //! last self-test the exporter started on it.
 //!
-//! New per-drive facts (the NVMe persistent event log's "seen up to"
-//! marker, say) go in [`Record`] as fields with `#[serde(default)]`: an
+//! New per-drive facts (such as the NVMe persistent event log's "counted
+//! up to" mark) go in [`Record`] as fields with `#[serde(default)]`: an
 //! older exporter ignores a field it does not know, a newer one reads an
 //! older file with the default, and neither needs a new format version.
 
 use serde::{Deserialize, Serialize};
 
 use crate::health::history::SavedHistory;
+use crate::health::nvme_depth::PelMark;
 
 /// The whole payload after the header line.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -41,6 +42,10 @@ pub struct Record {
     /// so that a restart does not test every drive again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_self_test: Option<SelfTestRun>,
+    /// The newest NVMe persistent event log event counted (its position and
+    /// fingerprint), so that a restart counts only the events after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pel_mark: Option<PelMark>,
 }
 
 /// A self-test the exporter started.

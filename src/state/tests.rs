@@ -274,3 +274,46 @@ fn a_directory_that_cannot_be_made_is_an_error_to_warn_about() {
     let e = StateDir::open(&file.join("state")).unwrap_err();
     assert!(matches!(e, OpenError::Create(_)), "{e}");
 }
+
+#[test]
+fn the_event_log_mark_is_news_saved_and_looked_up_by_serial_and_model() {
+    use crate::health::nvme_depth::{NvmeReading, PelMark, PelSummary};
+    let m = Memory::default();
+    let mut s = drive("nvme0", identity("S1", ""));
+    poll(&m, &mut s, 0, at(T0));
+    assert!(m.payload(at(T0), false).is_some());
+    assert_eq!(m.pel_mark("S1", "KINGSTON SEDC2000BM8960G"), None);
+    let mark = PelMark {
+        position: 5,
+        fingerprint: 0x0123_4567_89ab_cdef,
+    };
+    s.reading = Some(Reading {
+        nvme: Some(NvmeReading {
+            pel: Some(PelSummary {
+                mark: Some(mark),
+                ..PelSummary::default()
+            }),
+            ..NvmeReading::default()
+        }),
+        ..Reading::default()
+    });
+    m.keep(&s, at(T0 + 1));
+    // A new mark is news: saved at the next tick, not after the refresh.
+    let payload = m.payload(at(T0 + 1), false).expect("a new mark is news");
+    // A reading without the log keeps the mark.
+    s.reading = Some(Reading::default());
+    m.keep(&s, at(T0 + 2));
+    assert_eq!(m.pel_mark("S1", "KINGSTON SEDC2000BM8960G"), Some(mark));
+    let (restored, refused) = Memory::from_payload(
+        window(),
+        file::decode(&file::encode(&payload)).unwrap(),
+        at(T0 + 60),
+    );
+    assert!(refused.is_empty());
+    assert_eq!(
+        restored.pel_mark("S1", "KINGSTON SEDC2000BM8960G"),
+        Some(mark)
+    );
+    assert_eq!(restored.pel_mark("S1", "another model"), None);
+    assert_eq!(restored.pel_mark("S2", "KINGSTON SEDC2000BM8960G"), None);
+}

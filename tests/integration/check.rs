@@ -315,3 +315,40 @@ fn one_verdict_in_metrics_check_and_the_landing_page() {
     // check's exit code is the worst status's value.
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The DC2000B dump's persistent event log, newest first, as the JSON's
+/// `events`: the six events of its meta.toml (T0 = 2026-12-01T00:00:00Z),
+/// and none for a drive without the log.
+#[test]
+fn json_lists_the_persistent_event_log_as_a_timeline() {
+    let (_, out) = check(
+        &["nvme/kingston-dc2000b/nvme0", "nvme/sabrent-rocket4/nvme1"],
+        &["--json"],
+    );
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let drives = doc["drives"].as_array().unwrap();
+    let nvme0 = drives.iter().find(|d| d["device"] == "nvme0").unwrap();
+    let events = nvme0["events"].as_array().unwrap();
+    let kinds: Vec<&str> = events.iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "vendor",
+            "smart_snapshot",
+            "firmware_commit",
+            "thermal_excursion",
+            "timestamp_change",
+            "power_on_reset"
+        ]
+    );
+    assert_eq!(events[0]["at"], "2026-11-30T23:30:00Z"); // T0 − 30 min
+    assert_eq!(events[0]["position"], 5);
+    assert_eq!(events[2]["at"], "2026-11-30T00:00:00Z"); // T0 − 1 day
+    assert_eq!(
+        events[2]["detail"],
+        "firmware EIEK51.3 -> EIEK52.0, slot 2, commit action 1, succeeded"
+    );
+    assert_eq!(events[5]["detail"], "firmware EIEK51.3, 1 controller(s)");
+    let nvme1 = drives.iter().find(|d| d["device"] == "nvme1").unwrap();
+    assert!(nvme1.get("events").is_none(), "{nvme1}");
+}

@@ -303,7 +303,8 @@ fn check_config_rejects_an_unknown_problem_name_naming_the_key_and_the_names() {
 fn sighup_applies_a_new_threshold_and_a_bad_file_keeps_the_running_config() {
     let dir = tempfile::tempdir().unwrap();
     // The DC2000B fixture: 3 % used, 16.384 TB written, no problem at the
-    // default thresholds, and no endurance in the datasheet table.
+    // default thresholds, and no endurance in the datasheet table: judged
+    // against its own endurance group estimate until an override rates it.
     let nvme0 = copy_fixture("nvme/kingston-dc2000b/nvme0", dir.path(), "nvme0");
     let path = dir.path().join("config.yml");
     let start = "poll:\n  interval: 200ms\nhealth:\n  wear_warning: 0.8\n";
@@ -317,9 +318,20 @@ fn sighup_applies_a_new_threshold_and_a_bad_file_keeps_the_running_config() {
         value(m, name, &[]).unwrap()
     };
     let endurance = |m: &BTreeMap<String, f64>| of(m, "ssd_endurance_used_ratio", "nvme0");
+    let rated = |m: &BTreeMap<String, f64>, source| {
+        let labels = [
+            ("device", "nvme0"),
+            ("serial", "REDACTED0000000001"),
+            ("source", source),
+        ];
+        value(m, "ssd_rated_endurance_bytes", &labels)
+    };
     let m = e.until("polled", |m| polls(m, "nvme0") >= 2.0);
     assert!(problems(&m, "nvme0").is_empty(), "{m:?}");
-    assert_eq!(endurance(&m), None);
+    // log 09h: 21 300 media units written of an estimate of 700 000 (both
+    // billions of bytes; the fixture's meta.toml)
+    assert!((endurance(&m).unwrap() - 21_300.0 / 700_000.0).abs() < 1e-12);
+    assert_eq!(rated(&m, "endurance_group"), Some(7e14));
     assert_eq!(reload_ok(&m), Some(1.0));
     let started_at = reload_at(&m);
 
@@ -334,6 +346,8 @@ fn sighup_applies_a_new_threshold_and_a_bad_file_keeps_the_running_config() {
     });
     assert_eq!(problems(&m, "nvme0")["wear_high"], "warning");
     assert!((endurance(&m).unwrap() - 0.01).abs() < 1e-12, "{m:?}");
+    assert_eq!(rated(&m, "override"), Some(1.6384e15));
+    assert_eq!(rated(&m, "endurance_group"), None);
     assert_eq!(reload_ok(&m), Some(1.0));
     let good_at = reload_at(&m);
     assert!(good_at > started_at, "{good_at} <= {started_at}");
@@ -369,7 +383,8 @@ fn sighup_applies_a_new_threshold_and_a_bad_file_keeps_the_running_config() {
     });
     let kept = "the bad file's wear_warning applied";
     assert_eq!(problems(&m, "nvme0")["wear_high"], "warning", "{kept}");
-    assert!(endurance(&m).is_some(), "the running override was dropped");
+    let dropped = "the running override was dropped";
+    assert_eq!(rated(&m, "override"), Some(1.6384e15), "{dropped}");
     let log = e.log();
     let new: Vec<&String> = log[logged..]
         .iter()
@@ -383,14 +398,15 @@ fn sighup_applies_a_new_threshold_and_a_bad_file_keeps_the_running_config() {
     );
 
     // Fixed again (the file at start): back to 1, and without the
-    // override the drive's endurance is unknown again.
+    // override the drive is judged against its own estimate again.
     std::fs::write(&path, start).unwrap();
     e.hup();
     let m = e.until("reloaded the fixed file", |m| {
         reload_ok(m) == Some(1.0)
             && !problems(m, "nvme0").contains_key("wear_high")
-            && endurance(m).is_none()
+            && rated(m, "endurance_group") == Some(7e14)
     });
+    assert_eq!(rated(&m, "override"), None);
     assert!(reload_at(&m) > good_at);
     let gone = "no health override applies any more";
     assert!(e.log().iter().any(|l| l.contains(gone)), "{:#?}", e.log());

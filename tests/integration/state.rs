@@ -446,3 +446,5 @@ fn check_and_the_demo_leave_the_state_alone() {
     assert!(demo.stop().success());
     assert!(!state.exists(), "the demo made the state directory");
 }
+
+mod pel;

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tools.dashboards import nvme_depth
 from tools.dashboards.panels import (DASHED_RED, DRIVE_UID, FLEET_URL, HEALTH_MAP, MERGE,
                                      POLL_RATE_INTERVAL, SEVERITY_MAP, Board, dashboard,
                                      heatmap, organize, override, q, sel, stat, state_timeline,
@@ -415,8 +416,8 @@ def polling(b: Board) -> None:
 
 def build() -> dict:
     b = Board()
-    for section in (identity, wear, temperature, power_loss, io, probe, errors, pcie,
-                    polling, sata, scsi):
+    for section in (identity, wear, temperature, power_loss, io, nvme_depth.drive, probe,
+                    errors, pcie, polling, sata, scsi):
         section(b)
     return dashboard(
         DRIVE_UID, "SSD drive",

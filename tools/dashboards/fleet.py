@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tools.dashboards import nvme_depth
 from tools.dashboards.panels import (DASHED_RED, DRIVE_URL, FLEET_UID, HEALTH_MAP, MERGE,
                                      POLL_RATE_INTERVAL, SEVERITY_MAP, Board, bargauge,
                                      dashboard, organize, override, per_drive, q, sel,
@@ -411,7 +412,7 @@ def polling(b: Board) -> None:
 def build() -> dict:
     b = Board()
     for section in (overview, wear, temperature, throttling, power_loss, latency, writes,
-                    errors, polling):
+                    nvme_depth.fleet, errors, polling):
         section(b)
     return dashboard(
         FLEET_UID, "SSD fleet",

@@ -57,13 +57,15 @@ FAILING = {
     # threshold, 99 % used and ~16 days left, capacitors failed and at 35 %,
     # 72 °C against a 70 °C warning threshold (below the critical one),
     # media errors rising every 20 s, its PCIe link trained x2 of x4 with
-    # non-fatal AER errors rising every 30 s (first at 10 s), and the
-    # verdict. Never woken from a power loss, never throttled, its poll
-    # never fails.
+    # non-fatal AER errors rising every 30 s (first at 10 s), its OCP media
+    # dies offline at the tolerance, and the verdict. Never woken from a
+    # power loss, never throttled, its poll never fails; its telemetry
+    # header is read again only with the 10th poll (10 min), after the
+    # checks, so no capture is seen (no SsdDriveReportedInternalError).
     ("demo", "nvme2"): {
         "SsdPcieLinkDegraded", "SsdPcieErrors", "SsdCriticalWarning", "SsdPlpFailed", "SsdPlpHealthLow", "SsdSpareBelowThreshold",
         "SsdWearCritical", "SsdWearOutForecast", "SsdMediaErrors", "SsdTemperatureWarning",
-        "SsdHealthCritical",
+        "SsdMediaDiesOffline", "SsdHealthCritical",
     },
     # The replayed failing-critical fixture holds still, so nothing rises
     # (no SsdMediaErrors for its 23 media errors); its C0h page is not the

@@ -360,6 +360,8 @@ def equality(r: Report, share: Path) -> None:
         errs = [s for s in select(m2, "ssd_poll_errors_total", device=dev, source="smart_log")
                 if s.value != 0]
         r.check(f"{dev}.no_smart_log_poll_errors", not errs, f"{[str(s) for s in errs]}")
+    from tools.vm import fwlog
+    fwlog.check(r, share, m1, m2, CONTROLLERS, checked)
     _labels(r, share)
     unchecked = sorted({str(s) for s in m1 if s.label("device") in CONTROLLERS
                         and (s.name, s.labels) not in checked and not s.name.startswith(NOT_COMPARED)})

@@ -134,8 +134,8 @@ def _disk(r, out: Path, kind: str, dev: str, m1, m2, log: str) -> None:
 
 
 def _verdict_and_probe(r, name: str, kind: str, dev: str, m2, log: str) -> None:
-    """The physical disk is judged (QEMU's disk has no log pages: data_missing) and
-    probed; the virtual one neither (no problem, status 0, no probe series), and the
+    """The physical disk is judged (QEMU's disk has no log pages: data_missing,
+    so its status is 3, unknown: docs/metrics.md) and probed; the virtual one neither (no problem, status 0, no probe series), and the
     log says why discovery took each for what it is."""
     problems = sorted(s.label("problem") for s in select(m2, "ssd_health_problem", device=dev))
     status = one(m2, "ssd_health_status", device=dev)
@@ -143,7 +143,7 @@ def _verdict_and_probe(r, name: str, kind: str, dev: str, m2, log: str) -> None:
     found = [line for line in log.splitlines() if "drive found" in line and f"device={dev}" in line]
     if kind == "physical":
         r.check(f"{name}.judged", problems == ["data_missing"] and status is not None
-                and status.value == 1, f"problems {problems}, status {status}")
+                and status.value == 3, f"problems {problems}, status {status}")
         r.check(f"{name}.probed", bool(probed), f"no ssd_probe_ios_total{{block={dev}}} > 0")
         why = "the SAS transport class in sysfs"
     else:

@@ -31,6 +31,7 @@ async fn a_namespace_listed_on_a_later_pass_gets_its_probe() {
         store: Arc::new(Store::default()),
         probes: Some(fleet.clone()),
         gone: Arc::new(Notify::new()),
+        pel_marks: None,
     };
     let found = |namespaces: &[&str]| Discovered {
         name: "nvme9".into(),
@@ -87,6 +88,7 @@ async fn a_virtual_volume_gets_no_probe() {
         store: Arc::new(Store::default()),
         probes: Some(fleet.clone()),
         gone: Arc::new(Notify::new()),
+        pel_marks: None,
     };
     crate::probe::fake_block_device(&sys, &dev, "sdq");
     let disk = |kind| Discovered {

@@ -186,3 +186,19 @@ fn the_example_config_s_commented_overrides_are_valid() {
     let c = validate(&format!("health:\n{block}")).unwrap_or_else(|e| panic!("{e}\n{block}"));
     assert!(c.health.overrides.len() >= 2, "{block}");
 }
+
+#[test]
+fn the_nvme_depth_problems_can_be_muted() {
+    let yaml = "health:\n  overrides:\n    - device: nvme2\n      mute: [media_dies_offline, drive_reported_internal_error]\n";
+    let c = validate(yaml).unwrap();
+    let t = c
+        .health
+        .tuning_for("nvme2", &drive("KINGSTON SEDC2000BM8960G", "S1"));
+    assert!(t.rules.mute.contains(ProblemName::MediaDiesOffline));
+    assert!(
+        t.rules
+            .mute
+            .contains(ProblemName::DriveReportedInternalError)
+    );
+    assert!(!t.rules.mute.contains(ProblemName::MediaErrorsIncreasing));
+}

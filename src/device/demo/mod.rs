@@ -23,17 +23,20 @@
 //! drives are simulated.
 
 pub mod ata;
+pub mod depth;
 pub mod latency;
 pub mod pages;
 pub mod pcie;
 pub mod scsi;
 pub mod sim;
 
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use crate::ata::{PowerMode, smart::SmartStatus};
 use crate::device::discovery::Transport;
+use crate::device::replay::pel_window;
 use crate::device::{AtaRead, AtaSource, FetchError, NvmeRequest, NvmeSource};
+use crate::nvme;
 use ata::AtaIdentity;
 use pages::NvmeIdentity;
 pub use scsi::DemoScsi;
@@ -111,6 +114,7 @@ fn nvme_identity(model: Model) -> NvmeIdentity {
         cctemp_c: 85.0,
         capacity_bytes: 960_197_124_096,
         elpe: 63,
+        depth: true,
     };
     match model {
         Model::Rocket => NvmeIdentity {
@@ -123,6 +127,7 @@ fn nvme_identity(model: Model) -> NvmeIdentity {
             cctemp_c: 80.0,
             capacity_bytes: 2_000_398_934_016,
             elpe: 62,
+            depth: false,
         },
         Model::Failing => dc2000b("DEMO0000000000000003"),
         Model::FailSlow => dc2000b("DEMO0000000000000006"),
@@ -134,11 +139,40 @@ fn nvme_identity(model: Model) -> NvmeIdentity {
 pub struct DemoNvme {
     drive: DemoDrive,
     started: Instant,
+    /// The wall clock at `started`: the drive's event timestamps.
+    wall_start: SystemTime,
+    /// The persistent event log as it was when the reporting context was
+    /// established: a real controller keeps the log it reports unchanged
+    /// until the context is released.
+    pel_context: Option<Vec<u8>>,
 }
 
 impl DemoNvme {
     pub fn new(drive: DemoDrive, started: Instant) -> Self {
-        Self { drive, started }
+        let wall_start = SystemTime::now()
+            .checked_sub(started.elapsed())
+            .unwrap_or(SystemTime::UNIX_EPOCH);
+        Self {
+            drive,
+            started,
+            wall_start,
+            pel_context: None,
+        }
+    }
+
+    /// Log 0Dh within its reporting context (LSP 1 takes the snapshot,
+    /// LSP 2 drops it, LSP 0 reads it).
+    fn pel(&mut self, lsp: u8, offset: u64, len: usize, t: f64) -> Vec<u8> {
+        if lsp == nvme::PEL_ESTABLISH || self.pel_context.is_none() {
+            let log = depth::persistent_event_log(self.drive.model, self.wall_start, t);
+            self.pel_context = Some(log);
+        }
+        let log = self.pel_context.as_deref().unwrap_or_default();
+        let bytes = pel_window(log, lsp, offset, len);
+        if lsp == nvme::PEL_RELEASE {
+            self.pel_context = None;
+        }
+        bytes
     }
 }
 
@@ -160,6 +194,8 @@ impl NvmeSource for DemoNvme {
                 Ok(pages::nvme_identify_ns(eui64))
             }
             NvmeRequest::UuidList => unsupported(),
+            NvmeRequest::EnduranceGroupList if depth::has_depth(model) => Ok(depth::group_list()),
+            NvmeRequest::EnduranceGroupList => unsupported(),
             NvmeRequest::Log { lid: 0x02, .. } => Ok(pages::nvme_smart_log(&health)),
             NvmeRequest::Log { lid: 0xC0, .. } => match ocp {
                 Some(o) => Ok(pages::ocp_smart_log(&o)),
@@ -175,6 +211,20 @@ impl NvmeSource for DemoNvme {
                     (health.power_on_hours as u64).saturating_sub(10),
                 ))
             }
+            NvmeRequest::Log { lid: 0x03, .. } => Ok(depth::fw_slots(model)),
+            NvmeRequest::Log {
+                lid: 0x09, lsi: 1, ..
+            } if depth::has_depth(model) => Ok(depth::endurance_group(&health, ocp.as_ref())),
+            NvmeRequest::Log { lid: 0x08, .. } if depth::has_depth(model) => {
+                Ok(depth::telemetry(model, t))
+            }
+            NvmeRequest::Log {
+                lid: 0x0D,
+                lsp,
+                offset,
+                len,
+                ..
+            } if depth::has_depth(model) => Ok(self.pel(lsp, offset, len, t)),
             NvmeRequest::Log { .. } => unsupported(),
         }
     }

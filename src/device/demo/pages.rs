@@ -33,6 +33,9 @@ pub struct NvmeIdentity {
     pub capacity_bytes: u128,
     /// Error log entries − 1 (ELPE).
     pub elpe: u8,
+    /// Endurance groups (CTRATT bit 4, ENDGIDMAX 1), telemetry and the
+    /// persistent event log (LPA bits 3 and 4): see `depth`.
+    pub depth: bool,
 }
 
 /// Identify Controller (CNS 01h), 4096 bytes, built on the decoder's own
@@ -47,6 +50,11 @@ pub fn nvme_identify(id: &NvmeIdentity) -> Vec<u8> {
     p.ver = 0x0001_0400.into(); // NVMe 1.4
     p.oacs = id.oacs.into();
     p.lpa = 0x07; // per-namespace SMART, command effects, extended data
+    if id.depth {
+        p.lpa |= 0x18; // telemetry, persistent event log
+        p.ctratt = (1u32 << 4).into(); // endurance groups
+        p.endgidmax = 1.into();
+    }
     p.elpe = id.elpe;
     p.wctemp = kelvin(id.wctemp_c).into();
     p.cctemp = kelvin(id.cctemp_c).into();
@@ -138,6 +146,9 @@ pub struct OcpHealth {
     /// Percent.
     pub capacitor_health: u16,
     pub plp_starts: u128,
+    /// `(total, failure tolerance, offline)` media dies: a log page of
+    /// version 5, which defines them; version 3 without.
+    pub dies: Option<(u16, u16, u16)>,
 }
 
 /// OCP Datacenter NVMe SSD SMART / Health extended log (C0h), 512 bytes,
@@ -158,6 +169,12 @@ pub fn ocp_smart_log(o: &OcpHealth) -> Vec<u8> {
     p.capacitor_health = o.capacitor_health.into();
     p.plp_start_count = o.plp_starts.into();
     p.log_page_version = 3.into();
+    if let Some((total, tolerance, offline)) = o.dies {
+        p.log_page_version = 5.into();
+        p.total_media_dies = total.into();
+        p.total_die_failure_tolerance = tolerance.into();
+        p.media_dies_offline = offline.into();
+    }
     p.as_bytes().to_vec()
 }
 

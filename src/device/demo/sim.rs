@@ -84,7 +84,7 @@ pub fn dc2000b_temperature(t: f64) -> f64 {
 /// Within an episode the drive throttles while the heating alone has taken
 /// it to within a degree (the wobble) of its 70 °C warning threshold: the
 /// rise and fall are linear, so that is a window centred on the peak.
-const THROTTLE_ON: f64 =
+pub const THROTTLE_ON: f64 =
     THROTTLE_EPISODE / 2.0 * (DC2000B_WARNING_C - 1.0 - DC2000B_IDLE_C) / HEAT_RISE;
 const THROTTLE_LEN: f64 = THROTTLE_EPISODE - 2.0 * THROTTLE_ON;
 
@@ -241,6 +241,8 @@ fn dc2000b(t: f64, life: &Dc2000bLife) -> (NvmeHealth, Option<OcpHealth>) {
         pcie_correctable: 7,
         capacitor_health: 100,
         plp_starts: 4,
+        // 16 dies, 1 may fail, none has
+        dies: Some((16, 1, 0)),
         ..OcpHealth::default()
     };
     (h, Some(ocp))
@@ -289,6 +291,8 @@ fn failing_nvme(t: f64) -> (NvmeHealth, Option<OcpHealth>) {
         incomplete_shutdowns: 19,
         capacitor_health: 35,
         plp_starts: 19,
+        // 64 dies, 2 may fail, and 2 have: at the tolerance
+        dies: Some((64, 2, 2)),
     };
     (h, Some(ocp))
 }

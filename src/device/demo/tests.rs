@@ -346,3 +346,64 @@ fn the_simulated_pcie_links_are_degraded_only_on_the_failing_drive() {
     assert_eq!(total(Model::Dc2000b, 136.0, AerSeverity::Correctable), 2);
     assert_eq!(total(Model::Failing, 1000.0, AerSeverity::Fatal), 0);
 }
+
+/// The DC2000B-like drive's depth pages through the real poller, 460 s
+/// in. By hand: throttling starts 30 × (70 − 1 − 52) / 26 ≈ 19.6 s into
+/// each episode (150 s, then every 300 s), so one thermal excursion has
+/// been logged, after the three events of its history.
+#[test]
+fn the_dc2000b_like_drive_reports_its_depth_pages() {
+    let src = DemoNvme::new(FLEET[0], Instant::now() - Duration::from_secs(460));
+    let mut p = NvmePoller::new(Box::new(src), PollPolicy::LIVE);
+    let out = p.poll();
+    assert!(out.up && out.errors.is_empty(), "{:?}", out.errors);
+    let n = out.reading.unwrap().nvme.unwrap();
+    let ids: Vec<u16> = n.endurance_groups.iter().map(|(g, _)| *g).collect();
+    assert_eq!(ids, [1]);
+    // OCP media bytes are 1.1 × the host's, both rounded up to 10^9
+    let wa = n.write_amplification.unwrap();
+    assert!((wa - 1.1).abs() < 1e-4, "{wa}");
+    let fw = n.firmware.unwrap();
+    assert!(fw.activation_pending());
+    assert_eq!(fw.slots[1].revision, "EIEK52.0");
+    let pel = n.pel.unwrap();
+    assert_eq!(pel.events_in_log, 4);
+    let count = |label: &str| {
+        pel.counts
+            .iter()
+            .find(|(t, _)| t.as_label() == label)
+            .map(|c| c.1)
+    };
+    assert_eq!(count("thermal_excursion"), Some(1));
+    assert_eq!(count("firmware_commit"), Some(1));
+    assert_eq!(count("hardware_error"), Some(0)); // supported, none logged
+    assert_eq!(pel.timeline[0].kind.as_label(), "thermal_excursion");
+    let t = n.telemetry.unwrap();
+    assert_eq!((t.data_available, t.generation), (false, 2));
+}
+
+/// The failing drive, 410 s in: OCP dies offline at the tolerance (2 of
+/// 2), captures at 90 s and 390 s (generation 4 → 6) kept for collection, and a
+/// hardware error event at 200 s and 400 s.
+#[test]
+fn the_failing_drive_has_dies_offline_captures_and_hardware_errors() {
+    let src = DemoNvme::new(FLEET[2], Instant::now() - Duration::from_secs(410));
+    let mut p = NvmePoller::new(Box::new(src), PollPolicy::LIVE);
+    let out = p.poll();
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let n = out.reading.unwrap().nvme.unwrap();
+    let ocp = n.ocp.unwrap();
+    assert_eq!(
+        (ocp.media_dies_offline, ocp.total_die_failure_tolerance),
+        (Some(2), Some(2))
+    );
+    let t = n.telemetry.unwrap();
+    assert_eq!((t.data_available, t.generation), (true, 6));
+    let pel = n.pel.unwrap();
+    let hw = pel
+        .counts
+        .iter()
+        .find(|(t, _)| t.as_label() == "hardware_error");
+    assert_eq!(hw.map(|c| c.1), Some(2));
+    assert!(n.firmware.is_some_and(|f| !f.activation_pending()));
+}

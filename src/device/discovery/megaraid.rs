@@ -5,7 +5,8 @@
 //! `megaraid_sas_ioctl` character major in `/proc/devices` when absent, as
 //! the driver makes none), and each controller's physical drive list
 //! (`MR_DCMD_PD_GET_LIST`). Only disks (SCSI peripheral type 0) are kept.
-//! The parsers here are pure; [`scan`] does the I/O.
+//! The parsers here are pure; [`crate::device::megaraid_live::discover`]
+//! does the I/O.
 
 use std::path::{Path, PathBuf};
 

@@ -4,11 +4,7 @@ use super::*;
 fn absent_optional_page_is_unsupported_and_files_are_reread() {
     let dir = tempfile::tempdir().unwrap();
     let mut src = NvmeReplay::new(dir.path());
-    let ocp = NvmeRequest::Log {
-        lid: 0xC0,
-        len: 512,
-        uuid_index: 0,
-    };
+    let ocp = NvmeRequest::log(0xC0, 512);
     assert!(matches!(src.fetch(ocp), Err(FetchError::Unsupported(_))));
     std::fs::write(dir.path().join("ocp-smart-log.bin"), [7u8; 512]).unwrap();
     assert_eq!(src.fetch(ocp).unwrap(), vec![7u8; 512]);
@@ -23,11 +19,7 @@ fn a_page_file_larger_than_the_cap_is_an_error_not_a_read() {
     let dir = tempfile::tempdir().unwrap();
     let big = vec![0u8; MAX_PAGE_FILE as usize + 1];
     std::fs::write(dir.path().join("smart-log.bin"), &big).unwrap();
-    let smart = NvmeRequest::Log {
-        lid: nvme::LID_SMART,
-        len: 512,
-        uuid_index: 0,
-    };
+    let smart = NvmeRequest::log(nvme::LID_SMART, 512);
     let err = NvmeReplay::new(dir.path()).fetch(smart).unwrap_err();
     assert!(
         matches!(&err, FetchError::Failed(m) if m.contains("larger than")),
@@ -45,6 +37,60 @@ fn a_page_file_larger_than_the_cap_is_an_error_not_a_read() {
         NvmeReplay::new(dir.path()).fetch(smart).unwrap().len(),
         big.len() - 1
     );
+}
+
+#[test]
+fn nvme_depth_file_names_follow_the_dump_format() {
+    let name = |req| nvme_file_name(req).unwrap();
+    assert_eq!(name(NvmeRequest::log(0x03, 512)), "fw-slot-log.bin");
+    assert_eq!(
+        name(NvmeRequest::log(0x08, 512)),
+        "telemetry-ctrl-header.bin"
+    );
+    assert_eq!(
+        name(NvmeRequest::log(0x0D, 4096)),
+        "persistent-event-log.bin"
+    );
+    let group = |lsi| NvmeRequest::Log {
+        lid: 0x09,
+        len: 512,
+        uuid_index: 0,
+        lsp: 0,
+        lsi,
+        offset: 0,
+        rae: false,
+    };
+    assert_eq!(name(group(1)), "endurance-group-1.bin");
+    assert_eq!(name(group(300)), "endurance-group-300.bin");
+    assert_eq!(nvme_file_name(NvmeRequest::EnduranceGroupList), None);
+}
+
+/// A dump holds the whole persistent event log; each read gets its
+/// window of it, and a release reads no file at all.
+#[test]
+fn the_persistent_event_log_is_answered_in_windows() {
+    let dir = tempfile::tempdir().unwrap();
+    let log: Vec<u8> = (0..600u32).map(|i| i as u8).collect();
+    std::fs::write(dir.path().join("persistent-event-log.bin"), &log).unwrap();
+    let read = |lsp, offset, len| NvmeRequest::Log {
+        lid: 0x0D,
+        len,
+        uuid_index: 0,
+        lsp,
+        lsi: 0,
+        offset,
+        rae: false,
+    };
+    let mut src = NvmeReplay::new(dir.path());
+    assert_eq!(src.fetch(read(1, 0, 512)).unwrap(), log[..512]);
+    assert_eq!(src.fetch(read(0, 512, 4096)).unwrap(), log[512..]);
+    assert_eq!(src.fetch(read(0, 9999, 16)).unwrap(), Vec::<u8>::new());
+    std::fs::remove_file(dir.path().join("persistent-event-log.bin")).unwrap();
+    assert_eq!(src.fetch(read(2, 0, 512)).unwrap(), vec![0u8; 512]);
+    assert!(matches!(
+        src.fetch(read(1, 0, 512)),
+        Err(FetchError::Unsupported(_))
+    ));
 }
 
 #[test]

@@ -30,7 +30,7 @@ fn lifetime_average_ten_percent_a_year_leaves_nine_years() {
     // = 9 × 31 536 000 = 283 824 000 s.
     let r = reading(Some(0.10), Some(8760 * 3600));
     let h = History::new(None);
-    assert!(close(wearout_seconds(&r, &h, WEEK), 283_824_000.0));
+    assert!(close(wearout_seconds(&r, &h, WEEK, None), 283_824_000.0));
 }
 
 #[test]
@@ -41,7 +41,7 @@ fn history_over_a_long_enough_span_wins() {
     h.record(at(T0), &reading(Some(0.03), Some(1000 * 3600)));
     let now = reading(Some(0.04), Some(1720 * 3600));
     h.record(at(T0 + 30 * DAY), &now);
-    assert!(close(wearout_seconds(&now, &h, WEEK), 248_832_000.0));
+    assert!(close(wearout_seconds(&now, &h, WEEK, None), 248_832_000.0));
 }
 
 #[test]
@@ -51,11 +51,17 @@ fn a_short_or_flat_history_falls_back_to_the_lifetime_average() {
     let mut short = History::new(None);
     short.record(at(T0), &reading(Some(0.03), Some(1_000)));
     short.record(at(T0 + 6 * DAY), &now);
-    assert!(close(wearout_seconds(&now, &short, WEEK), 24_000_000.0));
+    assert!(close(
+        wearout_seconds(&now, &short, WEEK, None),
+        24_000_000.0
+    ));
     let mut flat = History::new(None);
     flat.record(at(T0), &now);
     flat.record(at(T0 + 30 * DAY), &now);
-    assert!(close(wearout_seconds(&now, &flat, WEEK), 24_000_000.0));
+    assert!(close(
+        wearout_seconds(&now, &flat, WEEK, None),
+        24_000_000.0
+    ));
 }
 
 #[test]
@@ -68,7 +74,7 @@ fn no_forecast_without_wear_rate_or_power_on_time() {
         reading(Some(0.05), Some(0)),
     ];
     for r in cases {
-        assert_eq!(wearout_seconds(&r, &h, WEEK), None, "{r:?}");
+        assert_eq!(wearout_seconds(&r, &h, WEEK, None), None, "{r:?}");
     }
 }
 
@@ -76,11 +82,11 @@ fn no_forecast_without_wear_rate_or_power_on_time() {
 fn worn_out_is_zero() {
     let h = History::new(None);
     assert_eq!(
-        wearout_seconds(&reading(Some(1.0), None), &h, WEEK),
+        wearout_seconds(&reading(Some(1.0), None), &h, WEEK, None),
         Some(0.0)
     );
     assert_eq!(
-        wearout_seconds(&reading(Some(1.04), None), &h, WEEK),
+        wearout_seconds(&reading(Some(1.04), None), &h, WEEK, None),
         Some(0.0)
     );
 }
@@ -94,17 +100,89 @@ fn endurance_is_host_writes_over_tbw() {
         has_plp: Some(false),
     };
     let mut r = Reading::default();
-    assert_eq!(endurance_used(&r, &rating), None);
+    let rated = rated_endurance(None, Some(&rating), Some(&r)).unwrap();
+    assert_eq!(rated.source, EnduranceSource::Datasheet);
+    assert_eq!(endurance_used(&r, &rated), None);
     // 900 TB of 3600 TB = 0.25; 4500 TB = 1.25 (past the rating).
     r.counters.host_written_bytes = Some(900_000_000_000_000);
-    assert_eq!(endurance_used(&r, &rating), Some(0.25));
+    assert_eq!(endurance_used(&r, &rated), Some(0.25));
     r.counters.host_written_bytes = Some(4_500_000_000_000_000);
-    assert_eq!(endurance_used(&r, &rating), Some(1.25));
+    assert_eq!(endurance_used(&r, &rated), Some(1.25));
     let unrated = Rating {
         tbw_bytes: None,
         ..rating
     };
-    assert_eq!(endurance_used(&r, &unrated), None);
+    assert_eq!(rated_endurance(None, Some(&unrated), Some(&r)), None);
+}
+
+/// A reading whose one endurance group estimates `estimate` and counts
+/// `media` written, in the page's billions of bytes.
+fn with_group(estimate: u128, host: u128, media: u128) -> Reading {
+    use crate::health::nvme_depth::NvmeReading;
+    use crate::nvme::EnduranceGroupLog;
+    use crate::nvme::endurance_group::EnduranceGroupLogPage;
+    use zerocopy::IntoBytes;
+    let mut p = EnduranceGroupLogPage::zeroed();
+    p.endurance_estimate = estimate.into();
+    p.data_units_written = host.into();
+    p.media_units_written = media.into();
+    let g = EnduranceGroupLog::parse(p.as_bytes()).unwrap();
+    Reading {
+        nvme: Some(NvmeReading {
+            endurance_groups: vec![(1, g)],
+            ..NvmeReading::default()
+        }),
+        ..Reading::default()
+    }
+}
+
+#[test]
+fn a_drive_not_in_the_table_is_judged_against_its_own_estimate() {
+    // 1 752 000 × 10^9 bytes estimated at WA 1; 219 000 × 10^9 written to
+    // the media (host 168 461: WA 1.3): 219 000 / 1 752 000 = 0.125
+    let mut r = with_group(1_752_000, 168_461, 219_000);
+    r.counters.host_written_bytes = Some(1); // not what counts here
+    let rated = rated_endurance(None, None, Some(&r)).unwrap();
+    assert_eq!(rated.source, EnduranceSource::EnduranceGroup);
+    assert_eq!(rated.bytes, 1.752e15);
+    assert_eq!(endurance_used(&r, &rated), Some(0.125));
+    // a user's value wins over everything, and counts host bytes
+    let user = rated_endurance(Some(4.0), None, Some(&r)).unwrap();
+    assert_eq!(
+        (user.source, endurance_used(&r, &user)),
+        (EnduranceSource::Override, Some(0.25))
+    );
+    // no estimate: nothing to judge against
+    assert_eq!(
+        rated_endurance(None, None, Some(&with_group(0, 5, 5))),
+        None
+    );
+    assert_eq!(rated_endurance(Some(f64::NAN), None, None), None);
+}
+
+#[test]
+fn endurance_forecasts_where_percentage_used_cannot() {
+    let h = History::new(None);
+    // 0 % used: no percentage forecast. 12.5 % of the endurance in one
+    // year (8760 h): 87.5 % left at 12.5 %/year = 7 years = 220 752 000 s.
+    let mut r = reading(Some(0.0), Some(8760 * 3600));
+    assert!(close(
+        wearout_seconds(&r, &h, WEEK, Some(0.125)),
+        220_752_000.0
+    ));
+    r.percentage_used_ratio = None;
+    assert!(close(
+        wearout_seconds(&r, &h, WEEK, Some(0.125)),
+        220_752_000.0
+    ));
+    assert_eq!(wearout_seconds(&r, &h, WEEK, Some(1.5)), Some(0.0));
+    assert_eq!(wearout_seconds(&r, &h, WEEK, None), None);
+    // percentage used, when it moves, is the drive's own and wins
+    r.percentage_used_ratio = Some(0.10);
+    assert!(close(
+        wearout_seconds(&r, &h, WEEK, Some(0.5)),
+        283_824_000.0
+    ));
 }
 
 #[test]
@@ -120,9 +198,15 @@ fn a_wear_span_across_a_restart_counts_as_history() {
     let mut after = History::restore(None, &saved, at(T0 + 30 * DAY)).unwrap();
     let now = reading(Some(0.04), Some(1720 * 3600));
     after.record(at(T0 + 30 * DAY), &now);
-    assert!(close(wearout_seconds(&now, &after, WEEK), 248_832_000.0));
+    assert!(close(
+        wearout_seconds(&now, &after, WEEK, None),
+        248_832_000.0
+    ));
     let mut fresh = History::new(None);
     fresh.record(at(T0 + 30 * DAY), &now);
     // Lifetime: 4 % over 1720 h; 96 % left = 24 × 1720 h = 148 608 000 s.
-    assert!(close(wearout_seconds(&now, &fresh, WEEK), 148_608_000.0));
+    assert!(close(
+        wearout_seconds(&now, &fresh, WEEK, None),
+        148_608_000.0
+    ));
 }

@@ -55,6 +55,14 @@ pub struct SavedHistory {
     pub grown_defects: SavedSeries,
     #[serde(skip_serializing_if = "SavedSeries::is_empty")]
     pub phy_errors: SavedSeries,
+    /// NVMe controller-initiated telemetry captures counted so far.
+    #[serde(skip_serializing_if = "SavedSeries::is_empty")]
+    pub telemetry_captures: SavedSeries,
+    /// The telemetry generation number last seen (log 08h byte 383): what
+    /// the next one is compared with, so a capture made while the exporter
+    /// was away counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub telemetry_generation: Option<u8>,
     #[serde(skip_serializing_if = "SavedSeries::is_empty")]
     pub throttle_transitions: SavedSeries,
     #[serde(skip_serializing_if = "SavedSeries::is_empty")]
@@ -177,6 +185,8 @@ impl History {
             crc_errors: self.crc_errors.saved(),
             grown_defects: self.grown_defects.saved(),
             phy_errors: self.phy_errors.saved(),
+            telemetry_captures: self.telemetry_captures.saved(),
+            telemetry_generation: self.telemetry_last.map(|(g, _)| g),
             throttle_transitions: self.throttle_transitions.saved(),
             throttle_events: self.throttle_events.saved(),
             throttle_seconds: self.throttle_seconds.saved(),
@@ -219,6 +229,14 @@ impl History {
                 return Err(RestoreError::Order("temperature"));
             }
         }
+        let telemetry_captures =
+            Series::restore("telemetry captures", &s.telemetry_captures, limit)?;
+        // The count carries on from the newest point (the series always
+        // keeps it); a generation without points starts the count at 0.
+        let telemetry_last = s.telemetry_generation.map(|g| {
+            let counted = telemetry_captures.points.back().map_or(0, |p| p.value);
+            (g, counted)
+        });
         Ok(History {
             window,
             first_seen: s.first_seen_ms.map(time),
@@ -232,6 +250,8 @@ impl History {
             // (a reboot, a re-plug): a fresh baseline at each start.
             pcie_nonfatal: Series::default(),
             pcie_fatal: Series::default(),
+            telemetry_captures,
+            telemetry_last,
             throttle_transitions: Series::restore(
                 "throttle transitions",
                 &s.throttle_transitions,

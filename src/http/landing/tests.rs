@@ -156,3 +156,38 @@ fn poll_age_units() {
     assert_eq!(poll_age(Some(Duration::from_secs(600))), "10 min ago");
     assert_eq!(poll_age(Some(Duration::from_secs(3 * 3600))), "3 h ago");
 }
+
+#[test]
+fn the_event_timeline_is_shown_escaped_and_only_when_there_is_one() {
+    let page = render(&config(), &[row("M")]);
+    assert!(!page.contains("<h2>Events</h2>"));
+    let mut r = row("M");
+    r.events = vec![
+        crate::report::EventRow {
+            position: 3,
+            kind: "firmware_commit".into(),
+            at: Some("2026-11-30T00:00:00Z".into()),
+            since_reset_ms: None,
+            detail: "firmware <A> -> B".into(),
+        },
+        crate::report::EventRow {
+            position: 0,
+            kind: "power_on_reset".into(),
+            at: None,
+            since_reset_ms: Some(1500),
+            detail: String::new(),
+        },
+    ];
+    let page = render(&config(), &[r]);
+    for want in [
+        "<h2>Events</h2>",
+        "2026-11-30T00:00:00Z",
+        "firmware commit",
+        "firmware &lt;A&gt; -&gt; B",
+        "1.5 s after a reset",
+        "power on reset",
+    ] {
+        assert!(page.contains(want), "missing {want:?} in\n{page}");
+    }
+    assert!(page.find("firmware commit") < page.find("power on reset"));
+}

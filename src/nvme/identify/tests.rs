@@ -169,3 +169,28 @@ fn space_padded_pads_and_cuts() {
     assert_eq!(&space_padded::<6>("ab"), b"ab    ");
     assert_eq!(&space_padded::<2>("abc"), b"ab");
 }
+
+/// The capability bits and fields the depth pages (03h, 08h, 09h, 0Dh)
+/// are gated on, at their layouts.md offsets.
+#[test]
+fn depth_capabilities_mdts_and_endgidmax() {
+    let mut buf = sample();
+    let id = IdCtrl::parse(&buf).unwrap();
+    // LPA 0Eh: command effects, extended data, telemetry; no PEL
+    assert!(id.lpa_extended_data() && id.supports_telemetry());
+    assert!(!id.supports_persistent_event_log());
+    assert!(!id.supports_endurance_groups()); // CTRATT bit 9 only
+    assert_eq!(
+        (id.mdts, id.max_transfer_bytes(), id.endgidmax),
+        (0, None, 0)
+    );
+    buf[77] = 5; // 2^5 pages of 4 KiB
+    buf[96] |= 1 << 4;
+    buf[261] = 0x10;
+    put_u16(&mut buf, 340, 2);
+    let id = IdCtrl::parse(&buf).unwrap();
+    assert!(id.supports_endurance_groups() && id.supports_persistent_event_log());
+    assert!(!id.lpa_extended_data() && !id.supports_telemetry());
+    assert_eq!(id.max_transfer_bytes(), Some(128 * 1024));
+    assert_eq!(id.endgidmax, 2);
+}

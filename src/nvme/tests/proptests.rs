@@ -27,6 +27,57 @@ proptest! {
         let _ = SelfTestLog::parse(&buf);
         let _ = uuid_list::parse(&buf);
         let _ = uuid_list::ocp_uuid_index(&buf);
+        let _ = EnduranceGroupLog::parse(&buf);
+        let _ = endurance_group_list::parse(&buf);
+        let _ = FwSlotLog::parse(&buf);
+        let _ = TelemetryCtrlHeader::parse(&buf);
+        let _ = PersistentEventLog::parse(&buf);
+    }
+
+    #[test]
+    fn endurance_group_accepts_any_512_bytes(buf in exact(512)) {
+        let g = EnduranceGroupLog::parse(&buf).unwrap();
+        prop_assert!(g.data_written_bytes.is_none_or(|b| b >= g.data_units_written));
+        if let Some(wa) = g.write_amplification() {
+            prop_assert!(wa.is_finite() && wa >= 0.0);
+        }
+    }
+
+    #[test]
+    fn fw_slot_accepts_any_512_bytes(buf in exact(512)) {
+        let log = FwSlotLog::parse(&buf).unwrap();
+        prop_assert!(log.slots.len() <= 7 && log.active_slot <= 7);
+        let _ = log.activation_pending();
+    }
+
+    #[test]
+    fn telemetry_header_accepts_any_512_bytes_with_its_id(mut buf in exact(512)) {
+        buf[0] = 0x08;
+        let h = TelemetryCtrlHeader::parse(&buf).unwrap();
+        prop_assert_eq!(h.generation, buf[383]);
+    }
+
+    /// Any bytes after a valid header: the walk stays within the log and
+    /// never yields more events than the header counts.
+    #[test]
+    fn pel_walk_stays_within_the_log(
+        body in proptest::collection::vec(any::<u8>(), 0..3000),
+        tnev in any::<u32>(),
+        tll in 512u64..4000,
+    ) {
+        let mut buf = vec![0u8; 512];
+        buf[0] = 0x0D;
+        buf[4..8].copy_from_slice(&tnev.to_le_bytes());
+        buf[8..16].copy_from_slice(&tll.to_le_bytes());
+        buf.extend_from_slice(&body);
+        let log = PersistentEventLog::parse(&buf).unwrap();
+        prop_assert!(log.events.len() as u64 <= u64::from(tnev));
+        prop_assert_eq!(log.events.len() as u64 + u64::from(log.missing), u64::from(tnev));
+        let limit = (tll as usize).min(buf.len());
+        for e in &log.events {
+            prop_assert!(e.offset + usize::from(e.header_length) + usize::from(e.length) <= limit);
+            let _ = (e.detail.describe(), e.timestamp.unix_seconds());
+        }
     }
 
     #[test]

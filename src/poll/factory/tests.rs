@@ -28,7 +28,7 @@ fn a_drive_behind_megaraid_is_polled_through_the_management_node() {
         subsystem: None,
     };
     let namer = Arc::new(Namer::builtin());
-    let mut p = live(&d, Duration::from_secs(1), Standby::default(), &namer);
+    let mut p = live(&d, Duration::from_secs(1), Standby::default(), &namer, None);
     assert!(p.origin().contains("host2 drive 5"), "{}", p.origin());
     // No node: every command's error names it and the drive behind it.
     let out = p.poll();

@@ -97,6 +97,7 @@ snapshot_nvme() {
     nvme smart-log "/dev/$2" -o json > "$1/$2-smart-log.json" 2> "$1/$2-smart-log.err"
     nvme id-ctrl "/dev/$2" -o json > "$1/$2-id-ctrl.json" 2> "$1/$2-id-ctrl.err"
     nvme id-ns "/dev/${2}n1" -o json > "$1/$2-id-ns.json" 2> "$1/$2-id-ns.err"
+    nvme fw-log "/dev/$2" -o json > "$1/$2-fw-log.json" 2> "$1/$2-fw-log.err"
 }
 
 # up <device>: /tmp/m (the last scrape) has ssd_device_up 1 for the device. The value

@@ -205,3 +205,34 @@ fn sas_phy_errors_survive_a_restart_and_a_rise_while_away_counts() {
     after.record(now, &sas(9));
     assert_eq!(after.increase(Tracked::PhyErrors), Some(2));
 }
+
+#[test]
+fn telemetry_captures_survive_a_restart_and_a_capture_while_away_counts() {
+    use crate::health::nvme_depth::NvmeReading;
+    use crate::nvme::TelemetryCtrlHeader;
+    use crate::nvme::telemetry::TelemetryHeaderPage;
+    use zerocopy::IntoBytes;
+    // Log 08h byte 383, the Controller-Initiated Data Generation Number.
+    let nvme = |generation: u8| {
+        let mut p = TelemetryHeaderPage::new();
+        p.ctrldgn = generation;
+        Reading {
+            nvme: Some(NvmeReading {
+                telemetry: Some(TelemetryCtrlHeader::parse(p.as_bytes()).unwrap()),
+                ..NvmeReading::default()
+            }),
+            ..Reading::default()
+        }
+    };
+    let window = Some(Duration::from_secs(DAY));
+    let mut before = History::new(window);
+    before.record(at(T0), &nvme(254));
+    before.record(at(T0 + HOUR), &nvme(255));
+    assert_eq!(before.increase(Tracked::TelemetryCaptures), Some(1));
+    let now = at(T0 + 3 * HOUR);
+    let mut after = History::restore(window, &through_json(&before), now).unwrap();
+    assert_eq!(after.increase(Tracked::TelemetryCaptures), Some(1));
+    // Two captures while away, the 8-bit number wrapping: 255 -> 1.
+    after.record(now, &nvme(1));
+    assert_eq!(after.increase(Tracked::TelemetryCaptures), Some(3));
+}
