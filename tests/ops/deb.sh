@@ -44,6 +44,8 @@ check "Section: admin, Priority: optional" \
   test "$(field Section) $(field Priority)" = "admin optional"
 check "Depends on the C library (\$auto): $(field Depends)" \
   grep -q '^ Depends: .*libc6' "$tmp/info"
+check "Depends on procps (/bin/kill for ExecReload=): $(field Depends)" \
+  grep -q '^ Depends: .*procps' "$tmp/info"
 check "Maintainer is set: $(field Maintainer)" \
   grep -q '^ Maintainer: .*<.*@.*>' "$tmp/info"
 # smartmontools ships drivedb.h, which names the SATA attributes the built-in
@@ -119,6 +121,9 @@ check "no #DEBHELPER# token left" \
 # verify only warns about bad keys (exit 0), so any output fails.
 if command -v systemd-analyze >/dev/null && [ -d /usr/lib/systemd/system ]; then
   cp -an /usr/lib/systemd/system/. "$tmp/root/usr/lib/systemd/system/"
+  # ExecReload= runs /bin/kill, which the package depends on (procps): from
+  # this host, as the units a service depends on are.
+  mkdir -p "$tmp/root/bin" && cp -a "$(readlink -f /bin/kill)" "$tmp/root/bin/kill"
   if out=$(systemd-analyze verify --root="$tmp/root" "$unit" 2>&1) && [ -z "$out" ]; then
     pass "systemd-analyze verify: packaged unit with the packaged binary"
   else
