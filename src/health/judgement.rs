@@ -26,105 +26,62 @@ impl Severity {
     }
 }
 
-/// Every problem the verdict can raise: the `problem` label of
-/// `ssd_health_problem` (names from metrics.md), and what
-/// `health.overrides[].mute` accepts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ProblemName {
-    SpareBelowThreshold,
-    ReliabilityDegraded,
-    ReadOnly,
-    PlpFailed,
-    SmartFailed,
-    WearOut,
-    PlpHealthLow,
-    TemperatureAboveCritical,
-    MediaErrorsIncreasing,
-    SelfTestFailed,
-    MediaDiesOffline,
-    WearHigh,
-    SpareLow,
-    UnsafeShutdownsIncreasing,
-    ThermalThrottling,
-    TemperatureAboveWarning,
-    CrcErrorsIncreasing,
-    GrownDefectsIncreasing,
-    PhyErrorsIncreasing,
-    DriveReportedWarning,
-    PcieLinkDegraded,
-    PcieErrorsIncreasing,
-    DriveReportedInternalError,
-    LatencyAboveQos,
-    PollFailing,
-    DataMissing,
+/// Declares [`ProblemName`], its `ALL` (in this order) and its labels from
+/// one table, so a problem's name and label are written once.
+macro_rules! problem_names {
+    ($($variant:ident => $label:literal,)*) => {
+        /// Every problem the verdict can raise: the `problem` label of
+        /// `ssd_health_problem` (names from metrics.md), and what
+        /// `health.overrides[].mute` accepts.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum ProblemName {
+            $($variant,)*
+        }
+
+        impl ProblemName {
+            pub const ALL: [ProblemName; [$(ProblemName::$variant),*].len()] =
+                [$(ProblemName::$variant),*];
+
+            /// The `problem` label value.
+            pub fn as_label(self) -> &'static str {
+                match self {
+                    $(ProblemName::$variant => $label,)*
+                }
+            }
+        }
+    };
+}
+
+problem_names! {
+    SpareBelowThreshold => "spare_below_threshold",
+    ReliabilityDegraded => "reliability_degraded",
+    ReadOnly => "read_only",
+    PlpFailed => "plp_failed",
+    SmartFailed => "smart_failed",
+    WearOut => "wear_out",
+    PlpHealthLow => "plp_health_low",
+    TemperatureAboveCritical => "temperature_above_critical",
+    MediaErrorsIncreasing => "media_errors_increasing",
+    SelfTestFailed => "self_test_failed",
+    MediaDiesOffline => "media_dies_offline",
+    WearHigh => "wear_high",
+    SpareLow => "spare_low",
+    UnsafeShutdownsIncreasing => "unsafe_shutdowns_increasing",
+    ThermalThrottling => "thermal_throttling",
+    TemperatureAboveWarning => "temperature_above_warning",
+    CrcErrorsIncreasing => "crc_errors_increasing",
+    GrownDefectsIncreasing => "grown_defects_increasing",
+    PhyErrorsIncreasing => "phy_errors_increasing",
+    DriveReportedWarning => "drive_reported_warning",
+    PcieLinkDegraded => "pcie_link_degraded",
+    PcieErrorsIncreasing => "pcie_errors_increasing",
+    DriveReportedInternalError => "drive_reported_internal_error",
+    LatencyAboveQos => "latency_above_qos",
+    PollFailing => "poll_failing",
+    DataMissing => "data_missing",
 }
 
 impl ProblemName {
-    pub const ALL: [ProblemName; 26] = {
-        use ProblemName::*;
-        [
-            SpareBelowThreshold,
-            ReliabilityDegraded,
-            ReadOnly,
-            PlpFailed,
-            SmartFailed,
-            WearOut,
-            PlpHealthLow,
-            TemperatureAboveCritical,
-            MediaErrorsIncreasing,
-            SelfTestFailed,
-            MediaDiesOffline,
-            WearHigh,
-            SpareLow,
-            UnsafeShutdownsIncreasing,
-            ThermalThrottling,
-            TemperatureAboveWarning,
-            CrcErrorsIncreasing,
-            GrownDefectsIncreasing,
-            PhyErrorsIncreasing,
-            DriveReportedWarning,
-            PcieLinkDegraded,
-            PcieErrorsIncreasing,
-            DriveReportedInternalError,
-            LatencyAboveQos,
-            PollFailing,
-            DataMissing,
-        ]
-    };
-
-    /// The `problem` label value.
-    pub fn as_label(self) -> &'static str {
-        use ProblemName::*;
-        match self {
-            SpareBelowThreshold => "spare_below_threshold",
-            ReliabilityDegraded => "reliability_degraded",
-            ReadOnly => "read_only",
-            PlpFailed => "plp_failed",
-            SmartFailed => "smart_failed",
-            WearOut => "wear_out",
-            PlpHealthLow => "plp_health_low",
-            TemperatureAboveCritical => "temperature_above_critical",
-            MediaErrorsIncreasing => "media_errors_increasing",
-            SelfTestFailed => "self_test_failed",
-            MediaDiesOffline => "media_dies_offline",
-            WearHigh => "wear_high",
-            SpareLow => "spare_low",
-            UnsafeShutdownsIncreasing => "unsafe_shutdowns_increasing",
-            ThermalThrottling => "thermal_throttling",
-            TemperatureAboveWarning => "temperature_above_warning",
-            CrcErrorsIncreasing => "crc_errors_increasing",
-            GrownDefectsIncreasing => "grown_defects_increasing",
-            PhyErrorsIncreasing => "phy_errors_increasing",
-            DriveReportedWarning => "drive_reported_warning",
-            PcieLinkDegraded => "pcie_link_degraded",
-            PcieErrorsIncreasing => "pcie_errors_increasing",
-            DriveReportedInternalError => "drive_reported_internal_error",
-            LatencyAboveQos => "latency_above_qos",
-            PollFailing => "poll_failing",
-            DataMissing => "data_missing",
-        }
-    }
-
     /// The problem a label names (what a config file gives).
     pub fn from_label(label: &str) -> Option<ProblemName> {
         Self::ALL.into_iter().find(|p| p.as_label() == label)
