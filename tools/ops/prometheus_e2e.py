@@ -168,6 +168,27 @@ def metric_names(text):
     return set(re.findall(r"(?<![\"'\w])ssd_[a-z0-9_]+", text)) - {"ssd_exporter"}
 
 
+def check_dashboard_panels(check, server, prefix=""):
+    """Every dashboard panel's query returns data from `server` (Prometheus
+    or VictoriaMetrics, the same API): the fleet view with every drive; the
+    drive view for each of DRIVE_VIEW_DEVICES in turn, passing if it shows
+    data for at least one of them."""
+    for path in sorted((ROOT / "dashboards").glob("*.json")):
+        for uid, title, ref, expr in grafana.panels(path):
+            devices = DRIVE_VIEW_DEVICES if uid == "ssd-exporter-drive" else [".*"]
+            shown, errors, q = [], [], ""
+            for device in devices:
+                q = grafana.substitute(expr, instance_regex=".*", device_regex=device)
+                result, err = query(server, q)
+                if err:
+                    errors.append(err)
+                elif result:
+                    shown.append(device)
+            check(shown and not errors, f"{prefix}{uid} / {title} / {ref}: "
+                  + (f"error {errors[0]}" if errors else f"data for {shown or 'no drive'}")
+                  + ("" if shown and not errors else f"  [{q}]"))
+
+
 def query(prom, expr):
     url = f"{prom}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
     try:
@@ -261,20 +282,7 @@ scrape_configs:
         # The fleet view with every drive; the drive view (one drive at a
         # time) for each demo drive in turn: a panel passes if it shows data
         # for at least one of them (SATA panels for sda, problems for nvme2).
-        for path in sorted((ROOT / "dashboards").glob("*.json")):
-            for uid, title, ref, expr in grafana.panels(path):
-                devices = DRIVE_VIEW_DEVICES if uid == "ssd-exporter-drive" else [".*"]
-                shown, errors, q = [], [], ""
-                for device in devices:
-                    q = grafana.substitute(expr, instance_regex=".*", device_regex=device)
-                    result, err = query(prom, q)
-                    if err:
-                        errors.append(err)
-                    elif result:
-                        shown.append(device)
-                check(shown and not errors, f"{uid} / {title} / {ref}: "
-                      + (f"error {errors[0]}" if errors else f"data for {shown or 'no drive'}")
-                      + ("" if shown and not errors else f"  [{q}]"))
+        check_dashboard_panels(check, prom)
 
         # ---- recording rules produce series
         for name in sorted(recorded):

@@ -40,10 +40,10 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from tools import ROOT, grafana
+from tools import ROOT
 from tools.ops.common import Checks, exporter_binary, free_port, get, stop_all, wait_http
 from tools.ops.prometheus_e2e import (DEMO_FAIL_SLOW, DEMO_FAILING, DEMO_FAILING_ALERTS,
-                                      DEMO_HEALTHY, DRIVE_VIEW_DEVICES, query, rule_exprs,
+                                      DEMO_HEALTHY, check_dashboard_panels, query, rule_exprs,
                                       rules_for_zero)
 
 DEPLOY = ROOT / "deploy" / "victoriametrics"
@@ -192,20 +192,7 @@ def check_rules(vmalert):
 
 
 def check_dashboards(vm):
-    for path in sorted((ROOT / "dashboards").glob("*.json")):
-        for uid, title, ref, expr in grafana.panels(path):
-            devices = DRIVE_VIEW_DEVICES if uid == "ssd-exporter-drive" else [".*"]
-            shown, errors, q = [], [], ""
-            for device in devices:
-                q = grafana.substitute(expr, instance_regex=".*", device_regex=device)
-                result, err = query(vm, q)
-                if err:
-                    errors.append(err)
-                elif result:
-                    shown.append(device)
-            check(shown and not errors, f"VictoriaMetrics: {uid} / {title} / {ref}: "
-                  + (f"error {errors[0]}" if errors else f"data for {shown or 'no drive'}")
-                  + ("" if shown and not errors else f"  [{q}]"))
+    check_dashboard_panels(check, vm, "VictoriaMetrics: ")
 
 
 def check_alerts(vm, vmalert):

@@ -3,7 +3,6 @@ faults themselves and the limits), judged from the share's files."""
 
 from __future__ import annotations
 
-import json
 import statistics
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from tools.vm.faults import (FD_SLACK, GONE_LIMIT, POLL_GAP_LIMIT, RECOVERY_LIMI
                     SCRAPE_LIMIT, SLOW_READ_SECONDS, SLOW_SERIAL, THREAD_FAULT_SLACK,
                     THREAD_SLACK, TIMEOUT_SEEN_LIMIT, _gone_limit, sas_disk, survivors)
 from tools.vm.prom import Sample, one, parse_exposition, select
+from tools.vm.work import read_json
 
 
 def _scrapes(folder: Path) -> list[tuple[dict, list[Sample]]]:
@@ -46,13 +46,6 @@ def _stats(path: Path) -> tuple[int, int] | None:
     if not rows:
         return None
     return min(r[0] for r in rows), min(r[1] for r in rows)
-
-
-def _json(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
 
 
 def common(r, share: Path, stage: str, scrapes: list, survivors: dict[str, str],
@@ -134,7 +127,7 @@ def nvme(r, share: Path) -> None:
     if not r.check("fault.nvme.stage_ran", (f / "host-times.json").exists(),
                    "the run never reached stage f-nvme"):
         return
-    times = _json(f / "host-times.json")
+    times = read_json(f / "host-times.json")
     seen, dele = times.get("timeout_seen"), times.get("device_del")
     r.check("fault.nvme.slow_read_counted_as_timeout", seen is not None and seen <= TIMEOUT_SEEN_LIMIT,
             f"ssd_probe_ios_total{{serial=\"{SLOW_SERIAL}\",result=\"timeout\"}} >= 1 "
@@ -182,7 +175,7 @@ def nvme(r, share: Path) -> None:
             "QEMU still listed the controller 10 s after device_del")
     r.check("fault.nvme.exporter_alive_after_unplug", (f / "exporter-alive").exists(),
             "the exporter process was gone after the unplug")
-    back = _json(g / "host-times.json").get("replugged")
+    back = read_json(g / "host-times.json").get("replugged")
     r.check("fault.nvme.replugged_polled_and_probed", back is not None and back <= REPLUG_LIMIT,
             f"ssd_device_up 1 and a probe ok count for {SLOW_SERIAL} "
             f"{'never' if back is None else f'after {back:.1f} s'} (limit {REPLUG_LIMIT} s)")
@@ -226,7 +219,7 @@ def _new_dmesg(folder: Path, sign: str) -> int:
 def scsi_fault(r, share: Path, stage: str, sas: str) -> None:
     on, off = share / stage, share / f"{stage}-after"
     name = stage.removeprefix("f-")
-    times = _json(on / "host-times.json")
+    times = read_json(on / "host-times.json")
     if not r.check(f"fault.{name}.stage_ran", bool(times), f"the run never finished {stage}"):
         return
     fault, after = _scrapes(on), _scrapes(off)

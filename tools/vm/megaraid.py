@@ -13,11 +13,11 @@ not watch it (truncating would reach drive 0 under drive 256's name).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from tools.vm.prom import Sample, one, parse_exposition, select
+from tools.vm.prom import one, select
 from tools.vm.scenarios import Scenario, until_done
+from tools.vm.work import read_json, read_scrape, read_text
 
 IMAGES = ("mr0", "mr1")
 # (image, scsi-id, INQUIRY/serial properties)
@@ -40,51 +40,30 @@ def drive(vm, drv) -> None:
     until_done(vm, drv, 90)
 
 
-def _text(path: Path) -> str:
-    try:
-        return path.read_text(errors="replace")
-    except OSError:
-        return ""
-
-
-def _json(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-
-
-def _scrape(path: Path) -> list[Sample]:
-    try:
-        return parse_exposition(path.read_text())
-    except (OSError, ValueError):
-        return []
-
-
 def check(r, share: Path) -> None:
     out = share / "megaraid"
-    hosts = dict(line.split(" ", 1) for line in _text(out / "hosts.txt").splitlines()
+    hosts = dict(line.split(" ", 1) for line in read_text(out / "hosts.txt").splitlines()
                  if " " in line)
     mr = [h[4:] for h, p in hosts.items() if p.strip() == "megaraid_sas"]
     if not r.check("megaraid.host", len(mr) == 1, f"megaraid/hosts.txt: {hosts}"):
         return
     host = mr[0]
-    major = _text(out / "proc-devices.txt").split()
-    r.check("megaraid.node_absent_at_boot", _text(out / "node-at-boot").strip() == "absent",
-            f"node at boot: {_text(out / 'node-at-boot').strip()!r}")
+    major = read_text(out / "proc-devices.txt").split()
+    r.check("megaraid.node_absent_at_boot", read_text(out / "node-at-boot").strip() == "absent",
+            f"node at boot: {read_text(out / 'node-at-boot').strip()!r}")
     # busybox stat prints the major and minor in hex.
     want_node = f"character special file {int(major[0]):x}:0" if major else "?"
-    r.check("megaraid.node_made_by_exporter", _text(out / "node-after").strip() == want_node,
-            f"node after the exporter: {_text(out / 'node-after').strip()!r}, want "
+    r.check("megaraid.node_made_by_exporter", read_text(out / "node-after").strip() == want_node,
+            f"node after the exporter: {read_text(out / 'node-after').strip()!r}, want "
             f"{want_node!r} (/proc/devices: {major})")
-    m1, m2 = _scrape(out / "metrics-1.txt"), _scrape(out / "metrics-2.txt")
+    m1, m2 = read_scrape(out / "metrics-1.txt"), read_scrape(out / "metrics-2.txt")
     if not r.check("megaraid.scrapes", bool(m1) and bool(m2),
                    "megaraid/metrics-*.txt empty (see megaraid/exporter.log)"):
         return
-    log = _text(out / "exporter.log")
+    log = read_text(out / "exporter.log")
     _pd0(r, out, f"megaraid{host}-pd0", m1, m2)
     pd256 = f"megaraid{host}-pd256"
-    js1 = _json(out / "pd1-smartctl.json")
+    js1 = read_json(out / "pd1-smartctl.json")
     r.check("megaraid.pd256.oracle_reaches_it", js1.get("serial_number") == "MRDISK01",
             f"smartctl -d megaraid,1: serial {js1.get('serial_number')!r}")
     r.check("megaraid.pd256.refused_not_truncated",
@@ -96,8 +75,8 @@ def check(r, share: Path) -> None:
 
 
 def _pd0(r, out: Path, dev: str, m1, m2) -> None:
-    js = _json(out / "pd0-smartctl.json")
-    health = _json(out / "pd0-health.json")
+    js = read_json(out / "pd0-smartctl.json")
+    health = read_json(out / "pd0-health.json")
     serial = js.get("serial_number")
     r.check("megaraid.pd0.oracle", serial == "MRDISK00"
             and health.get("smart_status", {}).get("passed") is True,

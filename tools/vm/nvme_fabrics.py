@@ -13,12 +13,12 @@ over to the other path under the same name). sysfs and nvme-cli are the oracle.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
-from tools.vm.prom import Sample, one, parse_exposition, select
+from tools.vm.prom import one, select
 from tools.vm.scenarios import Scenario, until_done
+from tools.vm.work import read_json, read_scrape, read_text
 
 MP_NQN = "nqn.2026-12.io.test:mp"
 # QEMU 7.2 serves an nvme-subsys's nqn= after its own prefix.
@@ -45,29 +45,8 @@ def drive(vm, drv) -> None:
     until_done(vm, drv, 150)
 
 
-def _text(path: Path) -> str:
-    try:
-        return path.read_text(errors="replace")
-    except OSError:
-        return ""
-
-
-def _json(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-
-
-def _scrape(path: Path) -> list[Sample]:
-    try:
-        return parse_exposition(path.read_text())
-    except (OSError, ValueError):
-        return []
-
-
 def _rows(path: Path) -> list[list[str]]:
-    return [line.split() for line in _text(path).splitlines() if line.strip()]
+    return [line.split() for line in read_text(path).splitlines() if line.strip()]
 
 
 def _gts(text: str) -> float | None:
@@ -115,7 +94,7 @@ def check(r, share: Path) -> None:
                    f"subsystems {fs.subsystems}, controllers {fs.ctrls}, blocks "
                    f"{fs.hidden} (want two pcie controllers, one head hidden=0, hidden paths)"):
         return
-    runs = {m: _scrape(out / f"metrics-{m}.txt")
+    runs = {m: read_scrape(out / f"metrics-{m}.txt")
             for m in ("default", "fabrics", "failover-1", "failover-2", "unprivileged")}
     if not r.check("nvme_fabrics.scrapes", all(runs.values()),
                    f"empty scrapes: {[m for m, s in runs.items() if not s]} "
@@ -128,7 +107,7 @@ def check(r, share: Path) -> None:
 
 
 def _id(out: Path, ctrl: str) -> dict:
-    js = _json(out / f"{ctrl}-id-ctrl.json")
+    js = read_json(out / f"{ctrl}-id-ctrl.json")
     return {k: str(js.get(k, "")).strip() for k in ("sn", "mn", "fr")}
 
 
@@ -184,7 +163,7 @@ def _failover(r, out: Path, fs: Sysfs, mp, runs) -> None:
     name, ctrls, _ = mp
     rows = _rows(out / "deleted.txt")
     gone = rows[0][0] if rows and len(rows[0]) == 2 else ""
-    after = _text(out / "controllers-after.txt").split()
+    after = read_text(out / "controllers-after.txt").split()
     if not r.check("nvme_fabrics.failover.path_deleted",
                    gone in ctrls and gone not in after and len(rows) == 2,
                    f"deleted.txt {rows} (the polled controller, from the exporter's log); "
@@ -215,11 +194,11 @@ def _tcp(r, out: Path, fs: Sysfs, runs) -> None:
     if not r.check("nvme_fabrics.tcp.connected",
                    len(tcp) == 1 and fs.ctrls[tcp[0]][1] == "live",
                    f"controllers {fs.ctrls} (want one live tcp controller); "
-                   f"nvme connect said {_text(out / 'connect.txt')[:200]!r}"):
+                   f"nvme connect said {read_text(out / 'connect.txt')[:200]!r}"):
         return
     ctrl = tcp[0]
     ident = _id(out, ctrl)
-    smart = _json(out / f"{ctrl}-smart-log.json")
+    smart = read_json(out / f"{ctrl}-smart-log.json")
     r.check("nvme_fabrics.tcp.nvmet_reports_0K_and_0_spare",
             smart.get("temperature") == 0 and smart.get("avail_spare") == 0,
             f"nvme smart-log of {ctrl}: temperature {smart.get('temperature')!r}, "
@@ -229,7 +208,7 @@ def _tcp(r, out: Path, fs: Sysfs, runs) -> None:
     default = runs["default"]
     seen = [str(i) for i in select(default, "ssd_device_info")
             if i.label("serial") == ident["sn"] or i.label("fabric")]
-    log = _text(out / "exporter-default.log")
+    log = read_text(out / "exporter-default.log")
     said = [line for line in log.splitlines() if "a remote target, not watched" in line]
     r.check("nvme_fabrics.tcp.not_watched_by_default", not seen and len(said) == 1
             and ctrl in said[0],
@@ -273,14 +252,14 @@ def _unprivileged(r, out: Path, mp, runs) -> None:
     up = one(s, "ssd_device_up", device=name)
     r.check("nvme_fabrics.unprivileged.up", up is not None and up.value == 1,
             f"ssd_device_up {up}")
-    smart = _json(out / f"{ctrls[0]}-smart-log.json")
+    smart = read_json(out / f"{ctrls[0]}-smart-log.json")
     kelvin = smart.get("temperature")
     temp = one(s, "ssd_temperature_celsius", device=name, sensor="composite")
     r.check("nvme_fabrics.unprivileged.temperature_from_hwmon",
             isinstance(kelvin, int) and kelvin > 0 and temp is not None
             and temp.value == kelvin - 273,
             f"nvme smart-log (root) {kelvin} K; served {temp}; hwmon "
-            f"{_text(out / 'hwmon.txt').split()[:4]}")
+            f"{read_text(out / 'hwmon.txt').split()[:4]}")
     refused = {x.label("page"): x.value for x in select(s, "ssd_page_supported", device=name)}
     failed = [str(x) for x in select(s, "ssd_poll_errors_total", device=name) if x.value > 0]
     r.check("nvme_fabrics.unprivileged.pages_unsupported_not_failed",
@@ -289,7 +268,7 @@ def _unprivileged(r, out: Path, mp, runs) -> None:
     link = one(s, "ssd_pcie_link_width_lanes", device=name, link="current")
     r.check("nvme_fabrics.unprivileged.pcie_link", link is not None and link.value >= 1,
             f"ssd_pcie_link_width_lanes {link}")
-    log = _text(out / "exporter-unprivileged.log")
+    log = read_text(out / "exporter-unprivileged.log")
     said = [line for line in log.splitlines() if "serving what sysfs gives instead" in line]
     r.check("nvme_fabrics.unprivileged.said_once", len(said) == 1,
             f"{len(said)} log lines 'serving what sysfs gives instead': {said[:2]}")

@@ -13,11 +13,11 @@ compare them here.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from tools.vm.prom import Sample, one, parse_exposition, select
+from tools.vm.prom import one, select
 from tools.vm.scenarios import Scenario, until_done
+from tools.vm.work import read_json, read_scrape, read_text
 
 IMAGES = ("sas0", "sas1")
 # (image, scsi-id, wwn, port_wwn, INQUIRY/serial properties, kind the exporter must see)
@@ -42,29 +42,8 @@ def drive(vm, drv) -> None:
     until_done(vm, drv, 80)
 
 
-def _json(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-
-
-def _text(path: Path) -> str:
-    try:
-        return path.read_text(errors="replace")
-    except OSError:
-        return ""
-
-
-def _scrape(path: Path) -> list[Sample]:
-    try:
-        return parse_exposition(path.read_text())
-    except (OSError, ValueError):
-        return []
-
-
 def _disks(out: Path) -> dict[str, str]:
-    pairs = (line.split("=", 1) for line in _text(out / "disks").splitlines() if "=" in line)
+    pairs = (line.split("=", 1) for line in read_text(out / "disks").splitlines() if "=" in line)
     return {k.lower(): v for k, v in pairs if v}
 
 
@@ -86,26 +65,26 @@ def check(r, share: Path) -> None:
                    and disks["physical"] != disks["virtual"],
                    f"sas/disks: {disks} (want the SEAGATE and the QEMU disk on mptsas)"):
         return
-    classes = _text(out / "sas-classes.txt")
+    classes = read_text(out / "sas-classes.txt")
     r.check("sas_hba.sysfs_transport_class",
             all(c in classes for c in ("end_device-", "phy-", "port-", "host"))
-            and "mptsas" in _text(out / "proc-names.txt"),
+            and "mptsas" in read_text(out / "proc-names.txt"),
             f"sas/sas-classes.txt: {classes[:300]!r}; proc names "
-            f"{_text(out / 'proc-names.txt').split()}")
-    m1, m2 = _scrape(out / "metrics-1.txt"), _scrape(out / "metrics-2.txt")
+            f"{read_text(out / 'proc-names.txt').split()}")
+    m1, m2 = read_scrape(out / "metrics-1.txt"), read_scrape(out / "metrics-2.txt")
     if not r.check("sas_hba.scrapes", bool(m1) and bool(m2),
                    "sas/metrics-1.txt or metrics-2.txt empty (see sas/exporter.log)"):
         return
-    log = _text(out / "exporter.log")
+    log = read_text(out / "exporter.log")
     for kind, dev in sorted(disks.items()):
         _disk(r, out, kind, dev, m1, m2, log)
 
 
 def _disk(r, out: Path, kind: str, dev: str, m1, m2, log: str) -> None:
     name = f"sas_hba.{kind}"
-    r.check(f"{name}.under_end_device", "/end_device-" in _text(out / f"{dev}-path"),
-            f"/sys/block/{dev} resolves to {_text(out / f'{dev}-path').strip()!r}")
-    js = _json(out / f"{dev}-smartctl.json")
+    r.check(f"{name}.under_end_device", "/end_device-" in read_text(out / f"{dev}-path"),
+            f"/sys/block/{dev} resolves to {read_text(out / f'{dev}-path').strip()!r}")
+    js = read_json(out / f"{dev}-smartctl.json")
     proto = js.get("scsi_transport_protocol", {}).get("name", "")
     r.check(f"{name}.smartctl_sas", proto.startswith("SAS"),
             f"smartctl -j -x /dev/{dev}: scsi_transport_protocol {proto!r} (port_wwn= gives SAS)")
@@ -124,11 +103,11 @@ def _disk(r, out: Path, kind: str, dev: str, m1, m2, log: str) -> None:
     want_cap = js.get("user_capacity", {}).get("bytes")
     r.check(f"{name}.capacity_as_smartctl", cap is not None and cap.value == want_cap,
             f"ssd_capacity_bytes {cap}, smartctl {want_cap}")
-    link = _link_bytes_per_second(_text(out / f"{dev}-link"))
+    link = _link_bytes_per_second(read_text(out / f"{dev}-link"))
     rates = select(m2, "ssd_sas_phy_link_rate_bytes_per_second", device=dev)
     got = [(s.label("phy"), s.value) for s in rates]
     r.check(f"{name}.link_rate_as_sysfs", link is not None and got == [link],
-            f"sysfs sas/{dev}-link {_text(out / f'{dev}-link').strip()!r} -> {link}; "
+            f"sysfs sas/{dev}-link {read_text(out / f'{dev}-link').strip()!r} -> {link}; "
             f"the exporter serves {got}")
     _verdict_and_probe(r, name, kind, dev, m2, log)
 

@@ -13,11 +13,11 @@ id} only when IDENTIFY words 108-111 hold one (QEMU's disk has none), `smart_sta
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 from tools.vm.prom import Sample, one, parse_exposition, select
+from tools.vm.work import read_json
 
 DEVICE = "sda"
 SERIAL = "SATA0000"
@@ -50,13 +50,6 @@ def _load(path: Path) -> list[Sample] | None:
         return parse_exposition(path.read_text())
     except (OSError, ValueError):
         return None
-
-
-def _json(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
 
 
 def _rc(path: Path) -> str:
@@ -96,7 +89,7 @@ def _sum_errors(m: list[Sample]) -> tuple[float, dict]:
 def equality(r, share: Path) -> None:
     a = share / "a"
     m1, m2 = _load(a / "metrics-1.txt"), _load(a / "metrics-2.txt")
-    js = _json(a / "sda-smartctl.json")
+    js = read_json(a / "sda-smartctl.json")
     rc = _rc(a / "sda-smartctl.rc")
     # bits 0-1: command line / device open failed; anything else still yields data
     usable = bool(js.get("model_name")) and rc.isdigit() and int(rc) & 3 == 0
@@ -281,7 +274,7 @@ def labels(r, share: Path) -> None:
 
 def self_test(r, share: Path) -> None:
     s = share / "s"
-    before_js = _json(share / "a/sda-smartctl.json")
+    before_js = read_json(share / "a/sda-smartctl.json")
     before = _load(share / "a/metrics-2.txt") or []
     count = before_js.get("ata_smart_self_test_log", {}).get("standard", {}).get("count")
     if count == 0:
@@ -292,7 +285,7 @@ def self_test(r, share: Path) -> None:
     if not r.check("sda.smartctl_short_self_test_started", rc == "0",
                    f"smartctl -t short /dev/sda exit status {rc} (s/selftest.out)"):
         return
-    js = _json(s / "sda-smartctl.json")
+    js = read_json(s / "sda-smartctl.json")
     table = js.get("ata_smart_self_test_log", {}).get("standard", {}).get("table", [])
     if not r.check("sda.smartctl_self_test_logged", bool(table),
                    f"no ata_smart_self_test_log.standard.table in s/sda-smartctl.json "

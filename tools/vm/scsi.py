@@ -19,24 +19,17 @@ virtual disk is). scsi_debug's disk (vendor SEAGATE) is a physical SAS drive.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from tools.vm.probe import scsi_disks
 from tools.vm.prom import Sample, one, parse_exposition, select
+from tools.vm.work import read_json
 
 # what run.py gives QEMU's scsi-hd, and what tests/vm/guest/lib.sh gives scsi_debug
 VSCSI = {"scsi_vendor": "QEMU", "scsi_product": "QEMU SCSI TEST", "serial_number": "VSCSI0000",
          "logical_unit_id": "0x5000c50015ea71ad"}
 SAS = {"scsi_vendor": "SEAGATE", "scsi_product": "XS800LE10003"}
 CAPACITY = 64 * 1024 * 1024
-
-
-def _json(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
 
 
 def harness(r, share: Path) -> None:
@@ -48,7 +41,7 @@ def harness(r, share: Path) -> None:
                    f"env/scsi-disks: {disks} (want two disks other than sda)"):
         return
     for name, disk, want in (("vscsi", vs, VSCSI), ("sas", sas, SAS)):
-        js = _json(share / f"env/smartctl-{disk}.json")
+        js = read_json(share / f"env/smartctl-{disk}.json")
         got = {k: js.get(k) for k in want}
         r.check(f"scsi.{name}.smartctl_identity", got == want,
                 f"smartctl -j -x /dev/{disk}: {got}, want {want}")
@@ -109,7 +102,7 @@ def equality(r, share: Path) -> None:
         return
     for name, key in (("vscsi", "VSCSI"), ("sas", "SAS")):
         dev = disks[key]
-        js, js_a = _json(a / f"{dev}-smartctl.json"), _json(a / f"{dev}-smartctl-A.json")
+        js, js_a = read_json(a / f"{dev}-smartctl.json"), read_json(a / f"{dev}-smartctl-A.json")
         serial = js.get("serial_number")
         if not r.check(f"scsi.{name}.smartctl_json", bool(js) and bool(serial),
                        f"smartctl -j -x /dev/{dev} gave no JSON with a serial (a/{dev}-smartctl.*)"):
