@@ -70,6 +70,13 @@ for f in socket-activation/ssd_exporter.socket socket-activation/socket.conf; do
 done
 check "doc /usr/share/doc/ssd-exporter/examples/web-config.yml" \
   same examples/web-config.yml /usr/share/doc/ssd-exporter/examples/web-config.yml
+check "doc /usr/share/doc/ssd-exporter/examples/megaraid.conf (the MegaRAID drop-in)" \
+  same systemd/megaraid/megaraid.conf /usr/share/doc/ssd-exporter/examples/megaraid.conf
+check "the drop-in's node maker /usr/lib/ssd_exporter/megaraid-node, executable" \
+  sh -c 'cmp -s "$1" "$2" && test "$(stat -c %a "$2")" = 755' sh systemd/megaraid/megaraid-node \
+  "$tmp/root/usr/lib/ssd_exporter/megaraid-node"
+check "the drop-in runs the packaged node maker" \
+  grep -qxF 'ExecStartPre=+/usr/lib/ssd_exporter/megaraid-node' systemd/megaraid/megaraid.conf
 check "the socket unit is not installed as a unit" \
   sh -c '! grep -q "systemd/system/ssd_exporter\.socket" "$1"' sh "$tmp/contents"
 for f in dashboards/*.json dashboards/README.md alerts/*.yml alerts/README.md; do

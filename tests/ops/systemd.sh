@@ -101,6 +101,56 @@ else
   pass "systemd-analyze security: overall exposure $exposure (at most $max_exposure)"
 fi
 
+# --- 2b. the MegaRAID drop-in -------------------------------------------------
+# systemd/megaraid/megaraid.conf, over the unit as verified above (its
+# ExecStartPre= pointed at the script in the tree, the only change), and the
+# script it runs against a made-up /proc/devices, into a scratch directory.
+dropin=systemd/megaraid/megaraid.conf
+mkdir -p "$tmp/verify/ssd_exporter.service.d"
+sed "s|^ExecStartPre=+/usr/lib/ssd_exporter/megaraid-node\$|ExecStartPre=+$repo/systemd/megaraid/megaraid-node|" \
+  "$dropin" > "$tmp/verify/ssd_exporter.service.d/megaraid.conf"
+if [ "$(diff "$dropin" "$tmp/verify/ssd_exporter.service.d/megaraid.conf" | grep -c '^[<>]')" -ne 2 ]; then
+  fail "the verify copy of $dropin differs in more (or less) than its ExecStartPre= line"
+fi
+if out=$(systemd-analyze verify "$tmp/verify/ssd_exporter.service" 2>&1) && [ -z "$out" ]; then
+  pass "systemd-analyze verify with $dropin: no warnings"
+else
+  fail "systemd-analyze verify with $dropin:"
+  echo "$out"
+fi
+if [ "$(id -u)" -eq 0 ]; then
+  node_script=systemd/megaraid/megaraid-node
+  mr=$tmp/megaraid
+  mkdir -p "$mr"
+  printf 'Character devices:\n  1 mem\n  4 tty\n240 megaraid_sas_ioctl\n241 hidraw\n\nBlock devices:\n  8 sd\n250 megaraid_sas_ioctl\n' > "$mr/devices"
+  printf 'Character devices:\n  1 mem\n\nBlock devices:\n  8 sd\n' > "$mr/none"
+  # Without the driver: a line, exit 0, nothing made.
+  if out=$(sh "$node_script" "$mr/node" "$mr/none" disk 2>&1) && [ ! -e "$mr/node" ] \
+    && grep -q "lists no megaraid_sas_ioctl" <<<"$out"; then
+    pass "megaraid-node without the driver: says so, exits 0, makes nothing"
+  else
+    fail "megaraid-node without the driver: '$out'; $(ls -l "$mr/node" 2>&1)"
+  fi
+  # With it: character 240:0 (the character major, not the block one),
+  # root:disk 0660; a stale node (another major) and a regular file in its
+  # place are made again.
+  node_ok() { [ "$(stat -c '%F %t:%T %U:%G %a' "$mr/node" 2>/dev/null)" = "character special file f0:0 root:disk 660" ]; }
+  for before in none stale file; do
+    rm -f "$mr/node"
+    case $before in
+      stale) mknod -m 0600 "$mr/node" c 241 0 ;;
+      file) echo x > "$mr/node" ;;
+    esac
+    if sh "$node_script" "$mr/node" "$mr/devices" disk 2>&1 && node_ok; then
+      pass "megaraid-node over $before: character 240:0, root:disk, 0660"
+    else
+      fail "megaraid-node over $before made: $(stat -c '%F %t:%T %U:%G %a' "$mr/node" 2>&1)"
+    fi
+  done
+else
+  skip "megaraid-node into a scratch directory (needs root for mknod and chown)"
+fi
+
 # --- 3. sysusers ---------------------------------------------------------------
 mkdir -p "$tmp/root/etc"
 if out=$(systemd-sysusers --root="$tmp/root" --dry-run "$repo/systemd/ssd_exporter.sysusers" 2>&1) \

@@ -149,6 +149,10 @@ if [ -n "${SSD_VM_PEER:-}" ]; then
 fi
 cp "$HERE/guest/init" "$root/init"
 chmod 755 "$root/init"
+# The MegaRAID drop-in's node maker, as the package installs it (megaraid boot).
+mkdir -p "$root/usr/lib/ssd_exporter"
+cp "$HERE/../../systemd/megaraid/megaraid-node" "$root/usr/lib/ssd_exporter/"
+chmod 755 "$root/usr/lib/ssd_exporter/megaraid-node"
 cp "$HERE"/guest/*.sh "$root/guest/"
 mkdir -p "$root/guest/scenarios"
 cp "$HERE"/guest/scenarios/*.sh "$root/guest/scenarios/"

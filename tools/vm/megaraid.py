@@ -56,6 +56,14 @@ def check(r, share: Path) -> None:
     r.check("megaraid.node_made_by_exporter", read_text(out / "node-after").strip() == want_node,
             f"node after the exporter: {read_text(out / 'node-after').strip()!r}, want "
             f"{want_node!r} (/proc/devices: {major})")
+    # The drop-in's node maker (systemd/megaraid/megaraid-node) in the same guest.
+    made = dict(line.split(" ", 1) for line in read_text(out / "node-maker.txt").splitlines()
+                if " " in line)
+    want_made = f"{want_node} ssd_exporter 660"
+    r.check("megaraid.drop_in_node_maker",
+            made.get("none") == want_made and made.get("stale") == want_made,
+            f"megaraid-node made {made}, want {want_made!r} over none and stale; "
+            f"log: {read_text(out / 'node-maker.log').strip()!r}")
     m1, m2 = read_scrape(out / "metrics-1.txt"), read_scrape(out / "metrics-2.txt")
     if not r.check("megaraid.scrapes", bool(m1) and bool(m2),
                    "megaraid/metrics-*.txt empty (see megaraid/exporter.log)"):

@@ -45,4 +45,17 @@ for n in 0 1; do
     smartctl -j -H -d "megaraid,$n" /dev/sda > "$OUT/pd$n-health.json" 2>> "$OUT/pd$n.err"
 done
 smartctl --scan-open > "$OUT/scan-open.txt" 2>&1
+
+# The unit's drop-in (systemd/megaraid): its node maker against the real
+# /proc/devices, over no node and over a stale one (another major).
+# The initramfs has no accounts: the two the script names, as on a host.
+grep -q '^root:' /etc/passwd 2>/dev/null || echo 'root:x:0:0:root:/:/bin/sh' >> /etc/passwd
+grep -q '^root:' /etc/group 2>/dev/null || echo 'root:x:0:' >> /etc/group
+grep -q '^ssd_exporter:' /etc/group 2>/dev/null || echo 'ssd_exporter:x:990:' >> /etc/group
+for before in none stale; do
+    rm -f /dev/megaraid_sas_ioctl_node
+    [ "$before" = stale ] && mknod -m 0600 /dev/megaraid_sas_ioctl_node c 1 3
+    sh /usr/lib/ssd_exporter/megaraid-node >> "$OUT/node-maker.log" 2>&1
+    echo "$before $(stat -c '%F %t:%T %G %a' /dev/megaraid_sas_ioctl_node 2>&1)"
+done > "$OUT/node-maker.txt"
 sync_stage done 10
