@@ -243,7 +243,7 @@ fn discovered(sysfs: &Path, node: &Path, pd: Pd, target_id: u8) -> Discovered {
             host_no: pd.host_no,
             target_id,
         }),
-        place: Default::default(),
+        place: pd.place(),
         paths: Vec::new(),
         subsystem: None,
     }

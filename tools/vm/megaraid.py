@@ -98,6 +98,14 @@ def _pd0(r, out: Path, dev: str, m1, m2) -> None:
                 f"want ssd_device_info{info}; the exporter serves {near}")
         up = one(scrape, "ssd_device_up", device=dev, serial=serial)
         r.check(f"megaraid.pd0.up.{m}", up is not None and up.value == 1, f"ssd_device_up {up}")
+    # Where the controller says it sits, as QEMU's megasas.c lists it: slot =
+    # scsi-id, no enclosure (FFFFh), SAS address 0x1221 << 48 | device ID << 24.
+    place = {"slot": "0", "sas_address": "0x1221000000000000"}
+    got = one(m2, "ssd_device_info", device=dev, **place)
+    r.check("megaraid.pd0.place_from_the_pd_list",
+            got is not None and got.label("enclosure") in (None, ""),
+            f"want ssd_device_info{place} without enclosure; the exporter serves "
+            f"{[str(s) for s in select(m2, 'ssd_device_info', device=dev)]}")
     cap = one(m2, "ssd_capacity_bytes", device=dev)
     want = js.get("user_capacity", {}).get("bytes")
     r.check("megaraid.pd0.capacity_as_smartctl", cap is not None and cap.value == want,

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use zerocopy::FromBytes;
 
+use crate::device::sysfs::place::Place;
 use crate::sys::megaraid::frame::{MR_PD_ADDRESS, MR_PD_LIST};
 
 /// The driver's name in `scsi_host/hostN/proc_name`.
@@ -38,12 +39,31 @@ pub struct Pd {
     pub enclosure: Option<u16>,
     /// `slotNumber`
     pub slot: u8,
+    /// `sasAddr[0]`, the drive's SAS address on its first path; `None` for
+    /// zero (not reported).
+    pub sas_address: Option<u64>,
 }
 
 impl Pd {
     /// The `device` label: `megaraid<host>-pd<device id>`.
     pub fn name(&self) -> String {
         format!("megaraid{}-pd{}", self.host_no, self.device_id)
+    }
+
+    /// Where the controller says the drive sits, as `ssd_device_info`'s
+    /// labels: `enclosure` and `slot` as storcli names them
+    /// (`/c0/e<enclosure>/s<slot>`), `sas_address` as sysfs writes one
+    /// (`0x` and 16 hex digits).
+    pub fn place(&self) -> Place {
+        Place {
+            slot: self.slot.to_string(),
+            enclosure: self.enclosure.map(|e| e.to_string()).unwrap_or_default(),
+            sas_address: self
+                .sas_address
+                .map(|a| format!("{a:#018x}"))
+                .unwrap_or_default(),
+            ..Place::default()
+        }
     }
 
     /// The pass-through frame's 8-bit `target_id`, `None` for a device ID
@@ -99,6 +119,7 @@ pub fn parse_pd_list(host_no: u16, buf: &[u8]) -> Result<PdList, String> {
             device_id: a.deviceId.get(),
             enclosure: Some(a.enclDeviceId.get()).filter(|&e| e != 0xFFFF),
             slot: a.slotNumber,
+            sas_address: Some(a.sasAddr[0].get()).filter(|&s| s != 0),
         })
         .collect();
     Ok(PdList::Complete(drives))

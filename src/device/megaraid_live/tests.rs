@@ -96,6 +96,7 @@ fn a_listed_drive_is_named_by_controller_and_id_and_never_probed() {
         device_id: 5,
         enclosure: Some(0xFC),
         slot: 3,
+        sas_address: Some(0x5000_c500_a1b2_c3a0),
     };
     let node = Path::new("/dev/megaraid_sas_ioctl_node");
     let d = discovered(Path::new("/sys"), node, pd, 5);
@@ -111,6 +112,12 @@ fn a_listed_drive_is_named_by_controller_and_id_and_never_probed() {
     assert!(d.namespaces.is_empty(), "no block device to probe");
     assert_eq!(d.sysfs, Path::new("/sys/class/scsi_host/host2"));
     assert!(d.basis.contains("enclosure 252 slot 3"), "{}", d.basis);
+    assert_eq!(
+        (d.place.enclosure.as_str(), d.place.slot.as_str()),
+        ("252", "3"),
+        "served on ssd_device_info"
+    );
+    assert_eq!(d.place.sas_address, "0x5000c500a1b2c3a0");
 }
 
 #[test]

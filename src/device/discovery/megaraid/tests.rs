@@ -36,6 +36,9 @@ fn the_list_gives_each_disk_its_device_id_enclosure_and_slot() {
         address(8, 0xFFFF, 0, 0x0D),
         address(0x0100, 0xFFFF, 9, 0x00),
     ];
+    let mut entries = entries;
+    // A drive that reports no SAS address (sasAddr[0] zero).
+    entries[2][0x08..0x10].fill(0);
     let buf = list(8 + 3 * 24, &entries, 1024);
     let PdList::Complete(drives) = parse_pd_list(2, &buf).unwrap() else {
         panic!("the whole list fits");
@@ -47,13 +50,15 @@ fn the_list_gives_each_disk_its_device_id_enclosure_and_slot() {
                 host_no: 2,
                 device_id: 5,
                 enclosure: Some(0xFC),
-                slot: 3
+                slot: 3,
+                sas_address: Some(0x5000_c500_a1b2_c3a0),
             },
             Pd {
                 host_no: 2,
                 device_id: 0x100,
                 enclosure: None,
-                slot: 9
+                slot: 9,
+                sas_address: None,
             },
         ]
     );
@@ -62,6 +67,50 @@ fn the_list_gives_each_disk_its_device_id_enclosure_and_slot() {
     // 8 bits of target ID cannot address device 256: refused, not truncated
     // to drive 0.
     assert_eq!(drives[1].target_id(), None);
+}
+
+/// Where a drive sits, as storcli shows it (`/c0/e252/s3`) and as sysfs
+/// writes a SAS address; nothing for what the list does not give.
+#[test]
+fn a_drive_s_enclosure_slot_and_sas_address_are_its_place() {
+    let pd = Pd {
+        host_no: 0,
+        device_id: 5,
+        enclosure: Some(252),
+        slot: 3,
+        sas_address: Some(0x5000_c500_a1b2_c3a0),
+    };
+    let place = pd.place();
+    assert_eq!(
+        (
+            place.enclosure.as_str(),
+            place.slot.as_str(),
+            place.sas_address.as_str()
+        ),
+        ("252", "3", "0x5000c500a1b2c3a0")
+    );
+    // QEMU's megasas: no enclosure, the address it makes for device 0
+    // (hw/scsi/megasas.c, megasas_get_sata_addr: 0x1221 << 48 | id << 24).
+    let qemu = Pd {
+        enclosure: None,
+        slot: 0,
+        device_id: 0,
+        sas_address: Some(0x1221 << 48),
+        ..pd
+    };
+    let place = qemu.place();
+    assert_eq!(place.enclosure, "");
+    assert_eq!(place.sas_address, "0x1221000000000000");
+    let none = Pd {
+        sas_address: None,
+        ..pd
+    };
+    assert_eq!(none.place().sas_address, "");
+    assert_eq!(
+        none.place().pci_address,
+        "",
+        "the controller's, not the drive's"
+    );
 }
 
 #[test]
