@@ -89,6 +89,13 @@ fn load(dir: &StateDir, window: Option<Duration>, counters: &Counters, aside: bo
         }
     };
     let saved_at = SystemTime::UNIX_EPOCH + Duration::from_millis(payload.saved_at_ms);
+    let mut payload = payload;
+    if !payload.same_boot(boot_ms()) {
+        let n = payload.forget_boot_counts();
+        if n > 0 {
+            info!(file = %path.display(), drives = n, "saved in another boot: the PCIe error counts start again from the first reading");
+        }
+    }
     let (memory, refused) = Memory::from_payload(window, payload, SystemTime::now());
     for r in refused {
         warn!(file = %path.display(), serial = r.serial, "saved history not believed: {}; the drive starts fresh", r.why);
@@ -127,9 +134,10 @@ impl Persist {
     /// cause was logged at start), so an alert on the rate sees it.
     fn save(&self, force: bool) {
         let mut failing = self.failing.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(payload) = self.memory.payload(SystemTime::now(), force) else {
+        let Some(mut payload) = self.memory.payload(SystemTime::now(), force) else {
             return;
         };
+        payload.boot_ms = boot_ms();
         let Some(dir) = &self.dir else {
             self.counters.save_errors.fetch_add(1, Ordering::Relaxed);
             return;
@@ -186,3 +194,18 @@ impl Persist {
         }
     }
 }
+
+/// Unix milliseconds of the host's boot: the wall clock less the time
+/// since boot (`CLOCK_BOOTTIME`, which counts suspend too). `None` if
+/// either clock cannot be read.
+fn boot_ms() -> Option<u64> {
+    use nix::time::{ClockId, clock_gettime};
+    let up = Duration::from(clock_gettime(ClockId::CLOCK_BOOTTIME).ok()?);
+    let now = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .ok()?;
+    u64::try_from(now.checked_sub(up)?.as_millis()).ok()
+}
+
+#[cfg(test)]
+mod tests;

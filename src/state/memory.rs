@@ -249,6 +249,7 @@ impl Memory {
         drives.truncate(MAX_DRIVES);
         Some(Payload {
             saved_at_ms: ms(now),
+            boot_ms: None,
             drives,
         })
     }

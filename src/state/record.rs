@@ -19,8 +19,42 @@ use crate::health::nvme_depth::PelMark;
 pub struct Payload {
     /// Unix milliseconds of the save.
     pub saved_at_ms: u64,
+    /// Unix milliseconds of the host's boot, as the saving exporter
+    /// reckoned it (the wall clock less `CLOCK_BOOTTIME`): what tells a
+    /// restart within the boot from a reboot, for the counts the kernel
+    /// starts again at each boot. Absent from older files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub boot_ms: Option<u64>,
     /// Most recently seen first.
     pub drives: Vec<Record>,
+}
+
+/// How far two reckonings of one boot's time may differ (the wall clock
+/// stepped between them) and still be the same boot.
+pub const BOOT_SLACK_MS: u64 = 30_000;
+
+impl Payload {
+    /// Whether the payload was saved in the boot that started at `boot_ms`
+    /// (both known, within [`BOOT_SLACK_MS`]).
+    pub fn same_boot(&self, boot_ms: Option<u64>) -> bool {
+        matches!((self.boot_ms, boot_ms), (Some(a), Some(b)) if a.abs_diff(b) <= BOOT_SLACK_MS)
+    }
+
+    /// Forgets the counts that start again at each boot (PCIe AER), for a
+    /// payload saved in another boot: the first reading is their baseline.
+    /// Returns how many drives had some.
+    pub fn forget_boot_counts(&mut self) -> usize {
+        let mut n = 0;
+        for r in &mut self.drives {
+            let h = &mut r.history;
+            if !(h.pcie_nonfatal.is_empty() && h.pcie_fatal.is_empty()) {
+                n += 1;
+            }
+            h.pcie_nonfatal = Default::default();
+            h.pcie_fatal = Default::default();
+        }
+        n
+    }
 }
 
 /// One drive.

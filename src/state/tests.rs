@@ -237,6 +237,7 @@ fn the_directory_is_created_locked_and_written_atomically() {
     std::os::unix::fs::symlink(&outside, path.join("state.json.tmp")).unwrap();
     let payload = Payload {
         saved_at_ms: 1,
+        boot_ms: None,
         drives: Vec::new(),
     };
     state.save(&file::encode(&payload)).unwrap();
@@ -316,4 +317,54 @@ fn the_event_log_mark_is_news_saved_and_looked_up_by_serial_and_model() {
     );
     assert_eq!(restored.pel_mark("S1", "another model"), None);
     assert_eq!(restored.pel_mark("S2", "KINGSTON SEDC2000BM8960G"), None);
+}
+
+/// The kernel counts PCIe AER errors from 0 at each boot: a payload from
+/// another boot (or one that does not say) loses them, one from this boot
+/// keeps them; nothing else is touched.
+#[test]
+fn pcie_counts_are_kept_within_a_boot_and_forgotten_after_a_reboot() {
+    use crate::health::history::{SavedHistory, SavedSeries};
+    let counts = SavedSeries {
+        first_seen_ms: None,
+        points: vec![(T0 * 1000, 4, 0)],
+    };
+    let record = Record {
+        serial: "S1".into(),
+        model: "M".into(),
+        wwn: String::new(),
+        transport: "nvme".into(),
+        last_seen_ms: T0 * 1000,
+        history: SavedHistory {
+            pcie_fatal: counts.clone(),
+            pcie_nonfatal: counts.clone(),
+            media_errors: counts.clone(),
+            ..SavedHistory::default()
+        },
+        last_self_test: None,
+        pel_mark: None,
+    };
+    let boot = (T0 - 3600) * 1000;
+    let payload = Payload {
+        saved_at_ms: T0 * 1000,
+        boot_ms: Some(boot),
+        drives: vec![record],
+    };
+    assert!(
+        payload.same_boot(Some(boot + 5_000)),
+        "the clock stepped 5 s"
+    );
+    assert!(!payload.same_boot(Some(boot + 2 * 3600 * 1000)), "rebooted");
+    assert!(!payload.same_boot(None));
+    let older = Payload {
+        boot_ms: None,
+        ..payload.clone()
+    };
+    assert!(!older.same_boot(Some(boot)), "an older file does not say");
+    let mut rebooted = payload.clone();
+    assert_eq!(rebooted.forget_boot_counts(), 1);
+    let h = &rebooted.drives[0].history;
+    assert!(h.pcie_fatal.is_empty() && h.pcie_nonfatal.is_empty());
+    assert_eq!(h.media_errors, counts, "the drive's own counters stay");
+    assert_eq!(rebooted.forget_boot_counts(), 0);
 }

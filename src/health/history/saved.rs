@@ -55,6 +55,13 @@ pub struct SavedHistory {
     pub grown_defects: SavedSeries,
     #[serde(skip_serializing_if = "SavedSeries::is_empty")]
     pub phy_errors: SavedSeries,
+    /// The NVMe controller's PCIe AER counts of uncorrectable errors. The
+    /// kernel counts them from 0 when it finds the device: they hold only
+    /// within one boot (`Payload::boot_ms`; dropped on load after a reboot).
+    #[serde(skip_serializing_if = "SavedSeries::is_empty")]
+    pub pcie_nonfatal: SavedSeries,
+    #[serde(skip_serializing_if = "SavedSeries::is_empty")]
+    pub pcie_fatal: SavedSeries,
     /// NVMe controller-initiated telemetry captures counted so far.
     #[serde(skip_serializing_if = "SavedSeries::is_empty")]
     pub telemetry_captures: SavedSeries,
@@ -185,6 +192,8 @@ impl History {
             crc_errors: self.crc_errors.saved(),
             grown_defects: self.grown_defects.saved(),
             phy_errors: self.phy_errors.saved(),
+            pcie_nonfatal: self.pcie_nonfatal.saved(),
+            pcie_fatal: self.pcie_fatal.saved(),
             telemetry_captures: self.telemetry_captures.saved(),
             telemetry_generation: self.telemetry_last.map(|(g, _)| g),
             throttle_transitions: self.throttle_transitions.saved(),
@@ -246,10 +255,10 @@ impl History {
             crc_errors: Series::restore("crc errors", &s.crc_errors, limit)?,
             grown_defects: Series::restore("grown defects", &s.grown_defects, limit)?,
             phy_errors: Series::restore("phy errors", &s.phy_errors, limit)?,
-            // The kernel counts AER errors from 0 when it finds the device
-            // (a reboot, a re-plug): a fresh baseline at each start.
-            pcie_nonfatal: Series::default(),
-            pcie_fatal: Series::default(),
+            // Within one boot only: the state's loader drops them after a
+            // reboot (the kernel counts from 0 again).
+            pcie_nonfatal: Series::restore("pcie nonfatal", &s.pcie_nonfatal, limit)?,
+            pcie_fatal: Series::restore("pcie fatal", &s.pcie_fatal, limit)?,
             telemetry_captures,
             telemetry_last,
             throttle_transitions: Series::restore(
@@ -277,6 +286,8 @@ impl History {
             ("crc errors", &self.crc_errors),
             ("grown defects", &self.grown_defects),
             ("phy errors", &self.phy_errors),
+            ("pcie nonfatal", &self.pcie_nonfatal),
+            ("pcie fatal", &self.pcie_fatal),
             ("throttle transitions", &self.throttle_transitions),
             ("throttle events", &self.throttle_events),
             ("throttle seconds", &self.throttle_seconds),

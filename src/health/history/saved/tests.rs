@@ -236,3 +236,41 @@ fn telemetry_captures_survive_a_restart_and_a_capture_while_away_counts() {
     after.record(now, &nvme(1));
     assert_eq!(after.increase(Tracked::TelemetryCaptures), Some(3));
 }
+
+fn with_aer(nonfatal: u64, fatal: u64) -> Reading {
+    use crate::device::sysfs::pcie::{AerCounts, AerSeverity, Pcie};
+    let aer = [
+        (AerSeverity::Nonfatal, nonfatal),
+        (AerSeverity::Fatal, fatal),
+    ]
+    .into_iter()
+    .map(|(severity, total)| AerCounts {
+        severity,
+        total,
+        nonzero: Vec::new(),
+    })
+    .collect();
+    Reading {
+        pcie: Some(Pcie {
+            aer,
+            ..Pcie::default()
+        }),
+        ..reading(0, 0, 0.0, 30.0)
+    }
+}
+
+/// Within one boot the kernel's AER counts carry on, so a restart of the
+/// exporter alone must not make their rise a new baseline (it did: they
+/// were not saved). Whether the boot is the same is the loader's to say
+/// (`state::record::Payload::same_boot`).
+#[test]
+fn pcie_error_counts_survive_a_round_trip_and_a_rise_while_away_counts() {
+    let mut before = History::new(None);
+    before.record(at(T0), &with_aer(1, 0));
+    let saved = through_json(&before);
+    assert_eq!(saved.pcie_nonfatal.points, [(T0 * 1000, 1, 0)]);
+    let mut after = History::restore(None, &saved, at(T0 + HOUR)).unwrap();
+    after.record(at(T0 + HOUR), &with_aer(3, 1));
+    assert_eq!(after.increase(Tracked::PcieNonfatal), Some(2));
+    assert_eq!(after.increase(Tracked::PcieFatal), Some(1));
+}
