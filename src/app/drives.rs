@@ -198,10 +198,14 @@ fn reconcile(running: &mut Drives, found: Vec<Discovered>, ctx: &Ctx) -> Vec<Pro
         if !keep {
             info!(device = name, "drive gone; removing its series");
             handle.abort();
-            ctx.store.remove(name);
+            // The probes first, then the drive: a scrape lists the drives
+            // before it reads the probes (`app::State::metrics`), so one
+            // that no longer sees the drive cannot see its probes either
+            // (they were served for a moment with an empty serial).
             if let Some(p) = &ctx.probes {
                 p.stop_drive(name);
             }
+            ctx.store.remove(name);
         }
         keep
     });

@@ -42,23 +42,28 @@ pub struct State {
 }
 
 impl Exposition for State {
+    /// The drives are listed before the probes are read: a drive that
+    /// goes has its probes stopped before it leaves the store (`drives`),
+    /// so a probe is never served without its drive's serial.
     fn metrics(&self, format: Format) -> String {
+        let drives = self.store.list();
         let probes = self
             .probes
             .as_ref()
             .map(|p| p.published())
             .unwrap_or_default();
         self.encoded
-            .encode(self.store.list(), probes, &self.build, text_format(format))
+            .encode(drives, probes, &self.build, text_format(format))
     }
 
     fn metrics_cached(&self, format: Format) -> Option<String> {
+        let drives = self.store.list();
         let probes = match &self.probes {
             Some(p) => p.published_if_fresh()?,
             None => Arc::default(),
         };
         self.encoded
-            .encode_cached(self.store.list(), probes, &self.build, text_format(format))
+            .encode_cached(drives, probes, &self.build, text_format(format))
     }
 
     fn drives(&self) -> Vec<DriveRow> {
