@@ -21,8 +21,8 @@ pub mod spec;
 mod yaml;
 
 pub use keys::{
-    RawDevice, RawDiscovery, RawFile, RawHealth, RawHealthSection, RawLog, RawOverride, RawPath,
-    RawPoll, RawProbe, RawProbeWrite, RawState, RawWeb, readme_table, with_defaults,
+    RawDevice, RawDiscovery, RawFile, RawHealth, RawHealthSection, RawLog, RawMetrics, RawOverride,
+    RawPath, RawPoll, RawProbe, RawProbeWrite, RawState, RawWeb, readme_table, with_defaults,
 };
 pub use overrides::Override;
 use spec::Key;
@@ -194,6 +194,8 @@ pub struct Config {
     /// Where the state file lives; `None` = no state (`state.path: none`,
     /// `--demo`, or `replay` without `state.path` set).
     pub state_path: Option<PathBuf>,
+    /// How much detail `/metrics` serves (`metrics.*`).
+    pub metrics: crate::metrics::Detail,
 }
 
 /// Health verdict settings.
@@ -307,6 +309,10 @@ impl TryFrom<RawFile> for Config {
             log_level: RawLog::level.get(raw.log.level)?,
             log_format: RawLog::format.get(raw.log.format)?,
             state_path: state_path(raw.state.path, demo, !raw.replay.is_empty()),
+            metrics: crate::metrics::Detail {
+                probe_buckets: RawMetrics::probe_buckets.get(raw.metrics.probe_buckets)?,
+                diagnostics: RawMetrics::diagnostics.get(raw.metrics.diagnostics),
+            },
             replay: raw.replay,
             demo,
             probe: probe(raw.probe)?,

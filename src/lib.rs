@@ -94,7 +94,7 @@
 //! metrics                       → snapshot, poll, probe, health, device, nvme, state (counters)
 //! http                          → report, files
 //! dump                          → poll (factory, fallback), device, timefmt
-//! config                        → health, probe, http, poll, device, ata (defaults; namer, scan, poller), files
+//! config                        → health, probe, http, poll, device, ata (defaults; namer, scan, poller), metrics (detail), files
 //! cli, logging                  → config
 //! check                         → config, poll, snapshot, report, health, device (demo), sys (terminal width)
 //! app                           → everything it wires

@@ -221,6 +221,7 @@ pub async fn run(config: Config, load: reload::Loader) -> anyhow::Result<()> {
         probes: probes.clone(),
         build: BuildInfo {
             state: persist.as_ref().map(|p| p.counters.clone()),
+            detail: config.metrics,
             ..BuildInfo::default()
         },
         ..State::default()

@@ -169,6 +169,7 @@ sections! {
         + health: RawHealthSection;
         + path: RawPath;
         + state: RawState;
+        + metrics: RawMetrics;
     }
 
     RawWeb "web." {
@@ -415,6 +416,24 @@ sections! {
             list: false,
             example: crate::ata::attributes::drivedb::DEFAULT_PATHS[1],
         } => ["path.drivedb" "PATH" global];
+    }
+
+    /// How much detail `/metrics` serves (docs/metrics.md, "Series per drive").
+    RawMetrics "metrics." {
+        /// buckets of the probe latency histogram: `coarse` = 1, 2, 3, 5 ×
+        /// each decade from 10 µs to 10 s (26 buckets), `full` = 10 per
+        /// decade (62)
+        probe_buckets: Option<String> = Choice<crate::probe::histogram::Buckets> {
+            default: "coarse",
+            accepted: &[
+                ("coarse", crate::probe::histogram::Buckets::Coarse),
+                ("full", crate::probe::histogram::Buckets::Full),
+            ],
+        } => ["metrics.probe-buckets" "BUCKETS"];
+        /// also serve the diagnostic families no shipped alert, rule or
+        /// dashboard reads: `ssd_page_supported`, the endurance group
+        /// detail, the OCP page's die, block and version detail
+        diagnostics: Option<bool> = Switch {} => ["metrics.diagnostics"];
     }
 
     /// The file of what the exporter saw of each drive, kept across restarts.

@@ -7,8 +7,8 @@
 //! their own; only its path needs a restart.)
 
 use super::keys::{
-    RawDevice, RawDiscovery, RawFile, RawLog, RawPath, RawPoll, RawProbe, RawProbeWrite, RawState,
-    RawWeb,
+    RawDevice, RawDiscovery, RawFile, RawLog, RawMetrics, RawPath, RawPoll, RawProbe,
+    RawProbeWrite, RawState, RawWeb,
 };
 use super::{Config, Probe, ProbeWrite};
 
@@ -44,6 +44,7 @@ impl Config {
             health: _, // reloaded
             drivedb,
             state_path,
+            metrics,
         } = self;
         let pattern = |r: &Option<regex::Regex>| r.as_ref().map(|r| r.as_str().to_string());
         let changed = [
@@ -94,6 +95,14 @@ impl Config {
             (RawPath::sysfs.name, *sysfs != new.sysfs),
             (RawPath::dev.name, *dev != new.dev),
             (RawPath::drivedb.name, *drivedb != new.drivedb),
+            (
+                RawMetrics::probe_buckets.name,
+                metrics.probe_buckets != new.metrics.probe_buckets,
+            ),
+            (
+                RawMetrics::diagnostics.name,
+                metrics.diagnostics != new.metrics.diagnostics,
+            ),
         ];
         let mut out: Vec<&'static str> = changed
             .into_iter()

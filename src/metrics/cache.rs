@@ -15,7 +15,7 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::process::ProcessStats;
-use super::{BuildInfo, Exposition, Parts, TextFormat, probe_restarts, shown};
+use super::{BuildInfo, Detail, Exposition, Parts, TextFormat, probe_restarts, shown};
 use crate::probe::fleet::ProbeView;
 use crate::snapshot::DriveSnapshot;
 
@@ -146,13 +146,15 @@ impl Cache {
             .collect();
         let drives = shown(drives);
         let restarts = probe_restarts(&probes);
-        let probe_part = self.probe_part(&drives, pending, probes, format, fill_missing)?;
+        let detail = build.detail;
+        let probe_part =
+            self.probe_part(&drives, pending, probes, (format, detail), fill_missing)?;
         let mut parts = Vec::with_capacity(drives.len() + 2);
         {
             let mut cache = lock(&self.drives, fill_missing)?;
             let restarts = |d: &DriveSnapshot| restarts.get(d.device.as_str()).copied();
             if fill_missing {
-                fill(&mut cache, &drives, restarts, format);
+                fill(&mut cache, &drives, restarts, (format, detail));
             }
             for d in &drives {
                 let entry = cache.get(&d.device);
@@ -187,7 +189,7 @@ impl Cache {
         drives: &[Arc<DriveSnapshot>],
         pending: Vec<String>,
         probes: Arc<Vec<ProbeView>>,
-        format: TextFormat,
+        (format, detail): (TextFormat, Detail),
         fill_missing: bool,
     ) -> Option<Arc<Pieces>> {
         let mut cached = lock(&self.probes, fill_missing)?;
@@ -223,7 +225,10 @@ impl Cache {
                 drives: drives.to_vec(),
                 probes,
                 probe_restarts: HashMap::new(),
-                build: BuildInfo::default(),
+                build: BuildInfo {
+                    detail,
+                    ..BuildInfo::default()
+                },
                 monitored: 0,
                 process: None,
                 families: Arc::default(),
@@ -255,7 +260,7 @@ fn fill(
     cache: &mut HashMap<String, Entry>,
     drives: &[Arc<DriveSnapshot>],
     probe_restarts: impl Fn(&DriveSnapshot) -> Option<u64>,
-    format: TextFormat,
+    (format, detail): (TextFormat, Detail),
 ) {
     let mut stale = Vec::new();
     for d in drives {
@@ -284,7 +289,10 @@ fn fill(
             .collect(),
         drives: stale.clone(),
         probes: Vec::new(),
-        build: BuildInfo::default(),
+        build: BuildInfo {
+            detail,
+            ..BuildInfo::default()
+        },
         monitored: 0,
         process: None,
         families: Arc::default(),

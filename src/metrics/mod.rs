@@ -55,7 +55,46 @@ pub struct BuildInfo {
     pub state: Option<Arc<crate::state::Counters>>,
     /// `ssd_exporter_config_last_reload_*`; `None` (tests) serves none.
     pub config: Option<Arc<ConfigReloads>>,
+    /// How much detail the drives' and probes' series carry.
+    pub detail: Detail,
 }
+
+/// How much of what the exporter knows it serves (the `metrics.*` keys):
+/// by default what the shipped alerts, rules and dashboards use, so that a
+/// drive costs its scraper as few series as that allows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Detail {
+    /// `metrics.probe_buckets`: the probe histogram's buckets.
+    pub probe_buckets: crate::probe::histogram::Buckets,
+    /// `metrics.diagnostics`: also the [`DIAGNOSTICS`] families.
+    pub diagnostics: bool,
+}
+
+/// Families served only with `metrics.diagnostics: true`: what the
+/// exporter believes about each page, and page detail that no shipped
+/// alert, rule or dashboard reads (a one-group drive's endurance group
+/// counters repeat its SMART log's; the OCP page's die, block and version
+/// detail).
+pub const DIAGNOSTICS: [&str; 18] = [
+    "ssd_page_supported",
+    "ssd_endurance_group_estimate_bytes",
+    "ssd_endurance_group_capacity_bytes",
+    "ssd_endurance_group_unallocated_bytes",
+    "ssd_endurance_group_host_read_bytes",
+    "ssd_endurance_group_host_written_bytes",
+    "ssd_endurance_group_media_written_bytes",
+    "ssd_endurance_group_host_read_commands",
+    "ssd_endurance_group_host_write_commands",
+    "ssd_endurance_group_media_errors",
+    "ssd_endurance_group_error_log_entries",
+    "ssd_endurance_group_warning",
+    "ssd_media_dies",
+    "ssd_free_blocks_ratio",
+    "ssd_namespace_utilization_blocks",
+    "ssd_nand_erase_cycles",
+    "ssd_command_timeouts",
+    "ssd_ocp_info",
+];
 
 impl Default for BuildInfo {
     fn default() -> Self {
@@ -64,6 +103,7 @@ impl Default for BuildInfo {
             revision: env!("SSD_EXPORTER_REVISION").to_string(),
             state: None,
             config: None,
+            detail: Detail::default(),
         }
     }
 }
@@ -235,11 +275,17 @@ impl Exposition {
 pub(crate) struct Enc<'a, 'b> {
     inner: &'a mut DescriptorEncoder<'b>,
     families: Vec<(&'static str, bool)>,
+    detail: Detail,
 }
 
 impl Enc<'_, '_> {
     fn note(&mut self, name: &'static str, written: bool) {
         self.families.push((name, written));
+    }
+
+    /// Whether `name` is left out at this detail.
+    fn hidden(&self, name: &str) -> bool {
+        !self.detail.diagnostics && DIAGNOSTICS.contains(&name)
     }
 }
 
@@ -248,6 +294,7 @@ impl Collector for Exposition {
         let mut enc = Enc {
             inner: &mut inner,
             families: Vec::with_capacity(96),
+            detail: self.build.detail,
         };
         let result = self.encode_parts(&mut enc);
         *self.families.lock().unwrap_or_else(|e| e.into_inner()) = enc.families;
@@ -356,8 +403,9 @@ fn family<L: EncodeLabelSet>(
     rows: impl IntoIterator<Item = (L, f64)>,
 ) -> fmt::Result {
     let mut rows = rows.into_iter().peekable();
-    enc.note(name, rows.peek().is_some());
-    if rows.peek().is_none() {
+    let written = rows.peek().is_some() && !enc.hidden(name);
+    enc.note(name, written);
+    if !written {
         return Ok(());
     }
     let mut m = enc.inner.encode_descriptor(name, help, None, kind)?;
@@ -375,8 +423,9 @@ fn counter<L: EncodeLabelSet, V: EncodeCounterValue>(
     rows: impl IntoIterator<Item = (L, V)>,
 ) -> fmt::Result {
     let mut rows = rows.into_iter().peekable();
-    enc.note(name, rows.peek().is_some());
-    if rows.peek().is_none() {
+    let written = rows.peek().is_some() && !enc.hidden(name);
+    enc.note(name, written);
+    if !written {
         return Ok(());
     }
     let mut m = enc

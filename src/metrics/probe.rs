@@ -135,6 +135,7 @@ impl Exposition {
         if self.probes.is_empty() {
             return Ok(());
         }
+        let resolution = enc.detail.probe_buckets;
         let help = "Latency of every probe I/O (4 KiB, queue depth 1, O_DIRECT); fixed buckets 10 µs to 10 s shared by every exporter.";
         let mut m = enc
             .inner
@@ -142,8 +143,9 @@ impl Exposition {
         for p in &self.probes {
             for o in &p.ops {
                 let l = (Self::probe_base(serials, p), [("op", o.op.as_label())]);
+                let buckets = resolution.select(&o.buckets);
                 let mut h = m.encode_family(&l)?;
-                h.encode_histogram::<[(&str, &str); 0]>(o.sum, o.count, &o.buckets, None)?;
+                h.encode_histogram::<[(&str, &str); 0]>(o.sum, o.count, &buckets, None)?;
             }
         }
         Ok(())

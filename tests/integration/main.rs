@@ -14,5 +14,6 @@ mod overrides;
 mod probe;
 mod rules;
 mod sas_verdict;
+mod series;
 mod state;
 mod verdict;

@@ -81,7 +81,7 @@ def fetch_replay(exporter: Path, folder: Path, log: Path, timeout: float = 15):
     # written to) the host's /var/lib/ssd_exporter.
     state = Path(tempfile.mkdtemp(prefix="ssd-replay-state-"))
     cmd = [str(exporter), "--replay", str(folder), f"--web.listen-address=127.0.0.1:{port}",
-           "--poll.interval=1s", f"--state.path={state}"]
+           "--poll.interval=1s", f"--state.path={state}", "--metrics.diagnostics"]
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True)

@@ -163,7 +163,12 @@ fn every_part_splits_into_the_families_it_wrote() {
     let drives = fixture_drives();
     for format in [TextFormat::OpenMetrics, TextFormat::Prometheus] {
         let mut cache = HashMap::new();
-        fill(&mut cache, &drives, |_| Some(1), format);
+        fill(
+            &mut cache,
+            &drives,
+            |_| Some(1),
+            (format, Detail::default()),
+        );
         for d in &drives {
             let p = cache[&d.device].text[format as usize]
                 .clone()

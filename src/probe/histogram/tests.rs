@@ -128,3 +128,35 @@ fn bucket_counts() {
     assert_eq!(cum[24].1, 5);
     assert_eq!(cum[50], (1.0, 6));
 }
+
+#[test]
+fn coarse_buckets_are_1_2_3_5_per_decade_with_exact_cumulative_counts() {
+    let mut h = LatencyHistogram::default();
+    // 15 µs lands in the full 15 µs bucket, served under 20 µs; 80 µs and
+    // 100 µs both under 100 µs; 250 µs under 300 µs; 20 s only in +Inf.
+    for s in [15e-6, 80e-6, 100e-6, 250e-6, 20.0] {
+        h.record(s);
+    }
+    let full = h.buckets();
+    assert_eq!(&*Buckets::Full.select(&full), &full[..]);
+    let coarse = Buckets::Coarse.select(&full);
+    let bounds: Vec<f64> = coarse.iter().map(|&(b, _)| b).collect();
+    let mut want = Vec::new();
+    for decade in [1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0] {
+        for m in [1.0, 2.0, 3.0, 5.0] {
+            want.push(round_sig(m * decade));
+        }
+    }
+    want.extend([10.0, f64::INFINITY]);
+    assert_eq!(bounds, want);
+    let count = |le: f64| coarse.iter().find(|&&(b, _)| b == le).map(|&(_, n)| n);
+    assert_eq!(count(20e-6), Some(1));
+    assert_eq!(count(50e-6), Some(0));
+    assert_eq!(count(1e-4), Some(2));
+    assert_eq!(count(3e-4), Some(1));
+    assert_eq!(count(f64::INFINITY), Some(1));
+    // Nothing lost: the counts add up to the full set's.
+    let sum = |b: &[(f64, u64)]| b.iter().map(|&(_, n)| n).sum::<u64>();
+    assert_eq!(sum(&coarse), sum(&full));
+    assert_eq!(sum(&coarse), h.count());
+}

@@ -31,13 +31,14 @@ cat /proc/uptime > "$SHARE/p/md5-uptime-1"
 
 # ---- the exporter --------------------------------------------------------------
 # start_exporter <poll interval> [extra flags...]; DISCOVERY_INTERVAL and LOG_LEVEL
-# (default 1s and debug) may be set for one call
+# (default 1s and debug) may be set for one call. Every family is served
+# (--metrics.diagnostics): the checks read ssd_page_supported.
 start_exporter() {
     _interval=$1
     shift
     ssd_exporter --web.listen-address=127.0.0.1:10049 --poll.interval="$_interval" \
         --poll.timeout=3s --discovery.interval="${DISCOVERY_INTERVAL:-1s}" \
-        --log.level="${LOG_LEVEL:-debug}" "$@" 2>>"$SHARE/exporter.log" &
+        --log.level="${LOG_LEVEL:-debug}" --metrics.diagnostics "$@" 2>>"$SHARE/exporter.log" &
     EXPORTER_PID=$!
     echo "$EXPORTER_PID" > "$SHARE/exporter.pid"
 }

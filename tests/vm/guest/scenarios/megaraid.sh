@@ -20,7 +20,7 @@ if [ -e /dev/megaraid_sas_ioctl_node ]; then echo present; else echo absent; fi 
 
 ssd_exporter --web.listen-address=127.0.0.1:10049 --poll.interval=1s --poll.timeout=3s \
     --discovery.interval=1s --discovery.megaraid --probe.disable --log.level=debug \
-    2>>"$OUT/exporter.log" &
+    --metrics.diagnostics 2>>"$OUT/exporter.log" &
 EXPORTER_PID=$!
 HOST=$(awk '$2 == "megaraid_sas" { sub("host", "", $1); print $1; exit }' "$OUT/hosts.txt")
 _n=60

@@ -77,7 +77,7 @@ run_exporter() {
     _log=$1
     shift
     ssd_exporter --web.listen-address=127.0.0.1:10049 --poll.interval=1s --poll.timeout=3s \
-        --discovery.interval=1s --probe.rate=20 --log.level=debug "$@" 2>>"$_log" &
+        --discovery.interval=1s --probe.rate=20 --log.level=debug --metrics.diagnostics "$@" 2>>"$_log" &
     EXPORTER_PID=$!
     _n=60
     while [ "$_n" -gt 0 ]; do
@@ -131,7 +131,7 @@ grep -q '^nobody:' /etc/passwd 2>/dev/null || echo 'nobody:x:65534:65534:nobody:
 grep -q '^nogroup:' /etc/group 2>/dev/null || echo 'nogroup:x:65534:' >> /etc/group
 su -s /bin/sh nobody -c "exec ssd_exporter --web.listen-address=127.0.0.1:10049 \
     --poll.interval=1s --poll.timeout=3s --discovery.interval=1s --probe.disable \
-    --log.level=debug" 2>>"$OUT/exporter-unprivileged.log" &
+    --log.level=debug --metrics.diagnostics" 2>>"$OUT/exporter-unprivileged.log" &
 EXPORTER_PID=$!
 _n=40
 while [ "$_n" -gt 0 ]; do

@@ -32,7 +32,7 @@ for d in $PHYSICAL $VIRTUAL; do
 done
 
 ssd_exporter --web.listen-address=127.0.0.1:10049 --poll.interval=1s --poll.timeout=3s \
-    --discovery.interval=1s --probe.rate=20 --log.level=debug 2>>"$OUT/exporter.log" &
+    --discovery.interval=1s --probe.rate=20 --log.level=debug --metrics.diagnostics 2>>"$OUT/exporter.log" &
 EXPORTER_PID=$!
 _n=60
 while [ "$_n" -gt 0 ]; do
