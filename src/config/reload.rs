@@ -44,6 +44,7 @@ impl Config {
             health: _, // reloaded
             drivedb,
             state_path,
+            selftest: _, // reloaded
         } = self;
         let pattern = |r: &Option<regex::Regex>| r.as_ref().map(|r| r.as_str().to_string());
         let changed = [

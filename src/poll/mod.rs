@@ -9,6 +9,7 @@ pub mod nvme;
 pub mod refresh;
 pub mod sata;
 pub mod scsi;
+pub mod selftest;
 pub mod source;
 pub mod standby;
 pub mod tracker;
