@@ -8,8 +8,8 @@
 //!
 //! Staggered: at most `selftest.concurrency` drives hold a slot, from the
 //! start until a poll after it finds the drive no longer testing (or, on
-//! a drive that cannot say, [`UNKNOWN_HOLD`] of the test's kind), so a RAID
-//! set is never tested all at once.
+//! a drive that cannot say, [`Policy::unknown_hold`]), so a RAID set is
+//! never tested all at once.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant, SystemTime};
@@ -101,6 +101,14 @@ impl Policy {
             Kind::Short => self.short,
             Kind::Extended => self.extended,
         }
+    }
+
+    /// How long a drive that cannot say whether its `kind` test still
+    /// runs holds its slot: [`UNKNOWN_HOLD`], or the test's interval when
+    /// that is shorter (the next one would be due by then anyway).
+    pub fn unknown_hold(&self, kind: Kind) -> Duration {
+        let hold = UNKNOWN_HOLD[kind.index()];
+        self.interval(kind).map_or(hold, |i| i.min(hold))
     }
 
     /// The test due at `now` after the last runs `last` (by [`Kind`]
@@ -202,7 +210,7 @@ impl Slots {
             let over = match seen.in_progress {
                 Some(true) => held >= MAX_HOLD,
                 Some(false) => true,
-                None => held >= UNKNOWN_HOLD[h.kind.index()],
+                None => held >= policy.unknown_hold(h.kind),
             };
             if !over {
                 return Decision::Running;

@@ -179,6 +179,14 @@ fn a_drive_that_cannot_say_holds_its_slot_for_the_kind_s_time() {
 }
 
 #[test]
+fn a_hold_never_outlasts_the_test_s_interval() {
+    let mut p = policy(1);
+    assert_eq!(p.unknown_hold(Kind::Short), UNKNOWN_HOLD[0]);
+    p.short = Some(Duration::from_secs(5));
+    assert_eq!(p.unknown_hold(Kind::Short), Duration::from_secs(5));
+}
+
+#[test]
 fn a_stuck_test_frees_its_slot_after_the_longest_hold() {
     let mut s = Slots::default();
     let (p, now) = (policy(1), Instant::now());
