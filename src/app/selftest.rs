@@ -50,7 +50,9 @@ struct Drive {
 pub(crate) struct SelfTests {
     policy: RwLock<Arc<Policy>>,
     slots: Mutex<Slots>,
-    drives: Mutex<HashMap<String, Drive>>,
+    /// Each its own lock, held only by its drive's poll thread (and the
+    /// shutdown): a command stuck on one drive holds no other.
+    drives: Mutex<HashMap<String, Arc<Mutex<Drive>>>>,
     memory: Option<Arc<Memory>>,
     store: Arc<Store>,
     epoch: Instant,
@@ -86,14 +88,14 @@ impl SelfTests {
     pub(crate) fn cover(self: &Arc<Self>, device: &str, stat: Option<PathBuf>) -> AfterPoll {
         lock(&self.drives).insert(
             device.to_string(),
-            Drive {
+            Arc::new(Mutex::new(Drive {
                 stat,
                 busy: BusyTracker::new(BusyPolicy::default()),
                 last: [None, None],
                 restored: false,
                 retry_after: None,
                 rejected: None,
-            },
+            })),
         );
         let me = Arc::clone(self);
         Arc::new(move |device: &str, poller: &mut dyn Poller| me.after_poll(device, poller))
@@ -141,10 +143,11 @@ impl SelfTests {
         let Some(snap) = self.store.get(device) else {
             return;
         };
-        let mut drives = lock(&self.drives);
-        let Some(d) = drives.get_mut(device) else {
+        let Some(drive) = lock(&self.drives).get(device).cloned() else {
             return;
         };
+        let mut d = lock(&drive);
+        let d = &mut *d;
         let seen = self.seen(&policy, d, &snap);
         let now = SystemTime::now();
         let decision = lock(&self.slots).decide(&policy, device, &seen, now, Instant::now());
@@ -187,7 +190,6 @@ impl SelfTests {
             Decision::Idle | Decision::Running => {}
         }
         let last = d.last[0].max(d.last[1]);
-        drop(drives);
         if served != snap.self_tests.is_some()
             || served && snap.self_tests.as_ref().is_some_and(|t| t.last_run != last)
         {

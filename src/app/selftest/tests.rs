@@ -216,3 +216,54 @@ fn off_serves_nothing_and_sends_nothing() {
     assert!(sent.lock().unwrap().is_empty());
     assert!(store.get("sda").unwrap().self_tests.is_none());
 }
+
+/// A poller whose self-test command blocks until released (a drive that
+/// hangs in the command).
+struct Stuck {
+    entered: std::sync::mpsc::Sender<()>,
+    release: std::sync::mpsc::Receiver<()>,
+    released: Arc<Mutex<Option<bool>>>,
+}
+
+impl Poller for Stuck {
+    fn origin(&self) -> String {
+        "/dev/stuck".into()
+    }
+    fn poll(&mut self) -> PollOutcome {
+        PollOutcome::default()
+    }
+    fn reset(&mut self) {}
+    fn self_test(&mut self, _: SelfTestOp) -> Result<(), FetchError> {
+        self.entered.send(()).unwrap();
+        let ok = self.release.recv_timeout(Duration::from_secs(5)).is_ok();
+        *self.released.lock().unwrap() = Some(ok);
+        Ok(())
+    }
+}
+
+#[test]
+fn a_command_stuck_on_one_drive_holds_no_other() {
+    let store = store(&["sda", "sdb"]);
+    let tests = Arc::new(SelfTests::new(policy(2, false), None, store.clone()));
+    let (a, b) = (tests.cover("sda", None), tests.cover("sdb", None));
+    let (entered_tx, entered) = std::sync::mpsc::channel();
+    let (release, release_rx) = std::sync::mpsc::channel();
+    let released = Arc::new(Mutex::new(None));
+    let mut stuck = Stuck {
+        entered: entered_tx,
+        release: release_rx,
+        released: released.clone(),
+    };
+    let t = std::thread::spawn(move || a("sda", &mut stuck));
+    entered.recv().unwrap();
+    let (mut pb, sent_b) = fake(Ok(()));
+    b("sdb", &mut pb);
+    release.send(()).ok();
+    t.join().unwrap();
+    assert_eq!(sent_b.lock().unwrap().len(), 1);
+    assert_eq!(
+        *released.lock().unwrap(),
+        Some(true),
+        "sdb waited for sda's command"
+    );
+}
