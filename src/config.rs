@@ -22,7 +22,8 @@ mod yaml;
 
 pub use keys::{
     RawDevice, RawDiscovery, RawFile, RawHealth, RawHealthSection, RawLog, RawMetrics, RawOverride,
-    RawPath, RawPoll, RawProbe, RawProbeWrite, RawState, RawWeb, readme_table, with_defaults,
+    RawPath, RawPoll, RawProbe, RawProbeWrite, RawSelfTest, RawSelfTestSchedule, RawState, RawWeb,
+    readme_table, with_defaults,
 };
 pub use overrides::Override;
 use spec::Key;
@@ -196,6 +197,8 @@ pub struct Config {
     pub state_path: Option<PathBuf>,
     /// How much detail `/metrics` serves (`metrics.*`).
     pub metrics: crate::metrics::Detail,
+    /// Scheduled self-tests (`selftest.*`); off unless a schedule is set.
+    pub selftest: crate::poll::selftest::Policy,
 }
 
 /// Health verdict settings.
@@ -316,6 +319,7 @@ impl TryFrom<RawFile> for Config {
             replay: raw.replay,
             demo,
             probe: probe(raw.probe)?,
+            selftest: selftest(raw.selftest)?,
             health: health(raw.health)?,
             sysfs: path_or(&RawPath::sysfs, raw.path.sysfs),
             dev: path_or(&RawPath::dev, raw.path.dev),
@@ -331,6 +335,38 @@ impl TryFrom<RawFile> for Config {
             },
         })
     }
+}
+
+/// The `selftest` section: transports by name, each once.
+fn selftest(raw: RawSelfTest) -> Result<crate::poll::selftest::Policy, ConfigError> {
+    use crate::device::discovery::Transport;
+    let key = &RawSelfTest::transports;
+    let mut transports = Vec::new();
+    for name in &raw.transports {
+        let t = Transport::ALL
+            .into_iter()
+            .find(|t| t.as_str() == name)
+            .ok_or_else(|| {
+                invalid(
+                    key.name,
+                    format!("{name:?} is not a transport; use nvme, sata, sas or scsi"),
+                )
+            })?;
+        if !transports.contains(&t) {
+            transports.push(t);
+        }
+    }
+    if raw.transports.is_empty() {
+        transports = Transport::ALL.to_vec();
+    }
+    Ok(crate::poll::selftest::Policy {
+        short: RawSelfTestSchedule::short.get(raw.schedule.short)?,
+        extended: RawSelfTestSchedule::extended.get(raw.schedule.extended)?,
+        // At most MAX_CONCURRENCY, so it fits.
+        concurrency: RawSelfTest::concurrency.get(raw.concurrency)? as usize,
+        abort_on_shutdown: RawSelfTest::abort_on_shutdown.get(raw.abort_on_shutdown),
+        transports,
+    })
 }
 
 /// `state.path`: `none` is off; the demo's drives are simulated, so never

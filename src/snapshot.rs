@@ -90,6 +90,9 @@ pub struct DriveSnapshot {
     /// a state file, and until the state layer has seen the drive identify
     /// itself (again after its identity changed).
     pub state_age: Option<Duration>,
+    /// The scheduled self-tests of a drive `selftest.schedule` covers
+    /// (`ssd_self_test*` series); `None` for any other drive.
+    pub self_tests: Option<ScheduledSelfTests>,
     /// The newest health verdict (after the first poll).
     pub verdict: Option<Verdict>,
     /// Seconds until percentage used reaches 100 % at the rate seen so far.
@@ -107,6 +110,17 @@ pub struct DriveSnapshot {
     /// What `tuning` was resolved for: the tuner's generation, the model
     /// and the serial.
     tuned_for: Option<(u64, String, String)>,
+}
+
+/// What the exporter did of a drive's scheduled self-tests.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ScheduledSelfTests {
+    /// Tests started, by `crate::poll::selftest::Kind` index (`short`,
+    /// `extended`), since the exporter started.
+    pub started: [u64; 2],
+    /// When the exporter last started one on this drive (this run or,
+    /// through the state file, an earlier one).
+    pub last_run: Option<SystemTime>,
 }
 
 impl DriveSnapshot {
@@ -132,6 +146,7 @@ impl DriveSnapshot {
             reading: None,
             history: History::new(None),
             state_age: None,
+            self_tests: None,
             verdict: None,
             wearout_seconds: None,
             endurance_used: None,

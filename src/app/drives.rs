@@ -40,20 +40,27 @@ pub(crate) fn start_replays(ctx: &Ctx) -> anyhow::Result<JoinHandle<()>> {
         ctx.store
             .insert(ctx.snapshot(&name, &origin, factory::placeholder(transport, "", "", "")));
         info!(device = name, folder = %dir.display(), "replaying dump");
-        tasks.push(spawn_loop(ctx, name, poller));
+        tasks.push(spawn_loop(ctx, name, poller, None));
     }
     Ok(owner(tasks))
 }
 
 /// Starts `name`'s poll loop.
-fn spawn_loop(ctx: &Ctx, name: String, poller: Box<dyn Poller>) -> JoinHandle<()> {
-    tokio::spawn(schedule::run(
+/// `after` runs after each poll (a drive the self-test schedule covers).
+fn spawn_loop(
+    ctx: &Ctx,
+    name: String,
+    poller: Box<dyn Poller>,
+    after: Option<schedule::AfterPoll>,
+) -> JoinHandle<()> {
+    tokio::spawn(schedule::run_with(
         name,
         poller,
         schedule_of(&ctx.config),
         ctx.judge.clone(),
         ctx.store.clone(),
         ctx.gone.clone(),
+        after,
     ))
 }
 
@@ -90,7 +97,7 @@ pub(crate) fn start_demo(ctx: &Ctx) -> JoinHandle<()> {
             });
             p.start_simulated(drive.name, drive.block, DEMO_PROBE_RATE, started, draw);
         }
-        tasks.push(spawn_loop(ctx, drive.name.to_string(), poller));
+        tasks.push(spawn_loop(ctx, drive.name.to_string(), poller, None));
     }
     owner(tasks)
 }
@@ -206,6 +213,7 @@ fn reconcile(running: &mut Drives, found: Vec<Discovered>, ctx: &Ctx) -> Vec<Pro
                 p.stop_drive(name);
             }
             ctx.store.remove(name);
+            ctx.selftests.forget(name);
         }
         keep
     });
@@ -228,7 +236,14 @@ fn reconcile(running: &mut Drives, found: Vec<Discovered>, ctx: &Ctx) -> Vec<Pro
             let poller = ctx
                 .config
                 .live_poller(&d, &ctx.namer, ctx.pel_marks.as_ref());
-            let h = spawn_loop(ctx, d.name.clone(), poller);
+            // Only a physical drive on this host (`app::selftest` says why).
+            let after = d.probed().then(|| {
+                let stat = blocks_of(&d.namespaces)
+                    .first()
+                    .map(|b| ctx.config.sysfs.join("block").join(b).join("stat"));
+                ctx.selftests.cover(&d.name, stat)
+            });
+            let h = spawn_loop(ctx, d.name.clone(), poller, after);
             running.0.insert(d.name.clone(), (d.key().to_path_buf(), h));
         } else if ctx.store.get(&d.name).is_some_and(|s| *s.place != d.place) {
             // A by-path link udev made after the drive was found, a

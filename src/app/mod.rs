@@ -7,6 +7,7 @@ mod host;
 mod persist;
 pub mod reload;
 pub mod schedule;
+mod selftest;
 
 pub use host::validate;
 
@@ -96,6 +97,8 @@ pub(crate) struct Ctx {
     /// Where an NVMe poller finds the persistent event log's mark it had
     /// before a restart: the state file's memory (`None` without one).
     pel_marks: Option<crate::poll::nvme::pel::PelMarks>,
+    /// The scheduled self-tests (`selftest.*`; idle without a schedule).
+    selftests: Arc<selftest::SelfTests>,
 }
 
 impl Ctx {
@@ -234,6 +237,11 @@ pub async fn run(config: Config, load: reload::Loader) -> anyhow::Result<()> {
         let c = config.clone();
         Arc::new(tokio::task::spawn_blocking(move || c.namer()).await?)
     };
+    let selftests = Arc::new(selftest::SelfTests::new(
+        config.selftest.clone(),
+        persist.as_ref().map(|p| p.memory()),
+        state.store.clone(),
+    ));
     let ctx = Arc::new(Ctx {
         config: config.clone(),
         store: state.store.clone(),
@@ -248,6 +256,7 @@ pub async fn run(config: Config, load: reload::Loader) -> anyhow::Result<()> {
             }
         },
         pel_marks: persist.as_ref().map(|p| p.pel_marks()),
+        selftests: selftests.clone(),
     });
     let saver = persist
         .clone()
@@ -299,6 +308,7 @@ pub async fn run(config: Config, load: reload::Loader) -> anyhow::Result<()> {
         load,
         started: config.clone(),
         health,
+        selftests: selftests.clone(),
         status: reloads,
     };
     while let Signal::Reload = signals.next().await {
@@ -309,6 +319,7 @@ pub async fn run(config: Config, load: reload::Loader) -> anyhow::Result<()> {
     }
     info!("shutting down");
     let _ = stop_tx.send(true);
+    selftests.shutdown(config.poll_timeout).await;
     drives.abort();
     watchdog.abort();
     if let Some(saver) = saver {

@@ -121,6 +121,11 @@ impl Persist {
         })
     }
 
+    /// The memory (for the scheduled self-tests' last runs).
+    pub(crate) fn memory(&self) -> Arc<Memory> {
+        Arc::clone(&self.memory)
+    }
+
     /// The persistent event log marks the memory holds, by serial and
     /// model, for the NVMe pollers to take back before their first count.
     pub(crate) fn pel_marks(&self) -> PelMarks {

@@ -60,6 +60,7 @@ pub(crate) struct Reloader {
     /// need a restart are compared against.
     pub(crate) started: Config,
     pub(crate) health: Arc<LiveHealth>,
+    pub(crate) selftests: Arc<super::selftest::SelfTests>,
     pub(crate) status: Arc<ConfigReloads>,
 }
 
@@ -96,10 +97,11 @@ impl Reloader {
                 }
                 let overrides = new.health.overrides.len();
                 self.health.replace(new.health);
+                self.selftests.replace(new.selftest);
                 self.status.record(true, now);
                 info!(
                     overrides,
-                    "configuration reloaded; health settings apply from each drive's next poll"
+                    "configuration reloaded; health settings and self-test schedules apply from each drive's next poll"
                 );
             }
         }

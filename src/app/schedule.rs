@@ -36,6 +36,11 @@ pub struct Schedule {
     pub jitter: f64,
 }
 
+/// What a drive's poll thread runs after each poll it publishes, with the
+/// drive's poller (the scheduled self-tests, `app::selftest`). A panic in
+/// it ends the thread like one in the poll, and the loop restarts it.
+pub type AfterPoll = Arc<dyn Fn(&str, &mut dyn Poller) + Send + Sync>;
+
 /// CPU time of the calling thread (user + system), for
 /// `ssd_poll_cpu_seconds_total`; zero if the clock is unavailable.
 fn thread_cpu() -> Duration {
@@ -148,23 +153,38 @@ pub async fn run(
     store: Arc<Store>,
     gone: Arc<Notify>,
 ) {
+    run_with(device, poller, schedule, judge, store, gone, None).await
+}
+
+/// [`run`], with `after` run on the poll thread after each poll.
+pub async fn run_with(
+    device: String,
+    poller: Box<dyn Poller>,
+    schedule: Schedule,
+    judge: Judge,
+    store: Arc<Store>,
+    gone: Arc<Notify>,
+    after: Option<AfterPoll>,
+) {
     let shared = Arc::new(Shared::new(poller));
     let _stop = StopOnDrop(shared.clone());
     let mut fresh = true;
     loop {
         let claim = claim(&device, schedule, &judge, &store).await;
         let thread = {
-            let (device, judge, store, shared, gone) = (
+            let (device, judge, store, shared, gone, after) = (
                 device.clone(),
                 judge.clone(),
                 store.clone(),
                 shared.clone(),
                 gone.clone(),
+                after.clone(),
             );
             std::thread::Builder::new()
                 .name(format!("poll {device}"))
                 .spawn(move || {
-                    poll_thread(claim, device, !fresh, schedule, judge, store, gone, shared)
+                    let ends = Ends { store, gone, after };
+                    poll_thread(claim, device, !fresh, schedule, judge, ends, shared)
                 })
         };
         fresh = false;
@@ -303,6 +323,14 @@ async fn claim(
     }
 }
 
+/// Where a poll thread's outcomes go: the store, discovery (a drive gone)
+/// and the after-poll hook.
+struct Ends {
+    store: Arc<Store>,
+    gone: Arc<Notify>,
+    after: Option<AfterPoll>,
+}
+
 /// The drive's poll loop, on its own thread, which holds the drive's
 /// `claim` and its poller for its whole life. Nothing here catches a
 /// panic: one anywhere ends the thread, and [`run`] restarts it (with
@@ -314,10 +342,10 @@ fn poll_thread(
     restarted: bool,
     schedule: Schedule,
     judge: Judge,
-    store: Arc<Store>,
-    gone: Arc<Notify>,
+    ends: Ends,
     shared: Arc<Shared>,
 ) {
+    let Ends { store, gone, after } = ends;
     let _claim = claim;
     let mut poller = shared.poller.lock().unwrap_or_else(|e| e.into_inner());
     if restarted {
@@ -364,6 +392,9 @@ fn poll_thread(
             inject::hit(&device, inject::Point::Judge);
             judge(s, now);
         });
+        if let Some(after) = &after {
+            after(&device, &mut **poller);
+        }
         shared.streak.store(0, Ordering::Release);
         let interval = jittered(schedule.interval, schedule.jitter, fastrand::f64());
         if !nap(&shared, started + elapsed, interval) {

@@ -25,6 +25,7 @@ pub mod attributes;
 pub mod devstat;
 pub mod error_log;
 pub mod identify;
+pub mod offline;
 pub mod passthrough;
 pub mod power;
 pub mod sector;
@@ -64,6 +65,8 @@ pub const SMART_READ_THRESHOLDS: u8 = 0xD1;
 pub const SMART_READ_LOG: u8 = 0xD5;
 /// SMART RETURN STATUS subcommand: the verdict comes back in LBA mid/high.
 pub const SMART_RETURN_STATUS: u8 = 0xDA;
+/// SMART EXECUTE OFF-LINE IMMEDIATE subcommand: starts or aborts a self-test.
+pub const SMART_EXECUTE_OFFLINE_IMMEDIATE: u8 = 0xD4;
 /// Every SMART subcommand carries this signature in LBA mid (LBA 15:8).
 pub const SMART_LBA_MID: u8 = 0x4F;
 /// Every SMART subcommand carries this signature in LBA high (LBA 23:16).

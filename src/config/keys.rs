@@ -170,6 +170,7 @@ sections! {
         + path: RawPath;
         + state: RawState;
         + metrics: RawMetrics;
+        + selftest: RawSelfTest;
     }
 
     RawWeb "web." {
@@ -446,6 +447,44 @@ sections! {
             list: false,
             example: "/var/lib/ssd_exporter",
         } => ["state.path" "DIR"];
+    }
+
+    /// Scheduled self-tests: opt-in, the one thing the exporter does that
+    /// changes what a drive does (see "Self-tests").
+    RawSelfTest "selftest." {
+        /// drives running a scheduled self-test at a time on this host, so
+        /// that a RAID set is never tested all at once
+        concurrency: Option<u64> = Count {
+            default: crate::poll::selftest::DEFAULT_CONCURRENCY,
+            min: 1,
+            max: crate::poll::selftest::MAX_CONCURRENCY,
+            bytes: false,
+        } => ["selftest.concurrency" "N"];
+        /// at shutdown, abort the scheduled self-tests still running
+        abort_on_shutdown: Option<bool> = Switch {} => ["selftest.abort-on-shutdown"];
+        /// transports whose drives get scheduled self-tests: `nvme`,
+        /// `sata`, `sas`, `scsi`
+        transports: Vec<String> = Text {
+            default: &["nvme", "sata", "sas", "scsi"],
+            list: true,
+            example: "nvme",
+        } => [];
+        + schedule: RawSelfTestSchedule;
+    }
+
+    RawSelfTestSchedule "selftest.schedule." {
+        /// start a short self-test on each drive this long after the last
+        /// one; unset = never
+        short: Option<String> = OptDur {
+            example: Duration::from_secs(24 * 3600),
+            max: crate::poll::selftest::MAX_INTERVAL,
+        } => ["selftest.schedule.short" "DURATION"];
+        /// start an extended self-test on each drive this long after the
+        /// last one (it counts as a short one too); unset = never
+        extended: Option<String> = OptDur {
+            example: Duration::from_secs(30 * 24 * 3600),
+            max: crate::poll::selftest::MAX_INTERVAL,
+        } => ["selftest.schedule.extended" "DURATION"];
     }
 }
 

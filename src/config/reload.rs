@@ -45,6 +45,7 @@ impl Config {
             drivedb,
             state_path,
             metrics,
+            selftest: _, // reloaded
         } = self;
         let pattern = |r: &Option<regex::Regex>| r.as_ref().map(|r| r.as_str().to_string());
         let changed = [

@@ -92,6 +92,33 @@ impl fmt::Display for NvmeRequest {
     }
 }
 
+/// A self-test command: start a short or an extended one, or abort the one
+/// in progress. The only commands a source sends that change what a drive
+/// does, and only when `selftest.schedule` asks for them; each transport's
+/// frame is in `nvme::self_test_command`, `ata::offline` and
+/// `scsi::diagnostic`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SelfTestOp {
+    Short,
+    Extended,
+    Abort,
+}
+
+impl fmt::Display for SelfTestOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Short => "short self-test",
+            Self::Extended => "extended self-test",
+            Self::Abort => "self-test abort",
+        })
+    }
+}
+
+/// What a source without self-tests (a replay, the demo) answers.
+fn no_self_test(origin: String, op: SelfTestOp) -> FetchError {
+    FetchError::Unsupported(format!("{op} on {origin}: not a live drive"))
+}
+
 /// Why a page could not be fetched.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum FetchError {
@@ -175,6 +202,10 @@ pub trait NvmeSource: Send {
     fn hwmon(&mut self) -> Option<sysfs::hwmon::Temps> {
         None
     }
+    /// Sends Device Self-test `op` (no data).
+    fn self_test(&mut self, op: SelfTestOp) -> Result<(), FetchError> {
+        Err(no_self_test(self.origin(), op))
+    }
 }
 
 /// A request for one ATA data-in page (512 bytes each).
@@ -223,6 +254,10 @@ pub trait AtaSource: Send {
     fn hwmon(&mut self) -> Option<sysfs::hwmon::Temps> {
         None
     }
+    /// Sends SMART EXECUTE OFF-LINE IMMEDIATE for `op`.
+    fn self_test(&mut self, op: SelfTestOp) -> Result<(), FetchError> {
+        Err(no_self_test(self.origin(), op))
+    }
 }
 
 /// Something that answers SCSI requests with the bytes the device
@@ -237,6 +272,10 @@ pub trait ScsiSource: Send {
     /// where there is none (not SAS, a replay, the demo).
     fn sas_links(&mut self) -> Vec<(u8, u64)> {
         Vec::new()
+    }
+    /// Sends SEND DIAGNOSTIC with the background self-test code for `op`.
+    fn self_test(&mut self, op: SelfTestOp) -> Result<(), FetchError> {
+        Err(no_self_test(self.origin(), op))
     }
 }
 

@@ -273,6 +273,44 @@ impl NvmeSource for NvmeLive {
         }
     }
 
+    fn self_test(&mut self, op: super::SelfTestOp) -> Result<(), FetchError> {
+        use crate::nvme::self_test_command as st;
+        let stc = match op {
+            super::SelfTestOp::Short => st::STC_SHORT,
+            super::SelfTestOp::Extended => st::STC_EXTENDED,
+            super::SelfTestOp::Abort => st::STC_ABORT,
+        };
+        let f = st::command(stc);
+        let cmd = AdminCommand {
+            opcode: f.opcode,
+            nsid: f.nsid,
+            cdw10: f.cdw10,
+            cdw11: 0,
+            cdw12: 0,
+            cdw13: 0,
+            cdw14: 0,
+            cdw15: 0,
+        };
+        let timeout = self.timeout;
+        let result = self.controller()?.admin_read(&cmd, &mut [], timeout);
+        match result {
+            Ok(_) => Ok(()),
+            Err(AdminError::Status(raw)) => {
+                let status = NvmeStatus::from_ioctl_result(raw);
+                let msg = format!("{op} on {}: {status}", self.path.display());
+                Err(if status.is_unsupported() {
+                    FetchError::Unsupported(msg)
+                } else {
+                    FetchError::Failed(msg)
+                })
+            }
+            Err(AdminError::Os(e)) => {
+                self.ctrl = None;
+                Err(self.os_error(&op.to_string(), e))
+            }
+        }
+    }
+
     fn pcie(&mut self) -> Option<(Pcie, Vec<AerError>)> {
         let function = std::fs::canonicalize(self.sysfs.as_ref()?.join("device")).ok()?;
         let is_function = function

@@ -9,7 +9,9 @@ use super::channel::{Channel, DataIn, SgChannel};
 use super::{AtaRead, AtaSource, FetchError};
 use crate::ata::passthrough::{Command, Protocol};
 use crate::ata::smart::SmartStatus;
-use crate::ata::{PowerMode, SECTOR, devstat, error_log, identify, power, self_test, sense, smart};
+use crate::ata::{
+    PowerMode, SECTOR, devstat, error_log, identify, offline, power, self_test, sense, smart,
+};
 
 /// Sense buffer size: enough for descriptor-format sense with the 14-byte
 /// ATA Status Return descriptor.
@@ -180,6 +182,16 @@ impl AtaSource for SataLive {
             },
             |r| SmartStatus::from_registers(&r),
         ))
+    }
+
+    fn self_test(&mut self, op: super::SelfTestOp) -> Result<(), FetchError> {
+        let sub = match op {
+            super::SelfTestOp::Short => offline::SHORT_OFFLINE,
+            super::SelfTestOp::Extended => offline::EXTENDED_OFFLINE,
+            super::SelfTestOp::Abort => offline::ABORT_OFFLINE,
+        };
+        self.issue(&op.to_string(), &offline::command(sub))
+            .map(|_| ())
     }
 
     fn power_mode(&mut self) -> Result<PowerMode, FetchError> {

@@ -3,7 +3,8 @@
 //! `scsi::command`, through a command channel (`channel`): SG_IO on
 //! `/dev/sdX` (the same ioctl as ATA pass-through, `sys::sg`), or a
 //! MegaRAID controller's pass-through to one of its physical drives. Every
-//! command is data-in, none reads the medium.
+//! command is data-in, none reads the medium, but SEND DIAGNOSTIC, sent
+//! only for a scheduled self-test (`selftest.schedule`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -11,7 +12,7 @@ use std::time::Duration;
 use super::channel::{Channel, DataIn, SgChannel};
 use super::{FetchError, ScsiRequest, ScsiSource};
 use crate::ata::sense::parse_sense;
-use crate::scsi::command;
+use crate::scsi::{command, diagnostic};
 
 /// Fixed or descriptor sense: 32 bytes hold key, ASC and ASCQ of either.
 const SENSE_LEN: usize = 32;
@@ -56,6 +57,27 @@ impl ScsiSource for ScsiLive {
             .as_deref()
             .map(super::discovery::sas::links)
             .unwrap_or_default()
+    }
+
+    fn self_test(&mut self, op: super::SelfTestOp) -> Result<(), FetchError> {
+        let code = match op {
+            super::SelfTestOp::Short => diagnostic::BACKGROUND_SHORT,
+            super::SelfTestOp::Extended => diagnostic::BACKGROUND_EXTENDED,
+            super::SelfTestOp::Abort => diagnostic::ABORT_BACKGROUND,
+        };
+        let what = op.to_string();
+        let mut sense = [0u8; SENSE_LEN];
+        let out = self
+            .chan
+            .issue(&what, &diagnostic::cdb(code), DataIn::None, &mut sense)?;
+        let sense = parse_sense(&sense[..out.sense_len.min(SENSE_LEN)]);
+        command::outcome(out.status, &sense).map_err(|e| {
+            if e.is_unsupported() {
+                FetchError::Unsupported(format!("{what} on {}: {e}", self.chan.origin()))
+            } else {
+                self.failed(&what, e)
+            }
+        })
     }
 
     fn read(&mut self, req: ScsiRequest) -> Result<Vec<u8>, FetchError> {

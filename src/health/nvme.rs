@@ -58,6 +58,7 @@ pub fn reading(pages: &NvmePages) -> Reading {
         .as_ref()
         .and_then(|log| log.last())
         .map(|t| t.result_name());
+    r.self_test_in_progress = pages.self_test.as_ref().map(|l| l.current_operation != 0);
     r.nvme = Some(depth(pages));
     r
 }

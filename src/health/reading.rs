@@ -104,6 +104,11 @@ pub struct Reading {
     pub bad_blocks: Vec<(&'static str, u64)>,
     /// Name of the newest self-test's result (`passed`, `aborted_by_reset`, …).
     pub self_test_last_result: Option<&'static str>,
+    /// Whether the drive says a self-test is running now: NVMe log 06h
+    /// byte 0 (current operation ≠ 0), ATA SMART READ DATA byte 363 (high
+    /// nibble Fh), SCSI log page 10h's newest entry (result Fh); `None`
+    /// when the page was not read.
+    pub self_test_in_progress: Option<bool>,
     /// SATA SMART attributes as the drive reports them, named.
     pub ata_attributes: Vec<AtaAttribute>,
     /// What only a SAS / SCSI disk reports; `None` for other transports.

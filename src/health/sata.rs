@@ -47,6 +47,9 @@ pub fn reading(pages: &SataPages, presets: &DrivePresets) -> Reading {
     };
     if let Some(smart) = &pages.smart {
         r.ata_attributes = attributes(smart, pages.thresholds.as_ref(), presets);
+        // Byte 363 bits 7:4, ACS-3 "Self-test execution status values":
+        // Fh = a self-test routine is in progress.
+        r.self_test_in_progress = Some(smart.self_test_execution_status >> 4 == 0xF);
         from_attributes(smart, presets, &mut r);
     }
     let sector = pages

@@ -99,6 +99,10 @@ pub fn reading(pages: &ScsiPages) -> Reading {
     r.smart_passed = ie.map(|ie| ie.passed());
     let tests = pages.self_test.as_deref().unwrap_or_default();
     r.self_test_last_result = tests.first().map(SelfTest::result_name);
+    r.self_test_in_progress = pages.self_test.as_ref().map(|t| {
+        t.first()
+            .is_some_and(|e| e.result == crate::scsi::self_test::RESULT_IN_PROGRESS)
+    });
     let by_op = |f: fn(&ErrorCounters) -> Option<u128>| -> Vec<(ScsiOp, u128)> {
         ScsiOp::ALL
             .iter()

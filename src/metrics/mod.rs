@@ -32,6 +32,7 @@ mod probe;
 mod process;
 mod reload;
 mod scsi;
+mod selftest;
 mod tables;
 mod verdict;
 
@@ -337,6 +338,7 @@ impl Exposition {
             self.verdict(enc)?;
             self.ata(enc)?;
             self.scsi(enc)?;
+            self.self_tests(enc)?;
             self.pcie(enc)?;
             self.nvme(enc)?;
         }

@@ -33,6 +33,7 @@ pub mod ocp;
 pub mod pel;
 pub mod pel_events;
 pub mod self_test;
+pub mod self_test_command;
 pub mod smart_log;
 pub mod status;
 pub mod telemetry;

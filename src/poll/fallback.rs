@@ -96,6 +96,16 @@ impl Poller for AtaOrScsi {
         scsi.poll()
     }
 
+    fn self_test(
+        &mut self,
+        op: crate::device::SelfTestOp,
+    ) -> Result<(), crate::device::FetchError> {
+        match &mut self.scsi {
+            Some(scsi) => scsi.self_test(op),
+            None => self.ata.self_test(op),
+        }
+    }
+
     fn reset(&mut self) {
         match &mut self.scsi {
             Some(scsi) => scsi.reset(),

@@ -9,6 +9,7 @@ pub mod nvme;
 pub mod refresh;
 pub mod sata;
 pub mod scsi;
+pub mod selftest;
 pub mod source;
 pub mod standby;
 pub mod tracker;
@@ -24,6 +25,7 @@ pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(60);
 /// kernel timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
+use crate::device::{FetchError, SelfTestOp};
 use crate::health::{Identity, Reading};
 
 /// A counted failure: the `source` label of `ssd_poll_errors_total` and a
@@ -82,6 +84,15 @@ pub trait Poller: Send {
     /// Forgets everything learned so far (cached pages, page support), as
     /// after a panic in `poll`: the next poll starts like the first.
     fn reset(&mut self);
+    /// Sends self-test command `op` to the drive (`selftest.schedule`);
+    /// a poller that cannot (a replay, a remote fabric target) says it is
+    /// unsupported.
+    fn self_test(&mut self, op: SelfTestOp) -> Result<(), FetchError> {
+        Err(FetchError::Unsupported(format!(
+            "{op} on {}: not sent to this kind of drive",
+            self.origin()
+        )))
+    }
 }
 
 #[cfg(test)]

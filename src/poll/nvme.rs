@@ -336,6 +336,13 @@ impl Poller for NvmePoller {
         out
     }
 
+    fn self_test(
+        &mut self,
+        op: crate::device::SelfTestOp,
+    ) -> Result<(), crate::device::FetchError> {
+        self.src.self_test(op)
+    }
+
     fn reset(&mut self) {
         self.refresh.reset();
         self.tracker = Tracker::new(self.src.origin());

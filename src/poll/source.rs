@@ -70,6 +70,10 @@ pub enum Source {
     /// The PCIe link and AER files of an NVMe controller's PCI function in
     /// sysfs: counted when one does not read as the kernel writes it.
     Pcie,
+    /// A scheduled self-test command (`selftest.schedule`) the drive
+    /// rejected or that failed: served only once counted, so drives without
+    /// a schedule carry no extra series.
+    SelfTest,
     /// The poll as a whole: it overran its deadline (counted once per
     /// interval while it stays stuck) or its thread panicked.
     Poll,
@@ -173,6 +177,7 @@ impl Source {
     pub fn as_label(self) -> &'static str {
         match self {
             Source::Identify => "identify",
+            Source::SelfTest => "self_test",
             Source::IdentifyNs => "identify_ns",
             Source::UuidList => "uuid_list",
             Source::SmartLog => "smart_log",

@@ -19,6 +19,7 @@
 
 pub mod command;
 pub mod defects;
+pub mod diagnostic;
 pub mod exceptions;
 pub mod identity;
 pub mod layout;

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tracing::{info, warn};
 
-use super::record::{Payload, Record, SelfTestRun};
+use super::record::{Payload, Record, SelfTestKind, SelfTestRun};
 use crate::health::Identity;
 use crate::health::history::History;
 use crate::health::nvme_depth::PelMark;
@@ -46,6 +46,7 @@ struct Entry {
     last_seen: SystemTime,
     history: History,
     last_self_test: Option<SelfTestRun>,
+    last_extended_self_test: Option<SelfTestRun>,
     pel_mark: Option<PelMark>,
 }
 
@@ -102,6 +103,7 @@ impl Memory {
                         last_seen: UNIX_EPOCH + Duration::from_millis(r.last_seen_ms),
                         history,
                         last_self_test: r.last_self_test,
+                        last_extended_self_test: r.last_extended_self_test,
                         pel_mark: r.pel_mark,
                     });
                 }
@@ -180,6 +182,7 @@ impl Memory {
             last_seen: now,
             history: History::new(None),
             last_self_test: None,
+            last_extended_self_test: None,
             pel_mark: None,
         };
         let mut news = false;
@@ -242,6 +245,7 @@ impl Memory {
                 last_seen_ms: ms(e.last_seen),
                 history: e.history.saved(),
                 last_self_test: e.last_self_test,
+                last_extended_self_test: e.last_extended_self_test,
                 pel_mark: e.pel_mark,
             })
             .collect();
@@ -259,6 +263,50 @@ impl Memory {
     pub fn pel_mark(&self, serial: &str, model: &str) -> Option<PelMark> {
         let k = (serial.to_string(), model.to_string());
         self.lock().drives.get(&k)?.pel_mark
+    }
+
+    /// The newest short and extended self-tests the exporter started on
+    /// the drive `id` is (an extended one counts for both), as remembered.
+    pub fn self_test_runs(&self, id: &Identity) -> [Option<SystemTime>; 2] {
+        let at =
+            |r: Option<SelfTestRun>| r.map(|r| UNIX_EPOCH + Duration::from_millis(r.started_ms));
+        let Some(k) = key(id) else {
+            return [None, None];
+        };
+        let inner = self.lock();
+        match inner.drives.get(&k) {
+            Some(e) if e.wwn.is_empty() || id.wwn.is_empty() || e.wwn == id.wwn => {
+                let extended = match e.last_self_test {
+                    Some(r) if r.kind == SelfTestKind::Extended => Some(r),
+                    _ => e.last_extended_self_test,
+                };
+                [at(e.last_self_test), at(extended)]
+            }
+            _ => [None, None],
+        }
+    }
+
+    /// Remembers a self-test the exporter started on the drive `id` is
+    /// (kept once the drive has been adopted; saved at the next tick).
+    pub fn self_test_started(&self, id: &Identity, run: SelfTestRun) {
+        let Some(k) = key(id) else {
+            return;
+        };
+        let mut inner = self.lock();
+        let Some(e) = inner.drives.get_mut(&k) else {
+            return;
+        };
+        if let Some(prev) = e
+            .last_self_test
+            .filter(|p| p.kind == SelfTestKind::Extended)
+        {
+            e.last_extended_self_test = Some(prev);
+        }
+        if run.kind == SelfTestKind::Extended {
+            e.last_extended_self_test = None;
+        }
+        e.last_self_test = Some(run);
+        inner.news = true;
     }
 
     /// A payload was not written: the next one is due at the next tick.

@@ -76,6 +76,10 @@ pub struct Record {
     /// so that a restart does not test every drive again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_self_test: Option<SelfTestRun>,
+    /// The newest extended self-test the exporter started, when the newest
+    /// of all is a short one (the schedule keeps a clock per kind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_extended_self_test: Option<SelfTestRun>,
     /// The newest NVMe persistent event log event counted (its position and
     /// fingerprint), so that a restart counts only the events after it.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -342,6 +342,7 @@ fn pcie_counts_are_kept_within_a_boot_and_forgotten_after_a_reboot() {
             ..SavedHistory::default()
         },
         last_self_test: None,
+        last_extended_self_test: None,
         pel_mark: None,
     };
     let boot = (T0 - 3600) * 1000;
@@ -367,4 +368,43 @@ fn pcie_counts_are_kept_within_a_boot_and_forgotten_after_a_reboot() {
     assert!(h.pcie_fatal.is_empty() && h.pcie_nonfatal.is_empty());
     assert_eq!(h.media_errors, counts, "the drive's own counters stay");
     assert_eq!(rebooted.forget_boot_counts(), 0);
+}
+
+/// The schedule keeps a clock per kind: an extended run counts for both,
+/// a short one after it leaves the extended clock where it was, and both
+/// come back from the saved file.
+#[test]
+fn self_test_runs_per_kind_survive_the_file() {
+    let m = Memory::default();
+    let id = identity("S1", "eui.0026b7");
+    let mut s = drive("nvme0", id.clone());
+    poll(&m, &mut s, 0, at(T0));
+    let run = |secs: u64, kind| SelfTestRun {
+        started_ms: secs * 1000,
+        kind,
+    };
+    m.self_test_started(&id, run(T0 + 10, SelfTestKind::Extended));
+    assert_eq!(
+        m.self_test_runs(&id),
+        [Some(at(T0 + 10)), Some(at(T0 + 10))]
+    );
+    m.self_test_started(&id, run(T0 + 20, SelfTestKind::Short));
+    m.self_test_started(&id, run(T0 + 30, SelfTestKind::Short));
+    assert_eq!(
+        m.self_test_runs(&id),
+        [Some(at(T0 + 30)), Some(at(T0 + 10))]
+    );
+    let payload = m.payload(at(T0 + 40), true).expect("a start is news");
+    let (back, refused) = Memory::from_payload(window(), payload, at(T0 + 40));
+    assert!(refused.is_empty());
+    assert_eq!(
+        back.self_test_runs(&id),
+        [Some(at(T0 + 30)), Some(at(T0 + 10))]
+    );
+    let other = identity("S1", "eui.ffffff");
+    assert_eq!(
+        back.self_test_runs(&other),
+        [None, None],
+        "another drive's runs"
+    );
 }

@@ -32,6 +32,11 @@ async fn a_namespace_listed_on_a_later_pass_gets_its_probe() {
         probes: Some(fleet.clone()),
         gone: Arc::new(Notify::new()),
         pel_marks: None,
+        selftests: Arc::new(crate::app::selftest::SelfTests::new(
+            Default::default(),
+            None,
+            Arc::default(),
+        )),
     };
     let found = |namespaces: &[&str]| Discovered {
         name: "nvme9".into(),
@@ -89,6 +94,11 @@ async fn a_virtual_volume_gets_no_probe() {
         probes: Some(fleet.clone()),
         gone: Arc::new(Notify::new()),
         pel_marks: None,
+        selftests: Arc::new(crate::app::selftest::SelfTests::new(
+            Default::default(),
+            None,
+            Arc::default(),
+        )),
     };
     crate::probe::fake_block_device(&sys, &dev, "sdq");
     let disk = |kind| Discovered {

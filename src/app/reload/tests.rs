@@ -27,10 +27,16 @@ fn a_good_reload_replaces_the_health_settings_a_bad_one_keeps_them() {
     let health = Arc::new(LiveHealth::new(started.health.clone()));
     let t0 = UNIX_EPOCH + Duration::from_secs(1_796_083_200);
     let status = Arc::new(ConfigReloads::loaded(t0));
+    let selftests = Arc::new(crate::app::selftest::SelfTests::new(
+        started.selftest.clone(),
+        None,
+        Arc::default(),
+    ));
     let r = Reloader {
         load: Arc::new(|| unreachable!()),
         started,
         health: health.clone(),
+        selftests: selftests.clone(),
         status: status.clone(),
     };
     let g0 = health.generation();
@@ -55,4 +61,30 @@ fn a_good_reload_replaces_the_health_settings_a_bad_one_keeps_them() {
     assert!(!status.successful());
     assert_eq!(health.generation(), g1, "a bad file changed the settings");
     assert_eq!(health.tuning("nvme3", &nvme3()).rules.wear_warning, 0.5);
+}
+
+#[test]
+fn a_reload_replaces_the_self_test_schedule() {
+    let started = config("");
+    let selftests = Arc::new(crate::app::selftest::SelfTests::new(
+        started.selftest.clone(),
+        None,
+        Arc::default(),
+    ));
+    let r = Reloader {
+        load: Arc::new(|| unreachable!()),
+        health: Arc::new(LiveHealth::new(started.health.clone())),
+        started,
+        selftests: selftests.clone(),
+        status: Arc::new(ConfigReloads::loaded(UNIX_EPOCH)),
+    };
+    assert!(!selftests.policy().enabled());
+    r.apply(
+        Ok(config("selftest:\n  schedule: {short: 1d}\n")),
+        UNIX_EPOCH,
+    );
+    assert_eq!(
+        selftests.policy().short,
+        Some(Duration::from_secs(24 * 3600))
+    );
 }

@@ -365,4 +365,5 @@ fn the_shipped_web_config_example_parses() {
 
 mod overrides;
 mod reload;
+mod selftest;
 mod table;

@@ -151,3 +151,29 @@ fn device_statistics_win_over_attributes_187_and_199() {
     let c = reading(&attributes_only, &presets).counters;
     assert_eq!((c.media_errors, c.crc_errors), (Some(5), Some(7)));
 }
+
+/// SMART READ DATA byte 363 (ACS-3 "Self-test execution status values"):
+/// bits 7:4 Fh = a self-test routine in progress (the low nibble is the
+/// percent remaining / 10), 0h = the last one completed without error.
+#[test]
+fn byte_363_high_nibble_f_is_a_self_test_in_progress() {
+    let presets = Namer::builtin().for_drive("QEMU HARDDISK", "2.5+");
+    for (byte, running) in [(0xF9u8, true), (0xF0, true), (0x00, false), (0x29, false)] {
+        let mut page = vec![0u8; 512];
+        page[363] = byte;
+        let sum = page.iter().fold(0u8, |a, &b| a.wrapping_add(b));
+        page[511] = sum.wrapping_neg();
+        let pages = SataPages {
+            smart: Some(SmartData::parse(&page).unwrap()),
+            ..SataPages::default()
+        };
+        let r = reading(&pages, &presets);
+        assert_eq!(
+            r.self_test_in_progress,
+            Some(running),
+            "byte 363 = {byte:#04x}"
+        );
+    }
+    let none = reading(&SataPages::default(), &presets);
+    assert_eq!(none.self_test_in_progress, None);
+}

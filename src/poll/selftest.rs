@@ -1,0 +1,249 @@
+//! Scheduled self-tests (`selftest.*`, opt-in): which test is due on a
+//! drive, and the host-wide limit on drives testing at a time. Pure
+//! decisions over what the poll already knows (standby, the drive's own
+//! in-progress flag, the busy detector's verdict, the last runs): the
+//! poll thread of each drive asks [`Slots::decide`] after each poll and
+//! sends the command itself (`app::selftest`), so the command has the
+//! drive's one command thread and its deadline like any page.
+//!
+//! Staggered: at most `selftest.concurrency` drives hold a slot, from the
+//! start until a poll after it finds the drive no longer testing (or, on
+//! a drive that cannot say, [`Policy::unknown_hold`]), so a RAID set is
+//! never tested all at once.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::device::SelfTestOp;
+use crate::device::discovery::Transport;
+
+/// Default of `selftest.concurrency`.
+pub const DEFAULT_CONCURRENCY: u64 = 1;
+/// Bound of `selftest.concurrency`.
+pub const MAX_CONCURRENCY: u64 = 256;
+/// Bound of `selftest.schedule.*`.
+pub const MAX_INTERVAL: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// How long a slot is held on a drive that does not report whether its
+/// test still runs: about what a short test takes on the slowest disks
+/// (smartctl's "recommended polling time" is 1–2 min on SSDs, 2–5 on
+/// HDDs), and a day for an extended one (an 18 TB HDD's is ~25 h).
+pub const UNKNOWN_HOLD: [Duration; 2] =
+    [Duration::from_secs(15 * 60), Duration::from_secs(24 * 3600)];
+/// A drive that says "in progress" for longer than this frees its slot
+/// anyway (logged), so one stuck drive cannot stop the host's schedule.
+pub const MAX_HOLD: Duration = Duration::from_secs(48 * 3600);
+
+/// A scheduled test's kind: the `type` label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    Short,
+    Extended,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 2] = [Kind::Short, Kind::Extended];
+
+    pub fn as_label(self) -> &'static str {
+        match self {
+            Kind::Short => "short",
+            Kind::Extended => "extended",
+        }
+    }
+
+    pub fn op(self) -> SelfTestOp {
+        match self {
+            Kind::Short => SelfTestOp::Short,
+            Kind::Extended => SelfTestOp::Extended,
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The validated `selftest` section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Policy {
+    /// Interval between short tests of a drive; `None` = none.
+    pub short: Option<Duration>,
+    /// Interval between extended tests of a drive; `None` = none.
+    pub extended: Option<Duration>,
+    /// Drives testing at a time on this host, at least 1.
+    pub concurrency: usize,
+    /// Abort the scheduled tests still running at shutdown.
+    pub abort_on_shutdown: bool,
+    /// Transports scheduled (`selftest.transports`).
+    pub transports: Vec<Transport>,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Self {
+            short: None,
+            extended: None,
+            concurrency: DEFAULT_CONCURRENCY as usize,
+            abort_on_shutdown: false,
+            transports: Transport::ALL.to_vec(),
+        }
+    }
+}
+
+impl Policy {
+    /// Whether any test is scheduled.
+    pub fn enabled(&self) -> bool {
+        self.short.is_some() || self.extended.is_some()
+    }
+
+    fn interval(&self, kind: Kind) -> Option<Duration> {
+        match kind {
+            Kind::Short => self.short,
+            Kind::Extended => self.extended,
+        }
+    }
+
+    /// How long a drive that cannot say whether its `kind` test still
+    /// runs holds its slot: [`UNKNOWN_HOLD`], or the test's interval when
+    /// that is shorter (the next one would be due by then anyway).
+    pub fn unknown_hold(&self, kind: Kind) -> Duration {
+        let hold = UNKNOWN_HOLD[kind.index()];
+        self.interval(kind).map_or(hold, |i| i.min(hold))
+    }
+
+    /// The test due at `now` after the last runs `last` (by [`Kind`]
+    /// index), if any. Never run is due. An extended test is due first and
+    /// counts as a short one too (it runs the short test's checks and
+    /// more), so the short clock starts again from it.
+    pub fn due(&self, last: [Option<SystemTime>; 2], now: SystemTime) -> Option<Kind> {
+        let since = |t: Option<SystemTime>| t.map(|t| now.duration_since(t).unwrap_or_default());
+        let is_due = |kind: Kind, last: Option<SystemTime>| {
+            self.interval(kind)
+                .is_some_and(|every| since(last).is_none_or(|s| s >= every))
+        };
+        let [short, extended] = last;
+        let short = short.max(extended);
+        if is_due(Kind::Extended, extended) {
+            Some(Kind::Extended)
+        } else if is_due(Kind::Short, short) {
+            Some(Kind::Short)
+        } else {
+            None
+        }
+    }
+}
+
+/// What the poll just learned about a drive, for [`Slots::decide`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Seen {
+    /// A physical drive on this host whose transport is scheduled: not a
+    /// virtual volume, a fabric target or a drive behind MegaRAID.
+    pub eligible: bool,
+    /// The poll found it in standby (ATA CHECK POWER MODE).
+    pub standby: bool,
+    /// The busy detector says it is too busy (`probe::busy`).
+    pub busy: bool,
+    /// The drive's own flag ([`crate::health::Reading::self_test_in_progress`]).
+    pub in_progress: Option<bool>,
+    /// The newest runs the exporter started, by [`Kind`] index.
+    pub last: [Option<SystemTime>; 2],
+    /// A rejected command's kind and when it may be tried again.
+    pub retry_after: Option<SystemTime>,
+}
+
+/// What to do with a drive after its poll.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Nothing is due (or the schedule is off, or the drive is not tested).
+    Idle,
+    /// Send this test now: the slot is the drive's until it ends.
+    Start(Kind),
+    /// A test is due but waits: `standby`, `busy`, `testing` (the drive
+    /// runs one of its own), `slots` (the host's limit is reached),
+    /// `rejected` (the drive refused the last try).
+    Defer(&'static str),
+    /// The drive's test (started by the exporter) still runs.
+    Running,
+    /// The drive's test ended (or its hold ran out): the slot is free.
+    Ended { overheld: bool },
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    kind: Kind,
+    since: Instant,
+}
+
+/// The host's slots: drives whose test the exporter started and that have
+/// not been seen to end.
+#[derive(Debug, Default)]
+pub struct Slots {
+    held: HashMap<String, Held>,
+}
+
+impl Slots {
+    /// Drives holding a slot.
+    pub fn holders(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.held.keys().cloned().collect();
+        v.sort();
+        v
+    }
+
+    /// Gives back `device`'s slot (a drive gone, or a start that failed).
+    pub fn release(&mut self, device: &str) {
+        self.held.remove(device);
+    }
+
+    /// Decides for `device` after a poll at `now` (`mono` the monotonic
+    /// clock), taking a slot on [`Decision::Start`] and freeing one on
+    /// [`Decision::Ended`].
+    pub fn decide(
+        &mut self,
+        policy: &Policy,
+        device: &str,
+        seen: &Seen,
+        now: SystemTime,
+        mono: Instant,
+    ) -> Decision {
+        if let Some(h) = self.held.get(device).copied() {
+            let held = mono.saturating_duration_since(h.since);
+            let over = match seen.in_progress {
+                Some(true) => held >= MAX_HOLD,
+                Some(false) => true,
+                None => held >= policy.unknown_hold(h.kind),
+            };
+            if !over {
+                return Decision::Running;
+            }
+            self.held.remove(device);
+            return Decision::Ended {
+                overheld: seen.in_progress == Some(true),
+            };
+        }
+        if !policy.enabled() || !seen.eligible {
+            return Decision::Idle;
+        }
+        let Some(kind) = policy.due(seen.last, now) else {
+            return Decision::Idle;
+        };
+        let reason = if seen.retry_after.is_some_and(|t| now < t) {
+            "rejected"
+        } else if seen.standby {
+            "standby"
+        } else if seen.in_progress == Some(true) {
+            "testing"
+        } else if seen.busy {
+            "busy"
+        } else if self.held.len() >= policy.concurrency.max(1) {
+            "slots"
+        } else {
+            self.held
+                .insert(device.to_string(), Held { kind, since: mono });
+            return Decision::Start(kind);
+        };
+        Decision::Defer(reason)
+    }
+}
+
+#[cfg(test)]
+mod tests;
