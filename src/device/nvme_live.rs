@@ -245,6 +245,27 @@ impl NvmeLive {
 /// Path Related Status (SCT 3h): the path failed, not the command.
 const SCT_PATH: u8 = 3;
 
+/// Whether the controller at `dir` is going away: its `state` says
+/// `deleting`, `deleting (no IO)` or `dead`, or its folder is gone (a
+/// hot-unplug under way). Not `resetting` or `connecting`: it comes back.
+fn is_dying(dir: &Path) -> bool {
+    match crate::device::sysfs::attr(dir, "state") {
+        Some(s) => s.starts_with("deleting") || s == "dead",
+        None => !dir.exists(),
+    }
+}
+
+/// A command that failed on the path of a controller that is going away
+/// (`dying`: the kernel answers Path Related Status while it deletes the
+/// controller) is the device gone, so the poll stops there instead of
+/// failing, and warning about, every page in turn.
+fn gone_if_dying(e: FetchError, dying: bool) -> FetchError {
+    match e {
+        FetchError::Failed(msg) if dying => FetchError::Gone(msg),
+        e => e,
+    }
+}
+
 /// Whether the controller at `dir` says its `state` is `live` (a missing
 /// attribute counts as live: there is nothing better to go on).
 fn is_live(dir: &Path) -> bool {
@@ -265,12 +286,14 @@ impl NvmeSource for NvmeLive {
                 self.fail_over(&format!("{} is {state}", self.path.display()));
             }
         }
-        match self.fetch_once(req) {
+        let result = match self.fetch_once(req) {
             Err((e, true)) if self.multipath.is_some() && self.fail_over(&e.to_string()) => {
-                self.fetch_once(req).map_err(|(e, _)| e)
+                self.fetch_once(req)
             }
-            r => r.map_err(|(e, _)| e),
-        }
+            r => r,
+        };
+        let dying = self.sysfs.as_deref().is_some_and(is_dying);
+        result.map_err(|(e, path_failure)| gone_if_dying(e, path_failure && dying))
     }
 
     fn self_test(&mut self, op: super::SelfTestOp) -> Result<(), FetchError> {

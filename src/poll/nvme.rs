@@ -123,6 +123,12 @@ impl NvmePoller {
         );
         out.up = smart.is_some();
         keep(&mut self.pages.smart, smart);
+        if out.gone {
+            // The device went during the poll: the other pages would fail
+            // the same way, one warning each.
+            out.pages = self.tracker.beliefs();
+            return out;
+        }
         self.log_pages(&mut out, sink);
         self.depth_pages(&mut out, sink, refresh);
         self.forget_unsupported();

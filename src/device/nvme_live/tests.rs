@@ -218,3 +218,44 @@ fn the_link_is_read_from_the_polled_controllers_pci_function() {
             .is_none()
     );
 }
+
+/// The states the kernel's nvme driver writes to `state`
+/// (`nvme_sysfs_show_state`): only deleting and dead are going away; a
+/// folder that vanished is too; resetting and connecting come back.
+#[test]
+fn a_controller_is_dying_when_deleting_dead_or_gone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("nvme9");
+    std::fs::create_dir(&dir).unwrap();
+    for (state, dying) in [
+        ("live", false),
+        ("resetting", false),
+        ("connecting", false),
+        ("new", false),
+        ("deleting", true),
+        ("deleting (no IO)", true),
+        ("dead", true),
+    ] {
+        std::fs::write(dir.join("state"), format!("{state}\n")).unwrap();
+        assert_eq!(is_dying(&dir), dying, "{state}");
+    }
+    std::fs::remove_file(dir.join("state")).unwrap();
+    assert!(!is_dying(&dir), "no state attribute: nothing to go on");
+    assert!(is_dying(&tmp.path().join("nvme8")), "the folder is gone");
+}
+
+#[test]
+fn a_path_failure_on_a_dying_controller_is_the_device_gone() {
+    let failed =
+        || FetchError::Failed("identify controller on /dev/nvme9: Path Related Status".into());
+    assert!(matches!(gone_if_dying(failed(), true), FetchError::Gone(_)));
+    assert!(matches!(
+        gone_if_dying(failed(), false),
+        FetchError::Failed(_)
+    ));
+    let unsupported = FetchError::Unsupported("log page c0h".into());
+    assert!(matches!(
+        gone_if_dying(unsupported, true),
+        FetchError::Unsupported(_)
+    ));
+}

@@ -172,6 +172,24 @@ fn a_vanished_device_stops_the_poll_at_once() {
     assert_eq!(out.errors[0].source, Source::Identify);
 }
 
+/// A device that goes between its identity and its SMART log (a
+/// hot-unplug mid-poll) ends the poll there: no other page is asked, so
+/// the unplug costs one warning, not one per page.
+#[test]
+fn a_device_gone_at_the_smart_log_asks_no_further_page() {
+    let gone = FetchError::Gone("log page 02h on /dev/nvme9: Path Related Status".into());
+    let (mut p, asked) = poller(vec![(smart(), gone)]);
+    let out = p.poll();
+    assert!(out.gone && !out.up);
+    assert_eq!(out.errors.len(), 1, "{:?}", out.errors);
+    assert_eq!(out.errors[0].source, Source::SmartLog);
+    assert_eq!(
+        asked.lock().unwrap().last(),
+        Some(&smart()),
+        "nothing after it"
+    );
+}
+
 #[test]
 fn another_vendors_c0h_page_is_not_ocp_and_never_an_error() {
     // The fixture's C0h page has a GUID that is not OCP's (byte 511 AEh).
