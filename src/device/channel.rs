@@ -42,14 +42,7 @@ pub struct Completion {
 impl Completion {
     /// `Ok` when the data phase moved all `expected` bytes.
     pub fn check_transfer(&self, expected: usize) -> Result<(), ShortTransfer> {
-        if self.transferred >= expected {
-            Ok(())
-        } else {
-            Err(ShortTransfer {
-                expected,
-                got: self.transferred,
-            })
-        }
+        ShortTransfer::check(self.transferred, expected)
     }
 }
 

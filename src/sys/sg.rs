@@ -145,17 +145,25 @@ pub struct ShortTransfer {
     pub got: usize,
 }
 
-impl SgOutcome {
-    /// `Ok` when the data phase moved all `expected` bytes.
-    pub fn check_transfer(&self, expected: usize) -> Result<(), ShortTransfer> {
-        if self.transferred >= expected {
+impl ShortTransfer {
+    /// `Ok` when a data phase that moved `transferred` bytes moved all
+    /// `expected`.
+    pub fn check(transferred: usize, expected: usize) -> Result<(), ShortTransfer> {
+        if transferred >= expected {
             Ok(())
         } else {
             Err(ShortTransfer {
                 expected,
-                got: self.transferred,
+                got: transferred,
             })
         }
+    }
+}
+
+impl SgOutcome {
+    /// `Ok` when the data phase moved all `expected` bytes.
+    pub fn check_transfer(&self, expected: usize) -> Result<(), ShortTransfer> {
+        ShortTransfer::check(self.transferred, expected)
     }
 }
 

@@ -106,6 +106,22 @@ up() {
     grep -Eq '^ssd_device_up\{([^}]*,)?device="'"$1"'"[,}].* 1(\.0)?$' /tmp/m
 }
 
+# wait_up <tries> <device>...: scrape every 0.5 s, at most <tries> times, until every
+# named device is up in /tmp/m; false if one never was.
+wait_up() {
+    _tries=$1
+    shift
+    while [ "$_tries" -gt 0 ]; do
+        scrape /tmp/m
+        _all=1
+        for _wd in "$@"; do up "$_wd" || { _all=0; break; }; done
+        [ "$_all" = 1 ] && return 0
+        usleep 500000
+        _tries=$((_tries - 1))
+    done
+    return 1
+}
+
 # disk_by_vendor <vendor>: the sd* disk whose SCSI vendor (trimmed) is <vendor>
 disk_by_vendor() {
     for _d in /sys/block/sd*; do

@@ -23,14 +23,7 @@ ssd_exporter --web.listen-address=127.0.0.1:10049 --poll.interval=1s --poll.time
     --metrics.diagnostics 2>>"$OUT/exporter.log" &
 EXPORTER_PID=$!
 HOST=$(awk '$2 == "megaraid_sas" { sub("host", "", $1); print $1; exit }' "$OUT/hosts.txt")
-_n=60
-while [ "$_n" -gt 0 ]; do
-    scrape /tmp/m
-    up "megaraid${HOST}-pd0" && break
-    usleep 500000
-    _n=$((_n - 1))
-done
-[ "$_n" -gt 0 ] || log "the exporter did not serve megaraid${HOST}-pd0 within 30 s"
+wait_up 60 "megaraid${HOST}-pd0" || log "the exporter did not serve megaraid${HOST}-pd0 within 30 s"
 scrape "$OUT/metrics-1.txt"
 sleep 2
 scrape "$OUT/metrics-2.txt"

@@ -34,16 +34,7 @@ done
 ssd_exporter --web.listen-address=127.0.0.1:10049 --poll.interval=1s --poll.timeout=3s \
     --discovery.interval=1s --probe.rate=20 --log.level=debug --metrics.diagnostics 2>>"$OUT/exporter.log" &
 EXPORTER_PID=$!
-_n=60
-while [ "$_n" -gt 0 ]; do
-    scrape /tmp/m
-    if up "$PHYSICAL" && up "$VIRTUAL"; then
-        break
-    fi
-    usleep 500000
-    _n=$((_n - 1))
-done
-[ "$_n" -gt 0 ] || log "the exporter did not serve both SAS disks within 30 s"
+wait_up 60 "$PHYSICAL" "$VIRTUAL" || log "the exporter did not serve both SAS disks within 30 s"
 scrape "$OUT/metrics-1.txt"
 sleep 2
 scrape "$OUT/metrics-2.txt"
