@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use super::FetchError;
 use super::channel::{Channel, Completion, DataIn};
-use super::discovery::megaraid::{self, MAX_PD_LIST_BYTES, Pd, PdAddress, PdList};
+use super::discovery::megaraid::{self, MAX_PD_LIST_BYTES, Numbering, Pd, PdAddress, PdList};
 use super::discovery::{Discovered, Filter, Kind, Transport};
 use tracing::warn;
 
@@ -202,16 +202,21 @@ pub fn discover(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> {
                 continue;
             }
         };
+        let numbering = Numbering::of(&drives);
+        if numbering == Numbering::TargetLun {
+            warn_once(format!(
+                "host{host_no}: the drive list has device IDs above 255, which real firmware does not list; \
+                 addressing its drives as (target << 8) | LUN, the numbering of QEMU's MegaRAID emulation"
+            ));
+        }
         for pd in drives.into_iter().filter(|pd| filter.accepts(&pd.name())) {
-            let Some(target_id) = pd.target_id() else {
-                warn_once(format!(
-                    "{}: device ID {} does not fit the pass-through's 8-bit target ID; not watched",
-                    pd.name(),
-                    pd.device_id
-                ));
-                continue;
+            let (target_id, lun) = numbering.address(pd.device_id);
+            let at = PdAddress {
+                host_no,
+                target_id,
+                lun,
             };
-            found.push(discovered(sysfs, &node, pd, target_id));
+            found.push(discovered(sysfs, &node, pd, at));
         }
     }
     found
@@ -220,7 +225,7 @@ pub fn discover(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> {
 /// A drive of the list, before its first poll: driven as ATA when IDENTIFY
 /// through ATA PASS-THROUGH succeeds (a SATA drive behind the controller's
 /// SAT layer), else as SCSI; never probed (no block device of its own).
-fn discovered(sysfs: &Path, node: &Path, pd: Pd, target_id: u8) -> Discovered {
+fn discovered(sysfs: &Path, node: &Path, pd: Pd, at: PdAddress) -> Discovered {
     let place = match pd.enclosure {
         Some(e) => format!("enclosure {e} slot {}", pd.slot),
         None => format!("slot {}", pd.slot),
@@ -235,37 +240,32 @@ fn discovered(sysfs: &Path, node: &Path, pd: Pd, target_id: u8) -> Discovered {
         namespaces: Vec::new(),
         kind: Kind::Physical,
         basis: format!(
-            "drive {} ({place}) behind MegaRAID controller host{}: ATA if IDENTIFY through ATA PASS-THROUGH succeeds, else SCSI",
-            pd.device_id, pd.host_no
+            "drive {} ({place}, pass-through target {} LUN {}) behind MegaRAID controller host{}: ATA if IDENTIFY through ATA PASS-THROUGH succeeds, else SCSI",
+            pd.device_id, at.target_id, at.lun, pd.host_no
         ),
         sysfs: sysfs.join(format!("class/scsi_host/host{}", pd.host_no)),
-        megaraid: Some(PdAddress {
-            host_no: pd.host_no,
-            target_id,
-        }),
+        megaraid: Some(at),
         place: pd.place(),
         paths: Vec::new(),
         subsystem: None,
     }
 }
 
-/// CDBs to the physical drive `target_id` (LUN 0) of controller `host_no`.
+/// CDBs to the physical drive at `at` (controller, target, LUN).
 #[derive(Debug)]
 pub struct MegaraidChannel {
     node: PathBuf,
     file: Option<File>,
-    host_no: u16,
-    target_id: u8,
+    at: PdAddress,
     timeout: Duration,
 }
 
 impl MegaraidChannel {
-    pub fn new(node: &Path, host_no: u16, target_id: u8, timeout: Duration) -> Self {
+    pub fn new(node: &Path, at: PdAddress, timeout: Duration) -> Self {
         Self {
             node: node.to_path_buf(),
             file: None,
-            host_no,
-            target_id,
+            at,
             timeout,
         }
     }
@@ -273,11 +273,17 @@ impl MegaraidChannel {
 
 impl Channel for MegaraidChannel {
     fn origin(&self) -> String {
+        let at = self.at;
+        let lun = if at.lun == 0 {
+            String::new()
+        } else {
+            format!(" LUN {}", at.lun)
+        };
         format!(
-            "{} (megaraid_sas host{} drive {})",
+            "{} (megaraid_sas host{} target {}{lun})",
             self.node.display(),
-            self.host_no,
-            self.target_id
+            at.host_no,
+            at.target_id
         )
     }
 
@@ -300,8 +306,17 @@ impl Channel for MegaraidChannel {
             DataIn::Buffer(b) => b,
         };
         let data_len = buf.len();
-        let (host, target, timeout) = (self.host_no, self.target_id, self.timeout);
-        let status = match pd_scsi_io(file, host, target, 0, cdb, buf, sense, timeout) {
+        let (at, timeout) = (self.at, self.timeout);
+        let status = match pd_scsi_io(
+            file,
+            at.host_no,
+            at.target_id,
+            at.lun,
+            cdb,
+            buf,
+            sense,
+            timeout,
+        ) {
             Ok(s) => s,
             Err(e) => {
                 self.file = None;

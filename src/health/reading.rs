@@ -85,6 +85,10 @@ pub struct Reading {
     /// `(condition, set)` for the NVMe endurance-group critical warning summary.
     pub endurance_group_warning: Vec<(Condition, bool)>,
     pub smart_passed: Option<bool>,
+    /// Set when `smart_passed` comes from the ATA attribute check because
+    /// SMART RETURN STATUS could not be read: the pre-failure attributes at
+    /// or below their thresholds (empty: passed).
+    pub smart_failing_attributes: Option<Vec<FailingAttribute>>,
     pub available_spare_ratio: Option<f64>,
     pub available_spare_threshold_ratio: Option<f64>,
     pub percentage_used_ratio: Option<f64>,
@@ -215,6 +219,17 @@ pub struct ScsiSelfTest {
     pub power_on_hours: u16,
     /// The newer entries' result names, newest first.
     pub newer: Vec<&'static str>,
+}
+
+/// A pre-failure SATA attribute whose normalized value is at or below its
+/// threshold: the drive predicts its own failure (ATA-3's threshold
+/// exceeded condition).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailingAttribute {
+    pub id: u8,
+    pub name: String,
+    pub value: u8,
+    pub threshold: u8,
 }
 
 /// One SATA SMART attribute, named from the built-in table or drivedb.h.

@@ -2,7 +2,7 @@
 //! (a standard layout), else the attribute the drive's family uses for the
 //! same meaning (`ata::attributes`), as `shared/reference/metrics.md` says.
 
-use super::reading::{AtaAttribute, Identity, Reading};
+use super::reading::{AtaAttribute, FailingAttribute, Identity, Reading};
 use crate::ata::attributes::{AttrBytes, DrivePresets, Meaning, MeaningDef, ValueSource};
 use crate::ata::error_log::ErrorLogSummary;
 use crate::ata::smart::{SmartData, SmartStatus, SmartThresholds};
@@ -51,6 +51,13 @@ pub fn reading(pages: &SataPages, presets: &DrivePresets) -> Reading {
         // Fh = a self-test routine is in progress.
         r.self_test_in_progress = Some(smart.self_test_execution_status >> 4 == 0xF);
         from_attributes(smart, presets, &mut r);
+        if r.smart_passed.is_none()
+            && let Some(t) = &pages.thresholds
+        {
+            let failing = failing_attributes(smart, t, presets);
+            r.smart_passed = Some(failing.is_empty());
+            r.smart_failing_attributes = Some(failing);
+        }
     }
     let sector = pages
         .identify
@@ -87,6 +94,36 @@ fn attributes(
                 threshold: thresholds.and_then(|t| t.get(a.id)),
                 raw: a.raw48(),
             }
+        })
+        .collect()
+}
+
+/// The attribute check smartctl falls back on when SMART RETURN STATUS
+/// cannot be read ("This result is based on an Attribute check", as behind
+/// a MegaRAID controller, whose firmware returns no ATA registers): the
+/// pre-failure attributes (flags bit 0) whose normalized value is at or
+/// below their threshold, ATA-3's threshold exceeded condition. ATA-3
+/// (X3T13/2008D, SMART attribute values and thresholds): values 01h–FDh are
+/// valid, a threshold of 00h is always passing. An attribute whose format
+/// uses the normalized bytes for its raw value is not judged.
+pub fn failing_attributes(
+    smart: &SmartData,
+    thresholds: &SmartThresholds,
+    presets: &DrivePresets,
+) -> Vec<FailingAttribute> {
+    smart
+        .attributes
+        .iter()
+        .filter(|a| a.prefailure() && (0x01..=0xFD).contains(&a.value))
+        .filter_map(|a| {
+            let def = presets.get(a.id);
+            let threshold = thresholds.get(a.id).filter(|&t| t != 0)?;
+            (def.normalized_valid() && a.value <= threshold).then(|| FailingAttribute {
+                id: a.id,
+                name: def.name.clone(),
+                value: a.value,
+                threshold,
+            })
         })
         .collect()
 }

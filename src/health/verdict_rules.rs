@@ -77,6 +77,27 @@ pub(super) fn status(r: &Reading, j: &mut Judge) {
             );
             j.add(P::SmartFailed, Severity::Critical, text)
         }
+        Some(false)
+            if r.smart_failing_attributes
+                .as_ref()
+                .is_some_and(|f| !f.is_empty()) =>
+        {
+            let failing = r.smart_failing_attributes.as_deref().unwrap_or_default();
+            let list: Vec<String> = failing
+                .iter()
+                .map(|a| {
+                    format!(
+                        "{} {} at {}, threshold {}",
+                        a.id, a.name, a.value, a.threshold
+                    )
+                })
+                .collect();
+            let text = format!(
+                "pre-failure attribute at or below its threshold ({}); the SMART status itself could not be read",
+                list.join("; ")
+            );
+            j.add(P::SmartFailed, Severity::Critical, text)
+        }
         Some(false) if !any_bit => j.add(
             P::SmartFailed,
             Severity::Critical,

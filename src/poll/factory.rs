@@ -92,14 +92,7 @@ fn behind_megaraid(
     namer: &Arc<Namer>,
 ) -> Box<dyn Poller> {
     let node = d.dev_path.clone();
-    let chan = move || {
-        Box::new(MegaraidChannel::new(
-            &node,
-            at.host_no,
-            at.target_id,
-            timeout,
-        ))
-    };
+    let chan = move || Box::new(MegaraidChannel::new(&node, at, timeout));
     let policy = SataPolicy {
         wake_standby: standby.wake,
         standby_max_skips: standby.max_skips,

@@ -5,10 +5,10 @@ pass-through, with `smartctl -d megaraid,N` in the same guest as the oracle.
 QEMU's disks carry no SMART data: the path is checked here (discovery, the node the
 exporter makes, identity through the pass-through, the verdict's "data missing"), the
 decoding on fixtures. QEMU lists a drive's device ID as (scsi-id << 8) | lun, while its
-pass-through addresses target scsi-id (the kernel's driver takes the device ID as the
-target): the disk with scsi-id 0 is device 0 and is watched; the one with scsi-id 1 is
-device 256, which the 8-bit target ID cannot address, so the exporter must log it and
-not watch it (truncating would reach drive 0 under drive 256's name).
+pass-through addresses target scsi-id and LUN: the disk with scsi-id 0 is device 0, the
+one with scsi-id 1 device 256. A list with an ID above 255 (which the kernel's 256-entry
+PD table rules out for real firmware) is addressed that way, so both disks are watched,
+and device 256 must be the disk with scsi-id 1, never drive 0 by truncation.
 """
 
 from __future__ import annotations
@@ -69,51 +69,55 @@ def check(r, share: Path) -> None:
                    "megaraid/metrics-*.txt empty (see megaraid/exporter.log)"):
         return
     log = read_text(out / "exporter.log")
-    _pd0(r, out, f"megaraid{host}-pd0", m1, m2)
-    pd256 = f"megaraid{host}-pd256"
-    js1 = read_json(out / "pd1-smartctl.json")
-    r.check("megaraid.pd256.oracle_reaches_it", js1.get("serial_number") == "MRDISK01",
-            f"smartctl -d megaraid,1: serial {js1.get('serial_number')!r}")
-    r.check("megaraid.pd256.refused_not_truncated",
-            not select(m2, "ssd_device_info", device=pd256)
-            and not select(m2, "ssd_device_info", device=f"megaraid{host}-pd0", serial="MRDISK01")
-            and f"{pd256}: device ID 256 does not fit" in log,
-            f"series for {pd256}: {[str(s) for s in select(m2, 'ssd_device_info', device=pd256)]}"
-            f"; logged: {[l for l in log.splitlines() if 'pd256' in l][:2]}")
+    # (device ID, smartctl -d megaraid,N with N the scsi-id, serial)
+    for device_id, n in ((0, 0), (256, 1)):
+        _pd(r, out, f"megaraid{host}-pd{device_id}", device_id, n, m1, m2)
+    r.check("megaraid.numbering_logged",
+            f"host{host}: the drive list has device IDs above 255" in log,
+            f"logged: {[l for l in log.splitlines() if 'above 255' in l][:1]}")
 
 
-def _pd0(r, out: Path, dev: str, m1, m2) -> None:
-    js = read_json(out / "pd0-smartctl.json")
-    health = read_json(out / "pd0-health.json")
+def _pd(r, out: Path, dev: str, device_id: int, n: int, m1, m2) -> None:
+    name = f"pd{device_id}"
+    js = read_json(out / f"pd{n}-smartctl.json")
+    health = read_json(out / f"pd{n}-health.json")
     serial = js.get("serial_number")
-    r.check("megaraid.pd0.oracle", serial == "MRDISK00"
+    want_serial = DISKS[n][2].split(",")[0].split("=")[1]
+    r.check(f"megaraid.{name}.oracle", serial == want_serial
             and health.get("smart_status", {}).get("passed") is True,
-            f"smartctl -d megaraid,0: serial {serial!r}, -H {health.get('smart_status')}")
+            f"smartctl -d megaraid,{n}: serial {serial!r} (want {want_serial!r}), "
+            f"-H {health.get('smart_status')}")
     info = {"device": dev, "serial": serial, "kind": "physical",
             "model": js.get("scsi_model_name"), "firmware": js.get("scsi_revision")}
     for m, scrape in (("metrics-1", m1), ("metrics-2", m2)):
         got = one(scrape, "ssd_device_info", **info)
         near = [str(s) for s in select(scrape, "ssd_device_info", device=dev)]
-        r.check(f"megaraid.pd0.device_info_as_smartctl.{m}", got is not None and got.value == 1,
+        r.check(f"megaraid.{name}.device_info_as_smartctl.{m}", got is not None and got.value == 1,
                 f"want ssd_device_info{info}; the exporter serves {near}")
         up = one(scrape, "ssd_device_up", device=dev, serial=serial)
-        r.check(f"megaraid.pd0.up.{m}", up is not None and up.value == 1, f"ssd_device_up {up}")
+        r.check(f"megaraid.{name}.up.{m}", up is not None and up.value == 1, f"ssd_device_up {up}")
     # Where the controller says it sits, as QEMU's megasas.c lists it: slot =
     # scsi-id, no enclosure (FFFFh), SAS address 0x1221 << 48 | device ID << 24.
-    place = {"slot": "0", "sas_address": "0x1221000000000000"}
+    place = {"slot": str(n), "sas_address": f"{(0x1221 << 48) | (device_id << 24):#018x}"}
     got = one(m2, "ssd_device_info", device=dev, **place)
-    r.check("megaraid.pd0.place_from_the_pd_list",
+    r.check(f"megaraid.{name}.place_from_the_pd_list",
             got is not None and got.label("enclosure") in (None, ""),
             f"want ssd_device_info{place} without enclosure; the exporter serves "
             f"{[str(s) for s in select(m2, 'ssd_device_info', device=dev)]}")
+    # The logical drive (/dev/sdX, kind virtual) may carry the same serial.
+    others = [s.label("device") for s in select(m2, "ssd_device_info", serial=serial,
+                                                   kind="physical")]
+    r.check(f"megaraid.{name}.serial_only_here", others == [dev],
+            f"serial {serial!r} is served for physical drives {others}, want only {dev} "
+            "(a truncated target would serve drive 0's serial twice)")
     cap = one(m2, "ssd_capacity_bytes", device=dev)
     want = js.get("user_capacity", {}).get("bytes")
-    r.check("megaraid.pd0.capacity_as_smartctl", cap is not None and cap.value == want,
+    r.check(f"megaraid.{name}.capacity_as_smartctl", cap is not None and cap.value == want,
             f"ssd_capacity_bytes {cap}, smartctl {want}")
     problems = sorted(s.label("problem") for s in select(m2, "ssd_health_problem", device=dev))
-    r.check("megaraid.pd0.judged", problems == ["data_missing"],
+    r.check(f"megaraid.{name}.judged", problems == ["data_missing"],
             f"problems {problems} (QEMU's disk has no log pages)")
-    r.check("megaraid.pd0.not_probed", not select(m2, "ssd_probe_ios_total", device=dev),
+    r.check(f"megaraid.{name}.not_probed", not select(m2, "ssd_probe_ios_total", device=dev),
             "a drive behind the controller has no block device to probe")
 
 

@@ -32,8 +32,8 @@ pub const MAX_PD_LIST_BYTES: usize = 8 + 256 * 24;
 pub struct Pd {
     /// The SCSI host number of the controller (`hostN`).
     pub host_no: u16,
-    /// `deviceId`: the drive's device ID, the `target_id` of the
-    /// pass-through frame (smartctl's `-d megaraid,N`).
+    /// `deviceId`: the drive's device ID, which [`Numbering`] turns into
+    /// the pass-through frame's target and LUN.
     pub device_id: u16,
     /// `enclDeviceId`, `None` for FFFFh (no enclosure).
     pub enclosure: Option<u16>,
@@ -65,20 +65,54 @@ impl Pd {
             ..Place::default()
         }
     }
+}
 
-    /// The pass-through frame's 8-bit `target_id`, `None` for a device ID
-    /// it cannot address (rather than reaching another drive by
-    /// truncating it).
-    pub fn target_id(&self) -> Option<u8> {
-        u8::try_from(self.device_id).ok()
+/// How a controller numbers the drives of its list, which decides the
+/// pass-through frame's `target_id` and `lun` for a device ID.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Numbering {
+    /// Every device ID is below 256, the frame's `target_id` (LUN 0), as
+    /// smartctl's `-d megaraid,N` sends it. The kernel's driver keeps a
+    /// controller's drives in a table of `MEGASAS_MAX_PD` (256) entries
+    /// indexed by device ID (`megasas_get_pd_list`), so real firmware lists
+    /// no larger ID.
+    Flat,
+    /// Some device ID is 256 or more: the list numbers drives
+    /// `(target << 8) | lun`, as QEMU's MegaRAID emulation does
+    /// (`hw/scsi/megasas.c`, `megasas_dcmd_pd_get_list`), whose
+    /// pass-through addresses the frame's `target_id` and `lun_id`
+    /// (`megasas_handle_scsi`). Truncating such an ID to 8 bits would reach
+    /// another drive under this one's name.
+    TargetLun,
+}
+
+impl Numbering {
+    /// The numbering of a controller whose list is `drives`.
+    pub fn of(drives: &[Pd]) -> Self {
+        if drives.iter().any(|d| d.device_id > 0xFF) {
+            Self::TargetLun
+        } else {
+            Self::Flat
+        }
+    }
+
+    /// The pass-through's `(target_id, lun)` for `device_id`.
+    pub fn address(self, device_id: u16) -> (u8, u8) {
+        let [high, low] = device_id.to_be_bytes();
+        match self {
+            // `of` chose Flat only when every ID fits in 8 bits.
+            Self::Flat => (low, 0),
+            Self::TargetLun => (high, low),
+        }
     }
 }
 
-/// Where the pass-through reaches a drive: controller and target ID.
+/// Where the pass-through reaches a drive: controller, target ID and LUN.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PdAddress {
     pub host_no: u16,
     pub target_id: u8,
+    pub lun: u8,
 }
 
 /// What an `MR_DCMD_PD_GET_LIST` answer holds.

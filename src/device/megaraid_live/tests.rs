@@ -49,13 +49,21 @@ fn other_statuses_are_failures_or_a_vanished_drive() {
 #[test]
 fn commands_that_need_ata_registers_are_not_sent() {
     // The node does not exist: had the command been sent, opening it would fail.
+    let at = PdAddress {
+        host_no: 0,
+        target_id: 5,
+        lun: 0,
+    };
     let chan = MegaraidChannel::new(
         Path::new("/nonexistent/megaraid"),
-        0,
-        5,
+        at,
         Duration::from_secs(1),
     );
-    assert!(chan.origin().contains("host0 drive 5"));
+    assert!(
+        chan.origin().ends_with("(megaraid_sas host0 target 5)"),
+        "{}",
+        chan.origin()
+    );
     let mut sata = SataLive::over(Box::new(chan));
     match sata.smart_status() {
         Err(FetchError::Unsupported(m)) => assert!(m.contains("no ATA registers"), "{m}"),
@@ -99,16 +107,15 @@ fn a_listed_drive_is_named_by_controller_and_id_and_never_probed() {
         sas_address: Some(0x5000_c500_a1b2_c3a0),
     };
     let node = Path::new("/dev/megaraid_sas_ioctl_node");
-    let d = discovered(Path::new("/sys"), node, pd, 5);
+    let at = PdAddress {
+        host_no: 2,
+        target_id: 5,
+        lun: 0,
+    };
+    let d = discovered(Path::new("/sys"), node, pd, at);
     assert_eq!(d.name, "megaraid2-pd5");
     assert_eq!(d.dev_path, node);
-    assert_eq!(
-        d.megaraid,
-        Some(PdAddress {
-            host_no: 2,
-            target_id: 5
-        })
-    );
+    assert_eq!(d.megaraid, Some(at));
     assert!(d.namespaces.is_empty(), "no block device to probe");
     assert_eq!(d.sysfs, Path::new("/sys/class/scsi_host/host2"));
     assert!(d.basis.contains("enclosure 252 slot 3"), "{}", d.basis);
@@ -127,4 +134,102 @@ fn without_a_megaraid_host_nothing_is_asked() {
     // No scsi_host class: no node made, no ioctl.
     assert!(discover(root.path(), root.path(), &filter).is_empty());
     assert!(!root.path().join("megaraid_sas_ioctl_node").exists());
+}
+
+/// A SATA drive behind the controller, answering ATA PASS-THROUGH from the
+/// failing DC600M fixture's pages, through [`completion`] as the ioctl's MFI
+/// status and sense make it: no ATA registers (so no SMART RETURN STATUS),
+/// and an ILLEGAL REQUEST for anything the fixture does not hold.
+struct FixtureDrive {
+    dir: std::path::PathBuf,
+}
+
+impl FixtureDrive {
+    fn answer(&self, cdb: &[u8]) -> Option<Vec<u8>> {
+        let file = match (cdb[14], cdb[4], cdb[8]) {
+            (0xEC, _, _) => "identify.bin".to_string(),
+            (0xB0, 0xD0, _) => "smart-data.bin".into(),
+            (0xB0, 0xD1, _) => "smart-thresholds.bin".into(),
+            (0xB0, 0xD5, 0x06) => "smart-self-test-log.bin".into(),
+            (0xB0, 0xD5, 0x01) => "smart-error-log.bin".into(),
+            (0x2F, _, 0x04) => format!("devstat-{:02x}.bin", cdb[10]),
+            _ => return None,
+        };
+        std::fs::read(self.dir.join(file)).ok()
+    }
+}
+
+impl Channel for FixtureDrive {
+    fn origin(&self) -> String {
+        "fixture (megaraid_sas host0 target 4)".into()
+    }
+
+    fn issue(
+        &mut self,
+        _what: &str,
+        cdb: &[u8],
+        data: DataIn<'_>,
+        sense: &mut [u8],
+    ) -> Result<Completion, FetchError> {
+        let (status, len) = match (self.answer(cdb), data) {
+            (Some(bytes), DataIn::Buffer(buf)) if bytes.len() >= buf.len() => {
+                let n = buf.len();
+                buf.copy_from_slice(&bytes[..n]);
+                (MFI_STAT_OK, n)
+            }
+            _ => {
+                // Fixed sense, ILLEGAL REQUEST, INVALID FIELD IN CDB.
+                sense.fill(0);
+                sense[0] = 0x70;
+                sense[2] = 0x05;
+                sense[7] = 10;
+                sense[12] = 0x24;
+                (MFI_STAT_SCSI_DONE_WITH_ERROR, 0)
+            }
+        };
+        completion(status, sense, len).map_err(|e| FetchError::Failed(format!("{e:?}")))
+    }
+
+    fn ata_registers_unavailable(&self) -> Option<&'static str> {
+        Some(NO_ATA_REGISTERS)
+    }
+}
+
+/// What QEMU cannot show: SMART data of a SATA drive behind the controller.
+/// Its attributes are read and served, and with no SMART status the verdict
+/// judges them against their thresholds: 231 SSD_Life_Left at 5 (threshold
+/// 10, smartctl's FAILING_NOW in the fixture's meta.toml) is critical, and
+/// the missing status is no `data_missing` warning.
+#[test]
+fn a_sata_drive_behind_the_controller_is_judged_by_its_attributes() {
+    use crate::ata::attributes::Namer;
+    use crate::health::history::History;
+    use crate::health::verdict::{Context, Rules, evaluate};
+    use crate::poll::Poller;
+    use crate::poll::sata::{SataPolicy, SataPoller};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sata/failing/sdd");
+    let src = Box::new(SataLive::over(Box::new(FixtureDrive { dir })));
+    let mut poller = SataPoller::new(src, std::sync::Arc::new(Namer::builtin()), SataPolicy::LIVE);
+    let out = poller.poll();
+    assert!(out.up, "{:?}", out.errors);
+    assert_eq!(out.identity.as_ref().unwrap().serial, "REDACTED00000004");
+    let r = out.reading.expect("a reading");
+    let life = r.ata_attributes.iter().find(|a| a.id == 231).expect("231");
+    assert_eq!((life.value, life.threshold), (Some(5), Some(10)));
+    assert_eq!(r.smart_passed, Some(false));
+    let ctx = Context {
+        up: true,
+        polled: true,
+        ..Context::default()
+    };
+    let v = evaluate(
+        Some(&r),
+        &History::new(None),
+        &ctx,
+        &Rules::default(),
+        std::time::SystemTime::now(),
+    );
+    let names: Vec<&str> = v.problems.iter().map(|p| p.name.as_label()).collect();
+    assert!(names.contains(&"smart_failed"), "{names:?}");
+    assert!(!names.contains(&"data_missing"), "{names:?}");
 }

@@ -177,3 +177,129 @@ fn byte_363_high_nibble_f_is_a_self_test_in_progress() {
     let none = reading(&SataPages::default(), &presets);
     assert_eq!(none.self_test_in_progress, None);
 }
+
+fn fixture(dir: &str, file: &str) -> Vec<u8> {
+    let path = format!(
+        "{}/tests/fixtures/sata/{dir}/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn problems(r: &Reading) -> Vec<(String, String)> {
+    use crate::health::history::History;
+    use crate::health::verdict::{Context, Rules, evaluate};
+    let ctx = Context {
+        up: true,
+        polled: true,
+        ..Context::default()
+    };
+    let v = evaluate(
+        Some(r),
+        &History::new(None),
+        &ctx,
+        &Rules::default(),
+        std::time::SystemTime::now(),
+    );
+    v.problems
+        .iter()
+        .map(|p| (p.name.as_label().to_string(), p.reason.clone()))
+        .collect()
+}
+
+/// Without SMART RETURN STATUS (behind MegaRAID the firmware returns no
+/// ATA registers), the verdict makes smartctl's attribute check on the
+/// drive's own data and thresholds. The failing fixture's 231 is at 5 with
+/// threshold 10, which its meta.toml gives as smartctl's FAILING_NOW; the
+/// healthy DC600M has no attribute at or below its threshold.
+#[test]
+fn without_a_smart_status_the_attributes_against_their_thresholds_decide() {
+    let presets = Namer::builtin().for_drive("KINGSTON SEDC600M480G", "SCEKH5.1");
+    for (dir, passed, failing) in [
+        ("failing/sdd", false, vec![231u8]),
+        ("kingston-dc600m/sda", true, vec![]),
+    ] {
+        let pages = SataPages {
+            smart: Some(SmartData::parse(&fixture(dir, "smart-data.bin")).unwrap()),
+            thresholds: Some(
+                SmartThresholds::parse(&fixture(dir, "smart-thresholds.bin")).unwrap(),
+            ),
+            status: None,
+            ..SataPages::default()
+        };
+        let r = reading(&pages, &presets);
+        assert_eq!(r.smart_passed, Some(passed), "{dir}");
+        let ids: Vec<u8> = r
+            .smart_failing_attributes
+            .as_ref()
+            .expect("the attribute check was made")
+            .iter()
+            .map(|a| a.id)
+            .collect();
+        assert_eq!(ids, failing, "{dir}");
+        let got = problems(&r);
+        let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+        assert!(!names.contains(&"data_missing"), "{dir}: {got:?}");
+        let failed = got.iter().find(|(n, _)| n == "smart_failed");
+        if passed {
+            assert!(failed.is_none(), "{dir}: {got:?}");
+        } else {
+            let text = &failed.expect("smart_failed").1;
+            assert!(
+                text.contains("231 ") && text.contains("at 5, threshold 10"),
+                "{text}"
+            );
+        }
+        // The drive's own status, when it could be read, is what counts.
+        let read = SataPages {
+            status: Some(SmartStatus::Passed),
+            ..pages
+        };
+        let r = reading(&read, &presets);
+        assert_eq!(
+            (r.smart_passed, r.smart_failing_attributes),
+            (Some(true), None)
+        );
+    }
+}
+
+/// ATA-3's rules for the check: only pre-failure attributes (flags bit 0)
+/// count, a threshold of 00h always passes, and only values 01h–FDh are
+/// valid. `(id, flags, value, threshold)`.
+#[test]
+fn the_attribute_check_follows_ata_3_s_value_and_threshold_rules() {
+    let rows: [(u8, u16, u8, u8); 6] = [
+        (5, 0x0033, 10, 10),       // pre-failure at its threshold: failing
+        (9, 0x0032, 1, 50),        // old-age below threshold: not a failure prediction
+        (12, 0x0033, 1, 0),        // threshold 00h: always passing
+        (171, 0x0033, 0, 10),      // value 00h: invalid
+        (172, 0x0033, 0xFE, 0xFF), // value FEh: invalid
+        (184, 0x0033, 11, 10),     // above its threshold
+    ];
+    let mut data = vec![0u8; 512];
+    let mut thr = vec![0u8; 512];
+    for (i, &(id, flags, value, threshold)) in rows.iter().enumerate() {
+        let at = 2 + 12 * i;
+        data[at] = id;
+        data[at + 1..at + 3].copy_from_slice(&flags.to_le_bytes());
+        data[at + 3] = value;
+        data[at + 4] = value;
+        thr[at] = id;
+        thr[at + 1] = threshold;
+    }
+    for page in [&mut data, &mut thr] {
+        let sum = page.iter().fold(0u8, |a, &b| a.wrapping_add(b));
+        page[511] = sum.wrapping_neg();
+    }
+    let presets = Namer::builtin().for_drive("", "");
+    let failing = failing_attributes(
+        &SmartData::parse(&data).unwrap(),
+        &SmartThresholds::parse(&thr).unwrap(),
+        &presets,
+    );
+    let got: Vec<(u8, u8, u8)> = failing
+        .iter()
+        .map(|a| (a.id, a.value, a.threshold))
+        .collect();
+    assert_eq!(got, [(5, 10, 10)]);
+}

@@ -21,7 +21,8 @@ fn a_drive_behind_megaraid_is_polled_through_the_management_node() {
         sysfs: root.path().join("class/scsi_host/host2"),
         megaraid: Some(PdAddress {
             host_no: 2,
-            target_id: 5,
+            target_id: 1,
+            lun: 3,
         }),
         place: Default::default(),
         paths: Vec::new(),
@@ -29,14 +30,19 @@ fn a_drive_behind_megaraid_is_polled_through_the_management_node() {
     };
     let namer = Arc::new(Namer::builtin());
     let mut p = live(&d, Duration::from_secs(1), Standby::default(), &namer, None);
-    assert!(p.origin().contains("host2 drive 5"), "{}", p.origin());
+    assert!(
+        p.origin().contains("host2 target 1 LUN 3"),
+        "{}",
+        p.origin()
+    );
     // No node: every command's error names it and the drive behind it.
     let out = p.poll();
     assert!(!out.up);
     assert!(!out.errors.is_empty());
     for e in &out.errors {
         assert!(
-            e.message.contains("host2 drive 5") || e.message.contains(&*node.to_string_lossy()),
+            e.message.contains("host2 target 1 LUN 3")
+                || e.message.contains(&*node.to_string_lossy()),
             "{}",
             e.message
         );

@@ -63,10 +63,33 @@ fn the_list_gives_each_disk_its_device_id_enclosure_and_slot() {
         ]
     );
     assert_eq!(drives[0].name(), "megaraid2-pd5");
-    assert_eq!(drives[0].target_id(), Some(5));
-    // 8 bits of target ID cannot address device 256: refused, not truncated
-    // to drive 0.
-    assert_eq!(drives[1].target_id(), None);
+    assert_eq!(drives[1].name(), "megaraid2-pd256");
+}
+
+/// A list of IDs below 256, as the kernel's 256-entry table holds them: the
+/// ID is the target (smartctl `-d megaraid,N`). A list with a larger ID is
+/// QEMU's `(scsi-id << 8) | lun` (`megasas_dcmd_pd_get_list`): scsi-id 1
+/// LUN 0 is device 256, reached at target 1, never truncated to target 0.
+#[test]
+fn a_controller_s_list_decides_how_its_device_ids_are_addressed() {
+    let pd = |device_id| Pd {
+        host_no: 0,
+        device_id,
+        enclosure: None,
+        slot: 0,
+        sas_address: None,
+    };
+    let real = [pd(0), pd(5), pd(255)];
+    assert_eq!(Numbering::of(&real), Numbering::Flat);
+    assert_eq!(Numbering::Flat.address(0), (0, 0));
+    assert_eq!(Numbering::Flat.address(5), (5, 0));
+    assert_eq!(Numbering::Flat.address(255), (255, 0));
+    let qemu = [pd(0), pd(0x0100), pd(0x0201)];
+    assert_eq!(Numbering::of(&qemu), Numbering::TargetLun);
+    assert_eq!(Numbering::TargetLun.address(0), (0, 0));
+    assert_eq!(Numbering::TargetLun.address(0x0100), (1, 0));
+    assert_eq!(Numbering::TargetLun.address(0x0201), (2, 1));
+    assert_eq!(Numbering::of(&[]), Numbering::Flat);
 }
 
 /// Where a drive sits, as storcli shows it (`/c0/e252/s3`) and as sysfs

@@ -23,7 +23,9 @@ ssd_exporter --web.listen-address=127.0.0.1:10049 --poll.interval=1s --poll.time
     --metrics.diagnostics 2>>"$OUT/exporter.log" &
 EXPORTER_PID=$!
 HOST=$(awk '$2 == "megaraid_sas" { sub("host", "", $1); print $1; exit }' "$OUT/hosts.txt")
-wait_up 60 "megaraid${HOST}-pd0" || log "the exporter did not serve megaraid${HOST}-pd0 within 30 s"
+# QEMU lists scsi-id 1 as device 256 ((scsi-id << 8) | lun).
+wait_up 60 "megaraid${HOST}-pd0" "megaraid${HOST}-pd256" \
+    || log "the exporter did not serve megaraid${HOST}-pd0 and -pd256 within 30 s"
 scrape "$OUT/metrics-1.txt"
 sleep 2
 scrape "$OUT/metrics-2.txt"
