@@ -175,13 +175,25 @@ impl Persist {
         }
     }
 
-    /// Saves at most once per `every` (the poll interval), until aborted.
+    /// Saves at most once per `every` (the poll interval), until aborted;
+    /// sleeps while nothing is due, so an idle exporter does not wake for
+    /// it every interval.
     pub(crate) async fn save_loop(self: Arc<Self>, every: Duration) {
         let mut tick = tokio::time::interval(every);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         tick.tick().await;
         loop {
             tick.tick().await;
+            while let Some(wait) = self.memory.until_due(SystemTime::now()) {
+                if wait == Duration::MAX {
+                    self.memory.changed().await;
+                } else {
+                    tokio::select! {
+                        () = tokio::time::sleep(wait) => {}
+                        () = self.memory.changed() => {}
+                    }
+                }
+            }
             let me = Arc::clone(&self);
             // One save at a time: the next tick waits for this one.
             let _ = tokio::task::spawn_blocking(move || me.save(false)).await;

@@ -90,7 +90,9 @@ pub async fn serve(
                     tracing::debug!(error = %e, "connection task ended abnormally");
                 }
             }
-            _ = sweep.tick() => {
+            // Without connections there is nothing to sweep: no wake-up a
+            // second while idle (but one more look after a crowd, to trim).
+            _ = sweep.tick(), if tracker.len() > 0 || trim.pending() => {
                 let closed = tracker.sweep(Instant::now(), &timeouts);
                 if closed > 0 {
                     tracing::debug!(closed, "closed connections past their send or idle timeout");
@@ -324,6 +326,11 @@ struct Trim {
 impl Trim {
     /// At least this many connections make a crowd.
     const CROWD: usize = 64;
+
+    /// A crowd was seen and not trimmed after yet.
+    fn pending(&self) -> bool {
+        self.peak >= Self::CROWD
+    }
 
     fn look(&mut self, open: usize) {
         self.peak = self.peak.max(open);

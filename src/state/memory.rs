@@ -68,6 +68,9 @@ struct Inner {
 #[derive(Debug, Default)]
 pub struct Memory {
     inner: Mutex<Inner>,
+    /// Told when something to save appears (news, or the first move after
+    /// a payload), so that the saver sleeps while there is nothing.
+    changed: tokio::sync::Notify,
 }
 
 /// A record the file held that was not believed, and why.
@@ -214,8 +217,35 @@ impl Memory {
             news = true;
         }
         e.last_seen = s.history.latest().unwrap_or(now);
+        let wake = news && !inner.news || !inner.moved;
         inner.news |= news;
         inner.moved = true;
+        drop(inner);
+        if wake {
+            self.changed.notify_one();
+        }
+    }
+
+    /// How long the saver may sleep at `now` before a payload can be due:
+    /// `None` when one is due now (news, or moves older than [`REFRESH`]),
+    /// `Duration::MAX` when nothing moved. [`Self::changed`] ends the sleep
+    /// early when something appears.
+    pub fn until_due(&self, now: SystemTime) -> Option<Duration> {
+        let inner = self.lock();
+        if inner.news {
+            return None;
+        }
+        if !inner.moved {
+            return Some(Duration::MAX);
+        }
+        let age = now.duration_since(inner.last_payload?).unwrap_or_default();
+        REFRESH.checked_sub(age).filter(|d| !d.is_zero())
+    }
+
+    /// Resolves when something to save appeared since the last call (at
+    /// once if it appeared before this call: the wake-up is kept).
+    pub async fn changed(&self) {
+        self.changed.notified().await;
     }
 
     /// The payload to save at `now`, if one is due: after news, after
@@ -307,11 +337,14 @@ impl Memory {
         }
         e.last_self_test = Some(run);
         inner.news = true;
+        drop(inner);
+        self.changed.notify_one();
     }
 
     /// A payload was not written: the next one is due at the next tick.
     pub fn unsaved(&self) {
         self.lock().news = true;
+        self.changed.notify_one();
     }
 }
 

@@ -408,3 +408,42 @@ fn self_test_runs_per_kind_survive_the_file() {
         "another drive's runs"
     );
 }
+
+/// The saver's sleep agrees with what `payload` would give: forever while
+/// nothing moved, until the refresh while only times moved, none after
+/// news; and `changed` is told of a first move or of news, even when told
+/// before anyone waits.
+#[tokio::test(flavor = "current_thread")]
+async fn the_saver_sleeps_until_a_payload_can_be_due() {
+    use std::future::Future;
+    use std::pin::pin;
+    use std::task::{Context, Waker};
+    let ready = |m: &Memory| {
+        let mut f = pin!(m.changed());
+        f.as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+            .is_ready()
+    };
+    let m = Memory::default();
+    assert_eq!(m.until_due(at(T0)), Some(Duration::MAX), "nothing moved");
+    assert!(!ready(&m), "nothing to wake for");
+    let mut s = drive("nvme0", identity("S1", ""));
+    poll(&m, &mut s, 0, at(T0));
+    assert!(ready(&m), "a new drive wakes the saver");
+    assert_eq!(m.until_due(at(T0)), None, "a new drive is news");
+    assert!(m.payload(at(T0), false).is_some());
+    poll(&m, &mut s, 0, at(T0 + 60));
+    assert!(ready(&m), "the first move after a payload wakes it");
+    assert_eq!(
+        m.until_due(at(T0 + 60)),
+        Some(REFRESH - Duration::from_secs(60)),
+        "only time moved: due at the refresh"
+    );
+    assert!(m.payload(at(T0 + 60), false).is_none());
+    poll(&m, &mut s, 0, at(T0 + 120));
+    assert!(!ready(&m), "more of the same does not wake it again");
+    assert_eq!(m.until_due(at(T0 + REFRESH.as_secs())), None);
+    poll(&m, &mut s, 1, at(T0 + 180));
+    assert!(ready(&m), "a rise is news and wakes it");
+    assert_eq!(m.until_due(at(T0 + 180)), None);
+}
