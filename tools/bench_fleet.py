@@ -8,8 +8,9 @@ For each COUNT (default 64 and 1000) it copies one replay fixture COUNT times
 exporter on them with probes off and no state file, waits until every drive is
 up, and then measures:
 
-- RSS (VmRSS) and threads once every drive is up, and the peak RSS (VmHWM)
-  at the end;
+- RSS (VmRSS) and threads once every drive is up, with the resident part of
+  the threads' stacks (from /proc/<pid>/smaps), and the peak RSS (VmHWM) at
+  the end;
 - the page: series and bytes of one plain-text scrape;
 - `SCRAPES` scrapes (default 40) on one kept-alive connection, spaced 1.1 s
   apart, so each pays for what changed since the last one (the drives
@@ -74,6 +75,39 @@ def make_dumps(tmp: Path, count: int) -> list[Path]:
     return dumps
 
 
+def stacks(pid: int) -> tuple[int, float, float]:
+    """The threads' stacks in /proc/<pid>/smaps: (how many, their RSS in KiB,
+    the RSS of the signal stacks in KiB).
+
+    A thread's stack (glibc's pthread stacks, which std::thread uses) is an
+    anonymous read-write mapping right above a one-page PROT_NONE guard
+    mapping; the main thread's is named [stack]. Rust's standard library
+    gives each thread an alternate signal stack of the same shape, but small
+    (SIGSTKSZ, a few pages; a thread stack is 2 MiB by default), which tells
+    the two apart. Malloc arenas also reserve PROT_NONE space, but never a
+    single page below a read-write mapping.
+    """
+    regions = []  # (start, end, perms, name, rss_kb)
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        head = line.split()
+        if "-" in head[0] and len(head) >= 5 and ":" not in head[0]:
+            start, end = (int(x, 16) for x in head[0].split("-"))
+            regions.append([start, end, head[1], head[5] if len(head) > 5 else "", 0])
+        elif head[0] == "Rss:" and regions:
+            regions[-1][4] = int(head[1])
+    count, rss, signal_rss = 0, 0, 0
+    for below, r in zip(regions, regions[1:]):
+        guard = (below[2] == "---p" and below[3] == "" and below[1] - below[0] == 4096
+                 and below[1] == r[0])
+        if (guard and r[2] == "rw-p" and r[3] == "") or r[3] == "[stack]":
+            if r[1] - r[0] >= 256 * 1024 or r[3] == "[stack]":
+                count += 1
+                rss += r[4]
+            else:
+                signal_rss += r[4]
+    return count, rss, signal_rss
+
+
 def scrape(conn: http.client.HTTPConnection) -> bytes:
     conn.request("GET", "/metrics")
     r = conn.getresponse()
@@ -111,6 +145,7 @@ def run(binary: str, count: int) -> dict:
         time.sleep(3)
         rss_up = status(proc.pid, "VmRSS") / 1024
         threads = status(proc.pid, "Threads")
+        n_stacks, stack_kb, signal_kb = stacks(proc.pid)
         page = scrape(conn)
         series = sum(1 for line in page.splitlines() if line and not line.startswith(b"#"))
         # The idle window: as long as the scrapes will take.
@@ -135,6 +170,9 @@ def run(binary: str, count: int) -> dict:
             "rss_up": rss_up,
             "rss_peak": status(proc.pid, "VmHWM") / 1024,
             "threads": threads,
+            "stacks": n_stacks,
+            "stack_mib": stack_kb / 1024,
+            "signal_stack_mib": signal_kb / 1024,
             "series": series,
             "page_kb": len(page) / 1024,
             "p50": statistics.median(walls),
@@ -162,14 +200,18 @@ def main() -> int:
         r = run(binary, count)
         rows.append(r)
         print(f"  {count} drives: RSS {r['rss_up']:.1f} MiB (peak {r['rss_peak']:.1f}), "
-              f"{r['threads']} threads, {r['series']} series, {r['page_kb']:.0f} KiB page, "
+              f"{r['threads']} threads ({r['stacks']} stacks, {r['stack_mib']:.1f} MiB resident, "
+              f"signal stacks {r['signal_stack_mib']:.1f} MiB), "
+              f"{r['series']} series, {r['page_kb']:.0f} KiB page, "
               f"scrape p50 {r['p50']:.2f} ms p99 {r['p99']:.2f} ms, "
               f"CPU {r['cpu_ms']:.2f} ms per scrape (idle {r['idle_cpu_ms_s']:.2f} ms/s)")
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
-    print("| drives | RSS (peak) | threads | series | page | scrape p50 | p99 | CPU per scrape |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| drives | RSS (peak) | threads | stacks resident | series | page | scrape p50 | p99 "
+          "| CPU per scrape |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['count']} | {r['rss_up']:.1f} MiB ({r['rss_peak']:.1f}) | {r['threads']} | "
+              f"{r['stack_mib']:.1f} MiB | "
               f"{r['series']} | {r['page_kb']:.0f} KiB | {r['p50']:.2f} ms | {r['p99']:.2f} ms | "
               f"{r['cpu_ms']:.2f} ms |")
     return 0

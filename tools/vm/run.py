@@ -129,6 +129,16 @@ def bench_report(report: checks.Report, share: Path) -> None:
         print(f"  (bench_sata: one sda poll is {ratio:.1f}x cheaper than smartctl -j -x "
               f"/dev/sda; target >= {sata['target_ratio']}x "
               f"{'met' if sata['meets_target'] else 'NOT met'})", flush=True)
+    # One drive watched alone, probe off: the whole process per poll, against
+    # the same drive's smartctl -j -x in this run (issue 27's SATA figure).
+    smartctl = {"sda": sata.get("smartctl", {}).get("cpu_seconds_per_run"),
+                "nvme0": result.get("smartctl", {}).get("cpu_seconds_per_run")}
+    for dev, v in sorted(result.get("single_drive", {}).items()):
+        per_poll = v.get("schedstat_cpu_seconds_per_poll") or v.get("cpu_seconds_per_poll")
+        if per_poll and smartctl.get(dev):
+            print(f"  (bench_single {dev}: one poll, whole process, {per_poll * 1000:.2f} ms, is "
+                  f"{smartctl[dev] / per_poll:.1f}x cheaper than smartctl -j -x /dev/{dev} "
+                  f"({smartctl[dev] * 1000:.1f} ms))", flush=True)
     scsi = result.get("scsi", {})
     report.check("bench_scsi_measured", len(scsi) == 2 and all(
         v.get("ratio_smartctl_per_poll_whole_process") for v in scsi.values()),
