@@ -93,5 +93,24 @@ const ALL: [&str; 8] = [
     "plp",
 ];
 
+/// The verdict on `r` alone (no history before it) for a drive that is up
+/// and polled, with `ctx`'s other fields and the default rules: for tests
+/// elsewhere in the crate that judge one decoded reading.
+#[cfg(test)]
+pub(crate) fn judge_up(r: &Reading, ctx: Context) -> Verdict {
+    let ctx = Context {
+        up: true,
+        polled: true,
+        ..ctx
+    };
+    evaluate(
+        Some(r),
+        &History::new(None),
+        &ctx,
+        &Rules::default(),
+        SystemTime::now(),
+    )
+}
+
 #[cfg(test)]
 mod tests;

@@ -203,8 +203,6 @@ impl Channel for FixtureDrive {
 #[test]
 fn a_sata_drive_behind_the_controller_is_judged_by_its_attributes() {
     use crate::ata::attributes::Namer;
-    use crate::health::history::History;
-    use crate::health::verdict::{Context, Rules, evaluate};
     use crate::poll::Poller;
     use crate::poll::sata::{SataPolicy, SataPoller};
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sata/failing/sdd");
@@ -217,18 +215,7 @@ fn a_sata_drive_behind_the_controller_is_judged_by_its_attributes() {
     let life = r.ata_attributes.iter().find(|a| a.id == 231).expect("231");
     assert_eq!((life.value, life.threshold), (Some(5), Some(10)));
     assert_eq!(r.smart_passed, Some(false));
-    let ctx = Context {
-        up: true,
-        polled: true,
-        ..Context::default()
-    };
-    let v = evaluate(
-        Some(&r),
-        &History::new(None),
-        &ctx,
-        &Rules::default(),
-        std::time::SystemTime::now(),
-    );
+    let v = crate::health::verdict::judge_up(&r, Default::default());
     let names: Vec<&str> = v.problems.iter().map(|p| p.name.as_label()).collect();
     assert!(names.contains(&"smart_failed"), "{names:?}");
     assert!(!names.contains(&"data_missing"), "{names:?}");

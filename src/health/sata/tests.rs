@@ -40,8 +40,7 @@ fn smart_normalized(id: u8, value: u8) -> SmartData {
 /// capacitor test passed, 11 tested at an excessive temperature, 1 failed.
 #[test]
 fn intel_175_is_judged_as_a_test_result_never_as_a_percentage() {
-    use crate::health::history::History;
-    use crate::health::verdict::{Context, Rules, evaluate};
+    use crate::health::verdict::{Context, judge_up};
     let presets = Namer::builtin().for_drive("INTEL SSDSC2KB960G8", "XCV10132");
     for (value, failed, problem) in [
         (100, Some(false), false),
@@ -58,18 +57,10 @@ fn intel_175_is_judged_as_a_test_result_never_as_a_percentage() {
         assert_eq!(r.plp_test_failed, failed, "175 at {value}");
         assert_eq!(r.plp_health_ratio, None, "175 at {value} is no percentage");
         let ctx = Context {
-            up: true,
-            polled: true,
             has_plp: Some(true),
             ..Context::default()
         };
-        let v = evaluate(
-            Some(&r),
-            &History::new(None),
-            &ctx,
-            &Rules::default(),
-            std::time::SystemTime::now(),
-        );
+        let v = judge_up(&r, ctx);
         let names: Vec<_> = v.problems.iter().map(|p| p.name.as_label()).collect();
         assert_eq!(
             names.contains(&"plp_failed"),
@@ -187,20 +178,7 @@ fn fixture(dir: &str, file: &str) -> Vec<u8> {
 }
 
 fn problems(r: &Reading) -> Vec<(String, String)> {
-    use crate::health::history::History;
-    use crate::health::verdict::{Context, Rules, evaluate};
-    let ctx = Context {
-        up: true,
-        polled: true,
-        ..Context::default()
-    };
-    let v = evaluate(
-        Some(r),
-        &History::new(None),
-        &ctx,
-        &Rules::default(),
-        std::time::SystemTime::now(),
-    );
+    let v = crate::health::verdict::judge_up(r, Default::default());
     v.problems
         .iter()
         .map(|p| (p.name.as_label().to_string(), p.reason.clone()))
