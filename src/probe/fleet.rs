@@ -371,10 +371,7 @@ impl Fleet {
 /// One operation's figures; `t` is now on the probe's clock.
 fn op_view(s: &OpStats, t: Duration) -> OpView {
     let live = s.window.at(t);
-    let quantiles = QUANTILES
-        .iter()
-        .filter_map(|&(q, label)| live.quantile(q).map(|v| (label, v)))
-        .collect();
+    let quantiles = live.quantiles(&QUANTILES);
     OpView {
         op: s.op,
         buckets: s.histogram.buckets(),

@@ -258,10 +258,7 @@ impl Live<'_> {
             return None;
         }
         let max = self.max?;
-        let n = self.count as f64;
-        // The tiny slack keeps q·n that should be an integer (0.99 × 1000)
-        // from ceiling up to the next rank through representation error.
-        let rank = (q.clamp(0.0, 1.0) * n - 1e-9).ceil().clamp(1.0, n) as u64;
+        let rank = self.rank(q);
         let mut seen = 0u64;
         for (i, &c) in self.total.iter().enumerate() {
             seen = seen.saturating_add(c);
@@ -270,6 +267,55 @@ impl Live<'_> {
             }
         }
         Some(max)
+    }
+
+    /// The nearest rank of quantile `q` (not NaN) among the samples.
+    fn rank(&self, q: f64) -> u64 {
+        let n = self.count as f64;
+        // The tiny slack keeps q·n that should be an integer (0.99 × 1000)
+        // from ceiling up to the next rank through representation error.
+        (q.clamp(0.0, 1.0) * n - 1e-9).ceil().clamp(1.0, n) as u64
+    }
+
+    /// [`Live::quantile`] of each of `qs`, `(label, value)` for those that
+    /// have one, in `qs`' order: one walk over the buckets for all of them
+    /// (the probe fleet reads five quantiles per op about once a second).
+    pub fn quantiles<L: Copy>(&self, qs: &[(f64, L)]) -> Vec<(L, f64)> {
+        let (Some(max), false) = (self.max, self.count == 0) else {
+            return Vec::new();
+        };
+        let mut want: Vec<(u64, usize)> = qs
+            .iter()
+            .enumerate()
+            .filter(|(_, (q, _))| !q.is_nan())
+            .map(|(k, &(q, _))| (self.rank(q), k))
+            .collect();
+        want.sort_unstable();
+        let mut found: Vec<Option<f64>> = vec![None; qs.len()];
+        // The next rank wanted is `want[j]`; the walk does no more per
+        // bucket than one sum and one comparison until it is reached.
+        let mut j = 0;
+        let mut seen = 0u64;
+        for (i, &c) in self.total.iter().enumerate() {
+            let Some(&(rank, _)) = want.get(j) else {
+                break;
+            };
+            seen = seen.saturating_add(c);
+            if seen < rank {
+                continue;
+            }
+            while let Some(&(_, k)) = want.get(j).filter(|(rank, _)| seen >= *rank) {
+                found[k] = Some(upper_bound(i).min(max));
+                j += 1;
+            }
+        }
+        for &(_, k) in &want[j.min(want.len())..] {
+            found[k] = Some(max);
+        }
+        qs.iter()
+            .zip(found)
+            .filter_map(|(&(_, label), v)| Some((label, v?)))
+            .collect()
     }
 }
 

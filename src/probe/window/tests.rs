@@ -198,3 +198,34 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn all_quantiles_in_one_walk_are_each_quantile_alone() {
+    // Windows of 0, 1, a few and many samples, some expired; quantiles in
+    // and out of order, repeated, at the ends and NaN.
+    let qs = [
+        (0.99, "a"),
+        (0.5, "b"),
+        (f64::NAN, "nan"),
+        (0.0, "c"),
+        (1.0, "d"),
+        (0.5, "e"),
+        (0.9999, "f"),
+        (-1.0, "g"),
+        (2.0, "h"),
+    ];
+    for (seed, n) in [(1, 0), (2, 1), (3, 7), (4, 5000)] {
+        let mut w = SlidingWindow::new(WINDOW, 10);
+        for (k, &x) in samples(seed, n).iter().enumerate() {
+            w.record(Duration::from_millis(200 * k as u64), x);
+        }
+        for at in [0, 300, 700, 2000] {
+            let live = w.at(Duration::from_secs(at));
+            let each: Vec<(&str, f64)> = qs
+                .iter()
+                .filter_map(|&(q, l)| live.quantile(q).map(|v| (l, v)))
+                .collect();
+            assert_eq!(live.quantiles(&qs), each, "{n} samples at {at} s");
+        }
+    }
+}
