@@ -220,6 +220,12 @@ impl Cache {
                 .filter(|p| !pending.contains(&p.drive))
                 .cloned()
                 .collect();
+            let direct = super::probe_text::write(drives, &probes, detail.probe_buckets, format)
+                .and_then(|(text, families)| Pieces::written(text, families));
+            if let Some(p) = direct {
+                *slot = Some(Arc::new(p));
+                return slot.clone();
+            }
             let e = Exposition {
                 parts: Parts::Probes,
                 drives: drives.to_vec(),
@@ -338,6 +344,25 @@ fn order() -> &'static [&'static str] {
 }
 
 impl Pieces {
+    /// Text written with its families at hand ([`super::probe_text`]);
+    /// `None` if they are not in the order's order (a bug).
+    fn written(text: String, families: super::probe_text::Families) -> Option<Self> {
+        let order = order();
+        let mut cursor = 0;
+        let families = families
+            .into_iter()
+            .map(|(name, head, body)| {
+                let i = cursor + order[cursor..].iter().position(|&n| n == name)?;
+                cursor = i + 1;
+                Some((i, head, body))
+            })
+            .collect::<Option<_>>()?;
+        Some(Self {
+            text: Arc::new(text),
+            families,
+        })
+    }
+
     /// Encodes `e` and splits its text at each `# HELP` line; `None` if
     /// the blocks do not match the families it wrote (a bug).
     fn of(e: Exposition, format: TextFormat) -> Option<Self> {

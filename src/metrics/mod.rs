@@ -29,6 +29,7 @@ mod nvme;
 mod nvme_ocp;
 mod place;
 mod probe;
+mod probe_text;
 mod process;
 mod reload;
 mod scsi;

@@ -12,6 +12,42 @@ use crate::probe::qos;
 
 use crate::probe::runner::SkipReason;
 
+/// The probe families' names and help, shared by the library's encoder
+/// (the reference) and the scrape path's direct writer ([`super::probe_text`]).
+pub(super) const LATENCY: (&str, &str) = (
+    "ssd_probe_latency_seconds",
+    "Latency of every probe I/O (4 KiB, queue depth 1, O_DIRECT); fixed buckets 10 µs to 10 s shared by every exporter.",
+);
+pub(super) const QUANTILE: (&str, &str) = (
+    "ssd_probe_latency_quantile_seconds",
+    "Exact latency quantiles of probe I/O over a sliding window (nearest rank, < 0.8 % high).",
+);
+pub(super) const SAMPLES: (&str, &str) = (
+    "ssd_probe_window_samples",
+    "Probe I/Os in the sliding window behind the quantiles (p99.9 needs tens of thousands).",
+);
+pub(super) const IOS: (&str, &str) = (
+    "ssd_probe_ios",
+    "Probe I/Os by result (ok, error, timeout).",
+);
+pub(super) const SKIPPED: (&str, &str) = (
+    "ssd_probe_skipped",
+    "Probes not issued so as not to disturb the drive (busy, standby) or because it could not be read (permission, error).",
+);
+pub(super) const BUSY: (&str, &str) = (
+    "ssd_probe_busy_ratio",
+    "The probe's own share of the drive's busy time over the last interval.",
+);
+
+/// Every reason's skips, each served from 0 (so the first skip is an
+/// increase a rule can see), in label order.
+pub(super) fn skips(p: &ProbeView) -> std::collections::BTreeMap<SkipReason, u64> {
+    let mut counts: std::collections::BTreeMap<SkipReason, u64> =
+        SkipReason::ALL.iter().map(|&r| (r, 0)).collect();
+    counts.extend(p.skipped.iter().copied());
+    counts
+}
+
 /// Drive name → serial.
 type Serials<'a> = std::collections::HashMap<&'a str, &'a str>;
 
@@ -65,26 +101,14 @@ impl Exposition {
                 })
             })
         });
-        family(
-            enc,
-            "ssd_probe_latency_quantile_seconds",
-            "Exact latency quantiles of probe I/O over a sliding window (nearest rank, < 0.8 % high).",
-            MetricType::Gauge,
-            quantiles,
-        )?;
+        family(enc, QUANTILE.0, QUANTILE.1, MetricType::Gauge, quantiles)?;
         let samples = self.probes.iter().flat_map(|p| {
             p.ops.iter().map(move |o| {
                 let own = [("op", o.op.as_label()), ("window", p.window.as_str())];
                 ((Self::probe_base(serials, p), own), o.window_samples as f64)
             })
         });
-        family(
-            enc,
-            "ssd_probe_window_samples",
-            "Probe I/Os in the sliding window behind the quantiles (p99.9 needs tens of thousands).",
-            MetricType::Gauge,
-            samples,
-        )?;
+        family(enc, SAMPLES.0, SAMPLES.1, MetricType::Gauge, samples)?;
         let ios = self.probes.iter().flat_map(|p| {
             p.ops.iter().flat_map(move |o| {
                 o.ios.iter().map(move |(r, n)| {
@@ -93,50 +117,28 @@ impl Exposition {
                 })
             })
         });
-        counter(
-            enc,
-            "ssd_probe_ios",
-            "Probe I/Os by result (ok, error, timeout).",
-            ios,
-        )?;
-        // Every reason is served from 0, so the first skip is an increase a
-        // rule can see.
+        counter(enc, IOS.0, IOS.1, ios)?;
         let skipped = self.probes.iter().flat_map(|p| {
-            let mut counts: std::collections::BTreeMap<SkipReason, u64> =
-                SkipReason::ALL.iter().map(|&r| (r, 0)).collect();
-            counts.extend(p.skipped.iter().copied());
-            counts.into_iter().map(move |(r, n)| {
+            skips(p).into_iter().map(move |(r, n)| {
                 let own = [("reason", r.as_label())];
                 ((Self::probe_base(serials, p), own), Wide(u128::from(n)))
             })
         });
-        counter(
-            enc,
-            "ssd_probe_skipped",
-            "Probes not issued so as not to disturb the drive (busy, standby) or because it could not be read (permission, error).",
-            skipped,
-        )?;
+        counter(enc, SKIPPED.0, SKIPPED.1, skipped)?;
         let busy = self
             .probes
             .iter()
             .filter_map(|p| p.busy_ratio.map(|b| (Self::probe_base(serials, p), b)));
-        family(
-            enc,
-            "ssd_probe_busy_ratio",
-            "The probe's own share of the drive's busy time over the last interval.",
-            MetricType::Gauge,
-            busy,
-        )
+        family(enc, BUSY.0, BUSY.1, MetricType::Gauge, busy)
     }
 
     fn probe_histogram(&self, enc: &mut Enc, serials: &Serials<'_>) -> fmt::Result {
-        let name = "ssd_probe_latency_seconds";
+        let (name, help) = LATENCY;
         enc.note(name, !self.probes.is_empty());
         if self.probes.is_empty() {
             return Ok(());
         }
         let resolution = enc.detail.probe_buckets;
-        let help = "Latency of every probe I/O (4 KiB, queue depth 1, O_DIRECT); fixed buckets 10 µs to 10 s shared by every exporter.";
         let mut m = enc
             .inner
             .encode_descriptor(name, help, None, MetricType::Histogram)?;
