@@ -1,0 +1,1 @@
+{ _config+:: { ssdSelector: '', ssdExporterSelector: 'job="ssd_exporter"' } }
