@@ -82,4 +82,27 @@
 
   // A ratio as a percentage in prose: 0.5 -> '50 %'.
   pct(x):: $.num(x * 100) + ' %',
+
+  // `c` for `%` formatting in the rules: its numbers as num() writes them,
+  // plus the phrases the descriptions quote.
+  formats(c)::
+    c
+    + { [k]: $.num(c[k]) for k in std.objectFields(c) if std.isNumber(c[k]) }
+    + {
+      local sel = c.ssdExporterSelector,
+      local oneJob = std.startsWith(sel, 'job="') && std.endsWith(sel, '"')
+                     && std.length(std.findSubstr('"', sel)) == 2,
+      plpHealthLowPct: $.pct(c.plpHealthLowRatio),
+      wearHighPct: $.pct(c.wearHighRatio),
+      wearCriticalPct: $.pct(c.wearCriticalRatio),
+      spareLowTimes: if c.spareLowFactor == 2 then 'twice' else $.num(c.spareLowFactor) + ' times',
+      counterLast: $.last(c.counterWindow),
+      counterLastBare: std.substr(self.counterLast, 4, std.length(self.counterLast) - 4),
+      throttleLast: $.last(c.throttleWindow),
+      pollErrorsLast: $.last(c.pollErrorsWindow),
+      pollStaleNote: if c.pollStaleSeconds == 600 then ', ten default poll intervals' else '',
+      exporterTargets:
+        if oneJob then 'in job ' + std.substr(sel, 4, std.length(sel) - 4)
+        else 'matching {' + sel + '}',
+    },
 }

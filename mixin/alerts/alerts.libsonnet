@@ -5,10 +5,14 @@
 // group per drive or per model. Runbooks: docs/runbooks.md, one section per
 // alert. Tests: alerts/tests/, run with alerts/check.sh.
 //
-// Thresholds that are fixed numbers here (0.5, 0.8, 0.9, 2x, 30 days, 600 s)
-// are listed with how to tune them in alerts/README.md. The exporter's own
-// verdict (ssd_health_status / ssd_health_problem) uses the same defaults from
-// the `health:` section of its config file.
+// Every threshold, window, `for` duration and selector is a key of
+// `_config` (mixin/config.libsonnet, table in mixin/README.md); `c` is that
+// config, and `f` the same with numbers written as PromQL writes them plus
+// the phrases the descriptions quote. The exporter's own verdict
+// (ssd_health_status / ssd_health_problem) uses the same defaults from the
+// `health:` section of its config file (python3 -m tools.mixin.checks
+// compares them). Every expression goes through lib.ssdRules, which adds
+// ssdSelector to each ssd_* selector.
 //
 // A problem the operator muted for one drive (health.overrides[].mute) is
 // served as ssd_health_problem{severity="muted"}: every alert that stands for
@@ -21,6 +25,7 @@ local lib = import '../lib.libsonnet';
 {
   prometheusAlerts+:: {
     local c = $._config,
+    local f = lib.formats(c),
     groups+: [
       {
         name: 'ssd_exporter',
@@ -51,7 +56,7 @@ local lib = import '../lib.libsonnet';
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
             |||,
-            'for': '1m',
+            'for': c.alertFor.SsdCriticalWarning,
             labels: {
               severity: '{{ if eq $labels.condition "temperature" }}warning{{ else }}critical{{ end }}',
             },
@@ -84,7 +89,7 @@ local lib = import '../lib.libsonnet';
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
             |||,
-            'for': '1m',
+            'for': c.alertFor.SsdSmartFailed,
             labels: {
               severity: 'critical',
             },
@@ -110,7 +115,7 @@ local lib = import '../lib.libsonnet';
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
             |||,
-            'for': '1m',
+            'for': c.alertFor.SsdPlpFailed,
             labels: {
               severity: 'critical',
             },
@@ -136,7 +141,7 @@ local lib = import '../lib.libsonnet';
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
             |||,
-            'for': '1m',
+            'for': c.alertFor.SsdPlpTestFailed,
             labels: {
               severity: 'critical',
             },
@@ -153,15 +158,15 @@ local lib = import '../lib.libsonnet';
 
           {
             alert: 'SsdPlpHealthLow',
-            // Same threshold as the exporter's health.plp_health_critical (0.5).
+            // plpHealthLowRatio: the exporter's health.plp_health_critical (0.5).
             expr: |||
               (
-                (ssd_plp_health_ratio < 0.5)
+                (ssd_plp_health_ratio < %(plpHealthLowRatio)s)
                 unless on(instance, device, serial) ssd_health_problem{problem="plp_health_low", severity="muted"}
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
-            |||,
-            'for': '2m',
+            ||| % f,
+            'for': c.alertFor.SsdPlpHealthLow,
             labels: {
               severity: 'critical',
             },
@@ -170,9 +175,9 @@ local lib = import '../lib.libsonnet';
               description: lib.fold(|||
                 {{ $labels.model }} {{ $labels.device }} (serial {{ $labels.serial }}) on
                 {{ $labels.instance }} reports power-loss protection health
-                {{ $value | humanizePercentage }}, below 50 %. The capacitors may no longer hold
+                {{ $value | humanizePercentage }}, below %(plpHealthLowPct)s. The capacitors may no longer hold
                 up the drive long enough to flush its cache on a power cut.
-              |||),
+              ||| % f),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdplphealthlow',
             },
           },
@@ -182,13 +187,14 @@ local lib = import '../lib.libsonnet';
 
           {
             alert: 'SsdSpareLow',
-            // At or below 2x the drive's own threshold (health.spare_warning_factor).
+            // At or below spareLowFactor (2) x the drive's own threshold: the
+            // exporter's health.spare_warning_factor.
             expr: |||
               (
                 (
                   ssd_available_spare_ratio
                     <= on(instance, device, serial) group_left
-                  2 * ssd_available_spare_threshold_ratio
+                  %(spareLowFactor)s * ssd_available_spare_threshold_ratio
                   and on(instance, device, serial)
                   ssd_available_spare_ratio
                     >= on(instance, device, serial) group_left
@@ -197,8 +203,8 @@ local lib = import '../lib.libsonnet';
                 unless on(instance, device, serial) ssd_health_problem{problem="spare_low", severity="muted"}
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
-            |||,
-            'for': '15m',
+            ||| % f,
+            'for': c.alertFor.SsdSpareLow,
             labels: {
               severity: 'warning',
             },
@@ -207,10 +213,10 @@ local lib = import '../lib.libsonnet';
               description: lib.fold(|||
                 {{ $labels.model }} {{ $labels.device }} (serial {{ $labels.serial }}) on
                 {{ $labels.instance }} has {{ $value | humanizePercentage }} spare blocks left,
-                within twice its threshold of
-                {{ with printf `ssd_available_spare_threshold_ratio{instance=%q,device=%q,serial=%q}` $labels.instance $labels.device $labels.serial | query }}{{ . | first | value | humanizePercentage }}{{ end }}.
+                within %(spareLowTimes)s its threshold of
+                {{ with printf `ssd_available_spare_threshold_ratio{instance=%%q,device=%%q,serial=%%q}` $labels.instance $labels.device $labels.serial | query }}{{ . | first | value | humanizePercentage }}{{ end }}.
                 Plan a replacement.
-              |||),
+              ||| % f),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdsparelow',
             },
           },
@@ -228,7 +234,7 @@ local lib = import '../lib.libsonnet';
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
             |||,
-            'for': '2m',
+            'for': c.alertFor.SsdSpareBelowThreshold,
             labels: {
               severity: 'critical',
             },
@@ -252,12 +258,12 @@ local lib = import '../lib.libsonnet';
             alert: 'SsdWearHigh',
             expr: |||
               (
-                (ssd_percentage_used_ratio >= 0.8 < 0.9)
+                (ssd_percentage_used_ratio >= %(wearHighRatio)s < %(wearCriticalRatio)s)
                 unless on(instance, device, serial) ssd_health_problem{problem=~"wear_high|wear_out", severity="muted"}
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
-            |||,
-            'for': '15m',
+            ||| % f,
+            'for': c.alertFor.SsdWearHigh,
             labels: {
               severity: 'warning',
             },
@@ -266,8 +272,8 @@ local lib = import '../lib.libsonnet';
               description: lib.fold(|||
                 {{ $labels.model }} {{ $labels.device }} (serial {{ $labels.serial }}) on
                 {{ $labels.instance }} reports {{ $value | humanizePercentage }} of its rated
-                endurance used (warning at 80 %, critical at 90 %).
-              |||),
+                endurance used (warning at %(wearHighPct)s, critical at %(wearCriticalPct)s).
+              ||| % f),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdwearhigh',
             },
           },
@@ -276,12 +282,12 @@ local lib = import '../lib.libsonnet';
             alert: 'SsdWearCritical',
             expr: |||
               (
-                (ssd_percentage_used_ratio >= 0.9)
+                (ssd_percentage_used_ratio >= %(wearCriticalRatio)s)
                 unless on(instance, device, serial) ssd_health_problem{problem=~"wear_high|wear_out", severity="muted"}
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
-            |||,
-            'for': '5m',
+            ||| % f,
+            'for': c.alertFor.SsdWearCritical,
             labels: {
               severity: 'critical',
             },
@@ -290,8 +296,8 @@ local lib = import '../lib.libsonnet';
               description: lib.fold(|||
                 {{ $labels.model }} {{ $labels.device }} (serial {{ $labels.serial }}) on
                 {{ $labels.instance }} reports {{ $value | humanizePercentage }} of its rated
-                endurance used (critical at 90 %). Replace it before it reaches 100 %.
-              |||),
+                endurance used (critical at %(wearCriticalPct)s). Replace it before it reaches 100 %%.
+              ||| % f),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdwearcritical',
             },
           },
@@ -300,10 +306,10 @@ local lib = import '../lib.libsonnet';
             alert: 'SsdWearOutForecast',
             // The forecast moves with the write rate, so it must hold for an hour.
             expr: |||
-              (ssd_wearout_estimated_seconds < 30 * 86400)
+              (ssd_wearout_estimated_seconds < %(wearOutForecastDays)s * 86400)
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
-            |||,
-            'for': '1h',
+            ||| % f,
+            'for': c.alertFor.SsdWearOutForecast,
             labels: {
               severity: 'warning',
             },
@@ -311,9 +317,9 @@ local lib = import '../lib.libsonnet';
               summary: 'SSD {{ $labels.device }} on {{ $labels.instance }} reaches its rated endurance in {{ $value | humanizeDuration }}',
               description: lib.fold(|||
                 At the write rate seen so far, {{ $labels.model }} {{ $labels.device }}
-                (serial {{ $labels.serial }}) on {{ $labels.instance }} reaches 100 % of its rated
-                endurance in {{ $value | humanizeDuration }} (alert below 30 days).
-              |||),
+                (serial {{ $labels.serial }}) on {{ $labels.instance }} reaches 100 %% of its rated
+                endurance in {{ $value | humanizeDuration }} (alert below %(wearOutForecastDays)s days).
+              ||| % f),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdwearoutforecast',
             },
           },
@@ -332,11 +338,11 @@ local lib = import '../lib.libsonnet';
             alert: 'SsdUnsafeShutdowns',
             expr: |||
               (
-                (ssd_unsafe_shutdowns_total - min_over_time(ssd_unsafe_shutdowns_total[1h]) > 0)
+                (ssd_unsafe_shutdowns_total - min_over_time(ssd_unsafe_shutdowns_total[%(counterWindow)s]) > 0)
                 unless on(instance, device, serial) ssd_health_problem{problem="unsafe_shutdowns_increasing", severity="muted"}
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
-            |||,
+            ||| % f,
             labels: {
               severity: 'warning',
             },
@@ -344,10 +350,10 @@ local lib = import '../lib.libsonnet';
               summary: 'SSD {{ $labels.device }} on {{ $labels.instance }} lost power without a clean shutdown',
               description: lib.fold(|||
                 {{ $labels.model }} {{ $labels.device }} (serial {{ $labels.serial }}) on
-                {{ $labels.instance }} counted {{ $value | printf "%.0f" }} more unsafe shutdown(s)
-                in the last hour.
-                {{ with printf `ssd_plp_health_ratio{instance=%q,device=%q,serial=%q}` $labels.instance $labels.device $labels.serial | query }}It has power-loss protection (capacitor health {{ . | first | value | humanizePercentage }}): the capacitors were used to flush its cache.{{ else }}On a drive with power-loss protection the capacitors were used to flush its cache; without PLP, writes still in its volatile cache may be lost.{{ end }}
-              |||),
+                {{ $labels.instance }} counted {{ $value | printf "%%.0f" }} more unsafe shutdown(s)
+                in %(counterLast)s.
+                {{ with printf `ssd_plp_health_ratio{instance=%%q,device=%%q,serial=%%q}` $labels.instance $labels.device $labels.serial | query }}It has power-loss protection (capacitor health {{ . | first | value | humanizePercentage }}): the capacitors were used to flush its cache.{{ else }}On a drive with power-loss protection the capacitors were used to flush its cache; without PLP, writes still in its volatile cache may be lost.{{ end }}
+              ||| % f),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdunsafeshutdowns',
             },
           },
@@ -356,11 +362,11 @@ local lib = import '../lib.libsonnet';
             alert: 'SsdMediaErrors',
             expr: |||
               (
-                (ssd_media_errors_total - min_over_time(ssd_media_errors_total[1h]) > 0)
+                (ssd_media_errors_total - min_over_time(ssd_media_errors_total[%(counterWindow)s]) > 0)
                 unless on(instance, device, serial) ssd_health_problem{problem="media_errors_increasing", severity="muted"}
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
-            |||,
+            ||| % f,
             labels: {
               severity: 'critical',
             },
@@ -368,9 +374,9 @@ local lib = import '../lib.libsonnet';
               summary: 'SSD {{ $labels.device }} on {{ $labels.instance }} has new media errors',
               description: lib.fold(|||
                 {{ $labels.model }} {{ $labels.device }} (serial {{ $labels.serial }}) on
-                {{ $labels.instance }} counted {{ $value | printf "%.0f" }} more unrecovered media
-                error(s) in the last hour: data it could not read back.
-              |||),
+                {{ $labels.instance }} counted {{ $value | printf "%%.0f" }} more unrecovered media
+                error(s) in %(counterLast)s: data it could not read back.
+              ||| % f),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdmediaerrors',
             },
           },
@@ -379,11 +385,11 @@ local lib = import '../lib.libsonnet';
             alert: 'SsdCrcErrors',
             expr: |||
               (
-                (ssd_crc_errors_total - min_over_time(ssd_crc_errors_total[1h]) > 0)
+                (ssd_crc_errors_total - min_over_time(ssd_crc_errors_total[%(counterWindow)s]) > 0)
                 unless on(instance, device, serial) ssd_health_problem{problem="crc_errors_increasing", severity="muted"}
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
-            |||,
+            ||| % f,
             labels: {
               severity: 'warning',
             },
@@ -391,9 +397,9 @@ local lib = import '../lib.libsonnet';
               summary: 'SATA link CRC errors on SSD {{ $labels.device }} on {{ $labels.instance }}',
               description: lib.fold(|||
                 {{ $labels.model }} {{ $labels.device }} (serial {{ $labels.serial }}) on
-                {{ $labels.instance }} counted {{ $value | printf "%.0f" }} more interface CRC
-                error(s) in the last hour. This is the cable, backplane or connector, not the NAND.
-              |||),
+                {{ $labels.instance }} counted {{ $value | printf "%%.0f" }} more interface CRC
+                error(s) in %(counterLast)s. This is the cable, backplane or connector, not the NAND.
+              ||| % f),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdcrcerrors',
             },
           },
@@ -404,11 +410,11 @@ local lib = import '../lib.libsonnet';
             // its lowest value of the last hour (no extrapolation, unlike delta).
             expr: |||
               (
-                (ssd_scsi_grown_defects - min_over_time(ssd_scsi_grown_defects[1h]) > 0)
+                (ssd_scsi_grown_defects - min_over_time(ssd_scsi_grown_defects[%(counterWindow)s]) > 0)
                 unless on(instance, device, serial) ssd_health_problem{problem="grown_defects_increasing", severity="muted"}
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
-            |||,
+            ||| % f,
             labels: {
               severity: 'warning',
             },
@@ -416,9 +422,9 @@ local lib = import '../lib.libsonnet';
               summary: 'SSD {{ $labels.device }} on {{ $labels.instance }} grew its defect list',
               description: lib.fold(|||
                 {{ $labels.model }} {{ $labels.device }} (serial {{ $labels.serial }}) on
-                {{ $labels.instance }} added {{ $value | printf "%.0f" }} entries to its grown defect
-                list within the last hour: it retired more of its media.
-              |||),
+                {{ $labels.instance }} added {{ $value | printf "%%.0f" }} entries to its grown defect
+                list within %(counterLast)s: it retired more of its media.
+              ||| % f),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdscsigrowndefects',
             },
           },
@@ -438,7 +444,7 @@ local lib = import '../lib.libsonnet';
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
             |||,
-            'for': '5m',
+            'for': c.alertFor.SsdMediaDiesOffline,
             labels: {
               severity: 'critical',
             },
@@ -465,17 +471,17 @@ local lib = import '../lib.libsonnet';
             expr: |||
               (
                 (
-                  (changes(ssd_telemetry_ctrl_generation[1h]) > 0)
+                  (changes(ssd_telemetry_ctrl_generation[%(counterWindow)s]) > 0)
                   and on(instance, device, serial)
                   (
-                    max_over_time(ssd_telemetry_ctrl_generation[1h])
-                    != min_over_time(ssd_telemetry_ctrl_generation[1h])
+                    max_over_time(ssd_telemetry_ctrl_generation[%(counterWindow)s])
+                    != min_over_time(ssd_telemetry_ctrl_generation[%(counterWindow)s])
                   )
                 )
                 unless on(instance, device, serial) ssd_health_problem{problem="drive_reported_internal_error", severity="muted"}
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
-            |||,
+            ||| % f,
             labels: {
               severity: 'warning',
             },
@@ -484,9 +490,9 @@ local lib = import '../lib.libsonnet';
               description: lib.fold(|||
                 {{ $labels.model }} {{ $labels.device }} (serial {{ $labels.serial }}, firmware
                 {{ $labels.firmware }}) on {{ $labels.instance }} captured its internal state on
-                its own (controller-initiated telemetry) {{ $value | printf "%.0f" }} time(s) in the
-                last hour: it saw an internal failure. Collect the telemetry log for the vendor.
-              |||),
+                its own (controller-initiated telemetry) {{ $value | printf "%%.0f" }} time(s) in the
+                %(counterLastBare)s: it saw an internal failure. Collect the telemetry log for the vendor.
+              ||| % f),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssddrivereportedinternalerror',
             },
           },
@@ -501,13 +507,13 @@ local lib = import '../lib.libsonnet';
               (
                 (
                   sum without (kind) (
-                    ssd_sas_phy_errors_total - min_over_time(ssd_sas_phy_errors_total[1h])
+                    ssd_sas_phy_errors_total - min_over_time(ssd_sas_phy_errors_total[%(counterWindow)s])
                   ) > 0
                 )
                 unless on(instance, device, serial) ssd_health_problem{problem="phy_errors_increasing", severity="muted"}
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
-            |||,
+            ||| % f,
             labels: {
               severity: 'warning',
             },
@@ -515,10 +521,10 @@ local lib = import '../lib.libsonnet';
               summary: 'SAS link errors on SSD {{ $labels.device }} phy {{ $labels.phy }} on {{ $labels.instance }}',
               description: lib.fold(|||
                 {{ $labels.model }} {{ $labels.device }} (serial {{ $labels.serial }}) on
-                {{ $labels.instance }} counted {{ $value | printf "%.0f" }} more SAS phy error(s) on
-                phy {{ $labels.phy }} in the last hour. This is the cable, backplane, expander or HBA
+                {{ $labels.instance }} counted {{ $value | printf "%%.0f" }} more SAS phy error(s) on
+                phy {{ $labels.phy }} in %(counterLast)s. This is the cable, backplane, expander or HBA
                 port, not the NAND.
-              |||),
+              ||| % f),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdsasphyerrors',
             },
           },
@@ -535,7 +541,7 @@ local lib = import '../lib.libsonnet';
               ssd_health_problem{problem="drive_reported_warning", severity="warning"}
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
             |||,
-            'for': '15m',
+            'for': c.alertFor.SsdDriveReportedWarning,
             labels: {
               severity: 'warning',
             },
@@ -544,9 +550,9 @@ local lib = import '../lib.libsonnet';
               description: lib.fold(|||
                 {{ $labels.model }} {{ $labels.device }} (serial {{ $labels.serial }}, firmware
                 {{ $labels.firmware }}) on {{ $labels.instance }} has reported an informational
-                exception warning (SCSI ASC 0Bh) for 15 minutes; `ssd_exporter check` names the
+                exception warning (SCSI ASC 0Bh) for %(forWords)s; `ssd_exporter check` names the
                 ASC/ASCQ.
-              |||),
+              ||| % (f { forWords: lib.words(c.alertFor.SsdDriveReportedWarning) })),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssddrivereportedwarning',
             },
           },
@@ -564,7 +570,7 @@ local lib = import '../lib.libsonnet';
               (ssd_health_problem{problem="pcie_link_degraded", severity!="muted"} == 1)
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
             |||,
-            'for': '15m',
+            'for': c.alertFor.SsdPcieLinkDegraded,
             labels: {
               severity: 'warning',
             },
@@ -594,12 +600,12 @@ local lib = import '../lib.libsonnet';
               (
                 (
                   ssd_pcie_errors_total{severity="nonfatal"}
-                  - min_over_time(ssd_pcie_errors_total{severity="nonfatal"}[1h]) > 0
+                  - min_over_time(ssd_pcie_errors_total{severity="nonfatal"}[%(counterWindow)s]) > 0
                 )
                 unless on(instance, device, serial) ssd_health_problem{problem="pcie_errors_increasing", severity="muted"}
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
-            |||,
+            ||| % f,
             labels: {
               severity: 'warning',
             },
@@ -607,10 +613,10 @@ local lib = import '../lib.libsonnet';
               summary: 'Uncorrectable PCIe errors on SSD {{ $labels.device }} on {{ $labels.instance }}',
               description: lib.fold(|||
                 {{ $labels.model }} {{ $labels.device }} (serial {{ $labels.serial }}) on
-                {{ $labels.instance }} reported {{ $value | printf "%.0f" }} more non-fatal
-                uncorrectable PCIe error(s) (AER) in the last hour: transactions on its link were
+                {{ $labels.instance }} reported {{ $value | printf "%%.0f" }} more non-fatal
+                uncorrectable PCIe error(s) (AER) in %(counterLast)s: transactions on its link were
                 lost. This is the slot, riser, cable or the drive's connector, not the NAND.
-              |||),
+              ||| % f),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdpcieerrors',
             },
           },
@@ -623,12 +629,12 @@ local lib = import '../lib.libsonnet';
               (
                 (
                   ssd_pcie_errors_total{severity="fatal"}
-                  - min_over_time(ssd_pcie_errors_total{severity="fatal"}[1h]) > 0
+                  - min_over_time(ssd_pcie_errors_total{severity="fatal"}[%(counterWindow)s]) > 0
                 )
                 unless on(instance, device, serial) ssd_health_problem{problem="pcie_errors_increasing", severity="muted"}
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
-            |||,
+            ||| % f,
             labels: {
               severity: 'critical',
             },
@@ -636,10 +642,10 @@ local lib = import '../lib.libsonnet';
               summary: 'Fatal PCIe errors on SSD {{ $labels.device }} on {{ $labels.instance }}',
               description: lib.fold(|||
                 {{ $labels.model }} {{ $labels.device }} (serial {{ $labels.serial }}) on
-                {{ $labels.instance }} reported {{ $value | printf "%.0f" }} more fatal PCIe
-                error(s) (AER) in the last hour: its link was reset to recover, and I/O in flight
+                {{ $labels.instance }} reported {{ $value | printf "%%.0f" }} more fatal PCIe
+                error(s) (AER) in %(counterLast)s: its link was reset to recover, and I/O in flight
                 failed.
-              |||),
+              ||| % f),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdpciefatalerrors',
             },
           },
@@ -657,19 +663,19 @@ local lib = import '../lib.libsonnet';
                 (
                   sum without (level) (
                     ssd_thermal_throttle_transitions_total
-                    - min_over_time(ssd_thermal_throttle_transitions_total[15m])
+                    - min_over_time(ssd_thermal_throttle_transitions_total[%(throttleWindow)s])
                   ) > 0
                   or
                   ssd_thermal_throttle_events_total
-                  - min_over_time(ssd_thermal_throttle_events_total[15m]) > 0
+                  - min_over_time(ssd_thermal_throttle_events_total[%(throttleWindow)s]) > 0
                   or
                   ssd_thermal_throttle_active == 1
                 )
                 unless on(instance, device, serial) ssd_health_problem{problem="thermal_throttling", severity="muted"}
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
-            |||,
-            'for': '5m',
+            ||| % f,
+            'for': c.alertFor.SsdThermalThrottling,
             labels: {
               severity: 'warning',
             },
@@ -678,10 +684,10 @@ local lib = import '../lib.libsonnet';
               description: lib.fold(|||
                 {{ $labels.model }} {{ $labels.device }} (serial {{ $labels.serial }}) on
                 {{ $labels.instance }} is slowing itself down to cool off.
-                {{ with printf `ssd_thermal_throttle_active{instance=%q,device=%q,serial=%q} == 1` $labels.instance $labels.device $labels.serial | query }}It is throttling now.{{ else }}It started throttling {{ $value | printf "%.0f" }} time(s) in the last 15 minutes.{{ end }}
+                {{ with printf `ssd_thermal_throttle_active{instance=%%q,device=%%q,serial=%%q} == 1` $labels.instance $labels.device $labels.serial | query }}It is throttling now.{{ else }}It started throttling {{ $value | printf "%%.0f" }} time(s) in %(throttleLast)s.{{ end }}
                 Composite temperature
-                {{ with printf `ssd_temperature_celsius{instance=%q,device=%q,serial=%q,sensor="composite"}` $labels.instance $labels.device $labels.serial | query }}{{ . | first | value }} °C{{ else }}unknown{{ end }}.
-              |||),
+                {{ with printf `ssd_temperature_celsius{instance=%%q,device=%%q,serial=%%q,sensor="composite"}` $labels.instance $labels.device $labels.serial | query }}{{ . | first | value }} °C{{ else }}unknown{{ end }}.
+              ||| % f),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdthermalthrottling',
             },
           },
@@ -705,7 +711,7 @@ local lib = import '../lib.libsonnet';
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
             |||,
-            'for': '5m',
+            'for': c.alertFor.SsdTemperatureWarning,
             labels: {
               severity: 'warning',
             },
@@ -734,7 +740,7 @@ local lib = import '../lib.libsonnet';
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
             |||,
-            'for': '1m',
+            'for': c.alertFor.SsdTemperatureCritical,
             labels: {
               severity: 'critical',
             },
@@ -758,8 +764,8 @@ local lib = import '../lib.libsonnet';
             // The probe's tail over its sliding window against the datasheet's
             // p99.999 limit (for models whose datasheet gives one), with the
             // evidence the exporter's own verdict uses (src/probe/qos.rs): a
-            // p99.99 above the limit with >= 10000 samples in the window, else a
-            // p99.9 above it with >= 2500 (what the default 5 reads/s fill a
+            // p99.99 above the limit with >= latencyQosMinSamples (10000) samples in the window, else a
+            // p99.9 above it with >= latencyQosMinSamplesP999 (2500) (what the default 5 reads/s fill a
             // 10-minute window with). Either means far more reads over the limit
             // than the 1 in 100 000 it allows. The `q` label says which.
             // Why this and not ssd_health_problem: docs/runbooks.md.
@@ -773,7 +779,7 @@ local lib = import '../lib.libsonnet';
                       ssd_latency_qos_target_seconds{q="0.99999"}
                     )
                     and on(instance, device, serial, block, op, window)
-                    ssd_probe_window_samples >= 10000
+                    ssd_probe_window_samples >= %(latencyQosMinSamples)s
                   )
                   or
                   (
@@ -784,21 +790,21 @@ local lib = import '../lib.libsonnet';
                         ssd_latency_qos_target_seconds{q="0.99999"}
                       )
                       and on(instance, device, serial, block, op, window)
-                      ssd_probe_window_samples >= 2500
+                      ssd_probe_window_samples >= %(latencyQosMinSamplesP999)s
                     )
                     unless on(instance, device, serial, block, op, window)
                     (
                       ssd_probe_latency_quantile_seconds{q="0.9999"}
                       and on(instance, device, serial, block, op, window)
-                      ssd_probe_window_samples >= 10000
+                      ssd_probe_window_samples >= %(latencyQosMinSamples)s
                     )
                   )
                 )
                 unless on(instance, device, serial) ssd_health_problem{problem="latency_above_qos", severity="muted"}
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
-            |||,
-            'for': '15m',
+            ||| % f,
+            'for': c.alertFor.SsdLatencyAboveQos,
             labels: {
               severity: 'warning',
             },
@@ -809,9 +815,9 @@ local lib = import '../lib.libsonnet';
                 ({{ $labels.model }}, serial {{ $labels.serial }}) on {{ $labels.instance }} has a
                 {{ if eq $labels.q "0.999" }}p99.9{{ else }}p99.99{{ end }} of {{ $value | humanizeDuration }} over the last {{ $labels.window }}, above
                 the datasheet's p99.999 limit of
-                {{ with printf `ssd_latency_qos_target_seconds{instance=%q,device=%q,serial=%q,op=%q}` $labels.instance $labels.device $labels.serial $labels.op | query }}{{ . | first | value | humanizeDuration }}{{ end }},
-                for 15 minutes.
-              |||),
+                {{ with printf `ssd_latency_qos_target_seconds{instance=%%q,device=%%q,serial=%%q,op=%%q}` $labels.instance $labels.device $labels.serial $labels.op | query }}{{ . | first | value | humanizeDuration }}{{ end }},
+                for %(forWords)s.
+              ||| % (f { forWords: lib.words(c.alertFor.SsdLatencyAboveQos) })),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdlatencyaboveqos',
             },
           },
@@ -827,7 +833,7 @@ local lib = import '../lib.libsonnet';
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
             |||,
-            'for': '10m',
+            'for': c.alertFor.SsdDeviceDown,
             labels: {
               severity: 'warning',
             },
@@ -835,9 +841,9 @@ local lib = import '../lib.libsonnet';
               summary: 'ssd_exporter on {{ $labels.instance }} cannot read the health log of {{ $labels.device }}',
               description: lib.fold(|||
                 Polls of {{ $labels.model }} {{ $labels.device }} (serial {{ $labels.serial }}) on
-                {{ $labels.instance }} have failed to read its SMART/Health data for 10 minutes;
+                {{ $labels.instance }} have failed to read its SMART/Health data for %(forWords)s;
                 its health series are stale.
-              |||),
+              ||| % (f { forWords: lib.words(c.alertFor.SsdDeviceDown) })),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssddevicedown',
             },
           },
@@ -848,10 +854,10 @@ local lib = import '../lib.libsonnet';
             // increase above 0 for less than 15 minutes, so `for: 30m` needs
             // failures recurring for half an hour: a single blip never fires.
             expr: |||
-              (increase(ssd_poll_errors_total[15m]) > 0)
+              (increase(ssd_poll_errors_total[%(pollErrorsWindow)s]) > 0)
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
-            |||,
-            'for': '30m',
+            ||| % f,
+            'for': c.alertFor.SsdPollErrors,
             labels: {
               severity: 'warning',
             },
@@ -860,9 +866,9 @@ local lib = import '../lib.libsonnet';
               description: lib.fold(|||
                 Reading {{ $labels.source }} from {{ $labels.model }} {{ $labels.device }}
                 (serial {{ $labels.serial }}) on {{ $labels.instance }} failed
-                {{ $value | printf "%.0f" }} time(s) in the last 15 minutes and has kept failing
-                for 30 minutes. The values from that page are stale.
-              |||),
+                {{ $value | printf "%%.0f" }} time(s) in %(pollErrorsLast)s and has kept failing
+                for %(forWords)s. The values from that page are stale.
+              ||| % (f { forWords: lib.words(c.alertFor.SsdPollErrors) })),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdpollerrors',
             },
           },
@@ -875,13 +881,13 @@ local lib = import '../lib.libsonnet';
             // ages too), so it is left out while it sleeps.
             expr: |||
               (
-                time() - ssd_last_poll_timestamp_seconds > 600
+                time() - ssd_last_poll_timestamp_seconds > %(pollStaleSeconds)s
                 unless on(instance, device, serial) (ssd_device_up == 0)
                 unless on(instance, device, serial) ssd_power_mode{mode="standby"}
               )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
-            |||,
-            'for': '5m',
+            ||| % f,
+            'for': c.alertFor.SsdPollStale,
             labels: {
               severity: 'warning',
             },
@@ -890,9 +896,9 @@ local lib = import '../lib.libsonnet';
               description: lib.fold(|||
                 The last successful poll of {{ $labels.model }} {{ $labels.device }}
                 (serial {{ $labels.serial }}) on {{ $labels.instance }} was
-                {{ $value | humanizeDuration }} ago (alert after 600 s, ten default poll intervals).
+                {{ $value | humanizeDuration }} ago (alert after %(pollStaleSeconds)s s%(pollStaleNote)s).
                 Every value served for this drive is that old.
-              |||),
+              ||| % f),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdpollstale',
             },
           },
@@ -932,9 +938,9 @@ local lib = import '../lib.libsonnet';
             expr: |||
               last_over_time(ssd_device_info[1h])
               unless on(instance, serial) ssd_device_info
-              and on(instance) (up{job="ssd_exporter"} == 1)
-            |||,
-            'for': '5m',
+              and on(instance) (up{%(ssdExporterSelector)s} == 1)
+            ||| % f,
+            'for': c.alertFor.SsdDeviceVanished,
             labels: {
               severity: 'warning',
             },
@@ -954,9 +960,10 @@ local lib = import '../lib.libsonnet';
 
           {
             alert: 'SsdExporterDown',
-            // Assumes the scrape job is named "ssd_exporter" (alerts/README.md).
-            expr: 'up{job="ssd_exporter"} == 0',
-            'for': '5m',
+            // The exporter's own targets: ssdExporterSelector, job="ssd_exporter" by
+            // default (alerts/README.md, "The job name").
+            expr: 'up{%(ssdExporterSelector)s} == 0' % f,
+            'for': c.alertFor.SsdExporterDown,
             labels: {
               severity: 'warning',
             },
@@ -964,25 +971,25 @@ local lib = import '../lib.libsonnet';
               summary: 'ssd_exporter on {{ $labels.instance }} is down',
               description: lib.fold(|||
                 Prometheus has failed to scrape ssd_exporter on {{ $labels.instance }} for
-                5 minutes. No drive on that host is being watched.
-              |||),
+                %(forWords)s. No drive on that host is being watched.
+              ||| % (f { forWords: lib.words(c.alertFor.SsdExporterDown) })),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdexporterdown',
             },
           },
 
           {
             alert: 'SsdExporterAbsent',
-            expr: 'absent(up{job="ssd_exporter"})',
-            'for': '15m',
+            expr: 'absent(up{%(ssdExporterSelector)s})' % f,
+            'for': c.alertFor.SsdExporterAbsent,
             labels: {
               severity: 'warning',
             },
             annotations: {
               summary: 'No ssd_exporter target is being scraped',
               description: lib.fold(|||
-                Prometheus has had no target in job "ssd_exporter" for 15 minutes, so no SSD
+                Prometheus has had no target %(exporterTargets)s for %(forWords)s, so no SSD
                 anywhere is being watched and no other SSD alert can fire.
-              |||),
+              ||| % (f { forWords: lib.words(c.alertFor.SsdExporterAbsent) })),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdexporterabsent',
             },
           },
@@ -990,7 +997,7 @@ local lib = import '../lib.libsonnet';
           {
             alert: 'SsdExporterNoDevices',
             expr: 'ssd_exporter_devices == 0',
-            'for': '15m',
+            'for': c.alertFor.SsdExporterNoDevices,
             labels: {
               severity: 'warning',
             },
@@ -998,8 +1005,8 @@ local lib = import '../lib.libsonnet';
               summary: 'ssd_exporter on {{ $labels.instance }} monitors no drives',
               description: lib.fold(|||
                 ssd_exporter on {{ $labels.instance }} is up but has found no drive to watch
-                for 15 minutes.
-              |||),
+                for %(forWords)s.
+              ||| % (f { forWords: lib.words(c.alertFor.SsdExporterNoDevices) })),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdexporternodevices',
             },
           },
@@ -1044,7 +1051,7 @@ local lib = import '../lib.libsonnet';
               (ssd_health_status == 2)
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
             |||,
-            'for': '5m',
+            'for': c.alertFor.SsdHealthCritical,
             labels: {
               severity: 'critical',
             },

@@ -11,6 +11,7 @@ local lib = import '../lib.libsonnet';
 {
   prometheusRules+:: {
     local c = $._config,
+    local f = lib.formats(c),
     groups+: [
       {
         name: 'ssd_exporter_fleet',
@@ -92,15 +93,16 @@ local lib = import '../lib.libsonnet';
       {
         name: 'ssd_exporter_fail_slow',
         rules: lib.ssdRules(c, [
-          // The factors SsdFailSlow and SsdLatencyDrift compare with: change them
-          // here, and only here (the alerts, their text and the dashboard read them).
+          // The factors SsdFailSlow and SsdLatencyDrift compare with:
+          // _config.failSlowFactor and latencyDriftFactor (the alerts, their
+          // text and the dashboard read these series).
           {
             record: 'ssd_exporter:fail_slow_factor',
-            expr: 'vector(5)',
+            expr: 'vector(%(failSlowFactor)s)' % f,
           },
           {
             record: 'ssd_exporter:latency_drift_factor',
-            expr: 'vector(3)',
+            expr: 'vector(%(latencyDriftFactor)s)' % f,
           },
 
           // Each probed drive's read latency p99 and p50 over the last 2 minutes,
@@ -272,7 +274,7 @@ local lib = import '../lib.libsonnet';
                 >= on() group_left()
               max(ssd_exporter:fail_slow_factor)
             |||,
-            'for': '15m',
+            'for': c.alertFor.SsdFailSlow,
             labels: {
               severity: 'warning',
             },
@@ -281,14 +283,14 @@ local lib = import '../lib.libsonnet';
               description: lib.fold(|||
                 The latency probe's read p99 on {{ $labels.device }} ({{ $labels.model }}
                 {{ $labels.firmware }}, serial {{ $labels.serial }}) on {{ $labels.instance }}
-                has been at least {{ $value | printf "%.1f" }} times the median of the drives of
+                has been at least {{ $value | printf "%%.1f" }} times the median of the drives of
                 its model and firmware {{ if eq $labels.peers "host" }}on the same host{{ else }}across the fleet{{ end }}
-                at every evaluation for 4 minutes, and that for 15 minutes (the factor,
+                at every evaluation for 4 minutes, and that for %(forWords)s (the factor,
                 ssd_exporter:fail_slow_factor, is
                 {{ with query "max(ssd_exporter:fail_slow_factor)" }}{{ . | first | value }}{{ end }}).
                 Its SMART data may look fine: a fail-slow drive slows its host's I/O down
                 before it fails, if it ever does.
-              |||),
+              ||| % (f { forWords: lib.words(c.alertFor.SsdFailSlow) })),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdfailslow',
             },
           },
@@ -302,7 +304,7 @@ local lib = import '../lib.libsonnet';
                 >= on() group_left()
               max(ssd_exporter:latency_drift_factor)
             |||,
-            'for': '30m',
+            'for': c.alertFor.SsdLatencyDrift,
             labels: {
               severity: 'warning',
             },
@@ -311,11 +313,11 @@ local lib = import '../lib.libsonnet';
               description: lib.fold(|||
                 The latency probe's read p99 on {{ $labels.device }} ({{ $labels.model }}
                 {{ $labels.firmware }}, serial {{ $labels.serial }}) on {{ $labels.instance }}
-                has been at least {{ $value | printf "%.1f" }} times its own median of the last
-                7 days at every evaluation for 4 minutes, and that for 30 minutes (the factor,
+                has been at least {{ $value | printf "%%.1f" }} times its own median of the last
+                7 days at every evaluation for 4 minutes, and that for %(forWords)s (the factor,
                 ssd_exporter:latency_drift_factor, is
                 {{ with query "max(ssd_exporter:latency_drift_factor)" }}{{ . | first | value }}{{ end }}).
-              |||),
+              ||| % (f { forWords: lib.words(c.alertFor.SsdLatencyDrift) })),
               runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdlatencydrift',
             },
           },
