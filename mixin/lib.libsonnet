@@ -52,9 +52,34 @@
           'ssd_' + name + '{' + matchers + '}' + rest;
       parts[0] + std.join('', [rewrite(i) for i in std.range(1, std.length(parts) - 1)]),
 
-  // Rules with `c.ssdSelector` added to every ssd_* selector of their expr.
-  ssdRules(c, rules)::
-    [r { expr: $.addSsdSelector(super.expr, c.ssdSelector) } for r in rules],
+  // `text` (an annotation) with `matchers` added to the selector of every
+  // query its templates build with printf: `ssd_x{instance=%q,...}` in
+  // backquotes becomes `ssd_x{matchers, instance=%q,...}` (a `%` in the
+  // matchers doubled for printf). Unchanged with empty `matchers`.
+  addSsdSelectorToTemplates(text, matchers)::
+    if matchers == '' then text else
+      local parts = splitStr(text, '`ssd_');
+      local printf = std.strReplace(matchers, '%', '%%');
+      local rewrite(piece) =
+        local n = nameLen(piece);
+        local name = std.substr(piece, 0, n);
+        local rest = std.substr(piece, n, std.length(piece) - n);
+        if n > 0 && std.length(std.findSubstr(':', name)) == 0 && std.startsWith(rest, '{')
+        then name + '{' + printf + ', ' + std.substr(rest, 1, std.length(rest) - 1)
+        else piece;
+      parts[0] + std.join('', ['`ssd_' + rewrite(p) for p in parts[1:]]),
+
+  // Rules with `c.ssdSelector` added to every ssd_* selector of their expr
+  // and of the queries their annotations make.
+  ssdRules(c, rules):: [
+    r { expr: $.addSsdSelector(super.expr, c.ssdSelector) }
+    + (if std.objectHas(r, 'annotations') then {
+         annotations: std.mapWithKey(
+           function(k, v) $.addSsdSelectorToTemplates(v, c.ssdSelector), r.annotations
+         ),
+       } else {})
+    for r in rules
+  ],
 
   // A Prometheus duration ('15m', '1h', '30d', '600s') in words:
   // '15 minutes', '1 hour'.

@@ -8,9 +8,10 @@ closing "mixin: N passed, M failed":
      ssdSelector 'cluster="eu1"', failSlowFactor 4), the rule files load in
      promtool; every selector of an ssd_* metric in every rule and in every
      dashboard query carries cluster="eu1"; no job="ssd_exporter" is left and
-     up{job="node-ssd"} is used; the fail-slow factor is 4; and with those
-     three changes undone, every expression is the default one (the rewrite
-     touched nothing else).
+     up{job="node-ssd"} is used; the fail-slow factor is 4; the queries the
+     annotations' templates make carry the cluster too; and with those
+     changes undone, every expression and annotation is the default one (the
+     rewrite touched nothing else).
   c. tests/mixin/prometheusrule.jsonnet renders a PrometheusRule
      (monitoring.coreos.com/v1) whose spec.groups are the mixin's alert and
      rule groups, and that spec passes promtool check rules.
@@ -174,6 +175,17 @@ def check_custom(tmp: Path) -> list[str]:
             if undone != plain["expr"]:
                 problems.append(f"rule {name}: the custom expression differs from the default "
                                 f"in more than the selectors and the factor:\n{rule['expr']}")
+            for key, text in (rule.get("annotations") or {}).items():
+                for query in re.findall(r"printf `([^`]*)`", text):
+                    for metric, matchers in selectors(query.replace("%q", '"x"')):
+                        n_sel += 1
+                        if not _has(matchers, CLUSTER):
+                            problems.append(f"rule {name}, {key}: the query {query} lacks {CLUSTER}")
+                undone = (text.replace(CLUSTER + ", ", "")
+                          .replace('job "node-ssd"', 'job "ssd_exporter"'))
+                if undone != (plain.get("annotations") or {}).get(key):
+                    problems.append(f"rule {name}: annotation {key} differs from the default "
+                                    f"in more than the selectors:\n{text}")
     n_dash = 0
     for file, dash in custom["grafanaDashboards"].items():
         for q in dashboard_queries(dash):
