@@ -9,8 +9,9 @@
     // SsdExporterAbsent and SsdDeviceVanished.
     ssdExporterSelector: 'job="ssd_exporter"',
     // Extra matchers added to every selector of an ssd_* metric in every
-    // rule and dashboard query (recording rules' own series, names with a
-    // colon, are left alone), e.g. 'cluster="eu1"'. Empty: none.
+    // rule (expressions and the queries the annotations' templates make)
+    // and dashboard query (recording rules' own series, names with a colon,
+    // are left alone), e.g. 'cluster="eu1"'. Empty: none.
     ssdSelector: '',
 
     // ------------------------------------------- thresholds of the alerts

@@ -6,7 +6,8 @@ closing "mixin: N passed, M failed":
   a. alerts/*.rules.yml are what mixin/ renders with the default _config.
   b. Rendered with a site's _config (ssdExporterSelector 'job="node-ssd"',
      ssdSelector 'cluster="eu1"', failSlowFactor 4), the rule files load in
-     promtool; every selector of an ssd_* metric in every rule and in every
+     promtool and pass tests/mixin/site_test.yml (eu1's worn drive alerts,
+     us1's does not; the exporter's job is node-ssd); every selector of an ssd_* metric in every rule and in every
      dashboard query carries cluster="eu1"; no job="ssd_exporter" is left and
      up{job="node-ssd"} is used; the fail-slow factor is 4; the queries the
      annotations' templates make carry the cluster too; and with those
@@ -39,6 +40,7 @@ from tools.mixin import render
 CUSTOM = ("{ ssdExporterSelector: 'job=\"node-ssd\"', ssdSelector: 'cluster=\"eu1\"', "
           "failSlowFactor: 4 }")
 CLUSTER = 'cluster="eu1"'
+SITE_TEST = ROOT / "tests/mixin/site_test.yml"
 
 # _config key -> (exporter health key, how the two must compare)
 SAME_AS_EXPORTER = {
@@ -158,6 +160,15 @@ def check_custom(tmp: Path) -> list[str]:
         path = tmp / Path(rel).name
         path.write_text(text)
         problems += promtool_check(path)
+    if not problems:
+        # the rendered rules at work: eu1's drive alerts, us1's does not
+        test = tmp / SITE_TEST.name
+        shutil.copy(SITE_TEST, test)
+        run = subprocess.run([promtool(), "test", "rules", str(test)],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            problems.append(f"promtool test rules {SITE_TEST.relative_to(ROOT)}:\n"
+                            + (run.stdout + run.stderr).strip())
     custom = render.evaluate(CUSTOM)
     default = render.evaluate()
     n_sel = 0
@@ -305,7 +316,8 @@ def main() -> int:
         for name, fn in [
             ("render --check: alerts/*.rules.yml are what mixin/ renders", check_committed),
             ("custom _config (job=\"node-ssd\", cluster=\"eu1\", failSlowFactor 4): loads, "
-             "every ssd_* selector of rules and dashboards has the cluster, nothing else changed",
+             "passes tests/mixin/site_test.yml, every ssd_* selector of rules and dashboards "
+             "has the cluster, nothing else changed",
              lambda: check_custom(tmp)),
             ("tests/mixin/prometheusrule.jsonnet: a PrometheusRule whose spec passes promtool",
              lambda: check_prometheusrule(tmp)),
