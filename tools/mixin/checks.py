@@ -19,6 +19,7 @@ closing "mixin: N passed, M failed":
   d. The _config thresholds that the exporter's verdict also has are its
      defaults: in the code (src/health/judgement.rs, Rules::DEFAULT), in the
      README's configuration table and in examples/config.yml.
+  e. The jsonnet is as jsonnetfmt writes it.
 
 Needs jsonnet and promtool (PROMTOOL=... to choose one); standard library only.
 """
@@ -309,6 +310,20 @@ def check_thresholds() -> list[str]:
     return problems
 
 
+def check_format() -> list[str]:
+    """The jsonnet is as jsonnetfmt writes it (Debian's jsonnet package has it)."""
+    files = sorted(str(p.relative_to(ROOT)) for p in
+                   list((ROOT / "mixin").rglob("*.libsonnet")) + list((ROOT / "tests/mixin").glob("*.jsonnet")))
+    binary = shutil.which("jsonnetfmt")
+    if not binary:
+        return ["jsonnetfmt not found (Debian: apt-get install jsonnet)"]
+    run = subprocess.run([binary, "--test", *files], cwd=ROOT, capture_output=True, text=True)
+    if run.returncode != 0:
+        bad = [f for f in files if subprocess.run([binary, "--test", f], cwd=ROOT).returncode != 0]
+        return [f"{f} is not formatted: jsonnetfmt -i {f}" for f in bad] or [run.stderr.strip()]
+    return []
+
+
 def main() -> int:
     tally = Tally()
     tmp = Path(tempfile.mkdtemp(prefix="ssd-mixin-"))
@@ -322,6 +337,7 @@ def main() -> int:
             ("tests/mixin/prometheusrule.jsonnet: a PrometheusRule whose spec passes promtool",
              lambda: check_prometheusrule(tmp)),
             ("_config thresholds are the exporter's health: defaults", check_thresholds),
+            ("mixin/ and tests/mixin/ jsonnet is jsonnetfmt-formatted", check_format),
         ]:
             try:
                 problems = fn()
