@@ -23,6 +23,7 @@ export SSD_VM_CACHE=${SSD_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ssd_exporter
 
 need=()
 command -v promtool >/dev/null || need+=(prometheus)
+command -v jsonnet >/dev/null || need+=(jsonnet)
 command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
 [ -x /bin/busybox ] || need+=(busybox-static)
 command -v depmod >/dev/null || need+=(kmod)
@@ -88,6 +89,8 @@ stage "benchmark referee: tools/syscall_latency.py on a hand-made trace" \
   python3 -m tools.syscall_latency --selftest
 stage "real kernel: QEMU with emulated NVMe and SATA under the Debian kernel" tests/vm/run.sh
 stage "alert rules" alerts/check.sh
+stage "monitoring mixin: rendered rules, a site's _config, PrometheusRule, thresholds" \
+  python3 -m tools.mixin.checks
 stage "grafana selftest" python3 -m tools.grafana selftest
 stage "dashboards validate" python3 -m tools.grafana validate dashboards/*.json
 stage "dashboards generated" python3 -m tools.dashboards.generate --check

@@ -39,6 +39,9 @@ Layout:
   The guest side (tests/vm/guest) is shell: the initramfs has no Python.
 - ``tools.alerts_lint``: the rule checks promtool cannot make
   (alerts/check.sh).
+- ``tools.mixin``: the monitoring mixin (mixin/): ``python3 -m
+  tools.mixin.render [--check]`` writes alerts/*.rules.yml from it,
+  ``python3 -m tools.mixin.checks`` checks it.
 - ``tools.syscall_latency``, ``tools.bench_tls``, ``tools.soak``: the
   benchmark referee (scripts/bench-probe.sh), the TLS scrape benchmark and
   the soak run (BENCHMARKS.md, RELIABILITY.md).
