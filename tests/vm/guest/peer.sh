@@ -105,6 +105,50 @@ scrape_bench() {
     log "$_name done"
 }
 
+# spaced_bench <name> <url> <kind> <port> <gzip: 0|1> -- <command...>: the scrape as a
+# scraper pays it (issue 27): start the exporter, wait until it serves the 8 controllers,
+# 3 s more, an idle window of SPACED scrape intervals (1.1 s each) left alone, then
+# SPACED scrapes 1.1 s apart on one kept-alive connection (busybox nc), so each scrape
+# pays for what changed since the last one. The writer snaps the threads' CPU 1.1 s
+# after its last request, before the connection closes. With gzip 1 the requests ask
+# `Accept-Encoding: gzip` as Prometheus does (the peer does not compress).
+SPACED=60
+spaced_bench() {
+    _name=$1 _url=$2 _kind=$3 _port=$4 _gzip=$5
+    shift 6
+    D=$B/spaced-$_name
+    mkdir -p "$D"
+    echo "$*" > "$D/command"
+    "$@" > "$D/log" 2>&1 &
+    PID=$!
+    if ! ready "$_url" "$_kind"; then
+        log "$_name: not ready"
+        cp /tmp/m "$D/not-ready.txt"
+        stop
+        return 1
+    fi
+    _hdr=""
+    [ "$_gzip" = 1 ] && _hdr='Accept-Encoding: gzip\r\n'
+    sleep 3
+    snap "$D" idle-0
+    _i=0
+    while [ "$_i" -lt "$SPACED" ]; do usleep 1100000; _i=$((_i + 1)); done
+    snap "$D" idle-1
+    {
+        _i=0
+        while [ "$_i" -lt "$SPACED" ]; do
+            printf "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:$_port\r\n$_hdr\r\n"
+            usleep 1100000
+            _i=$((_i + 1))
+        done
+        snap "$D" scrapes-1
+    } | timeout $((SPACED * 2 + 30)) nc 127.0.0.1 "$_port" > "$D/responses" 2>/dev/null
+    echo "$SPACED" > "$D/scrapes"
+    cat "/proc/$PID/status" > "$D/status"
+    stop
+    log "$_name done"
+}
+
 # poll_bench <name> <drive to wait for> <flags...>: ours polling every 100 ms, probe off, discovery and
 # logging at their defaults, for POLL_WINDOW s; polls = ssd_polls_total deltas
 poll_bench() {
@@ -203,6 +247,18 @@ strace_polls() {
 }
 
 OURS="ssd_exporter --web.listen-address=127.0.0.1:10049 --device.include=^nvme"
+for _z in 0 1; do
+    _s=""
+    [ "$_z" = 1 ] && _s=-gzip
+    spaced_bench "peer$_s" "$PEER_URL" peer 9998 "$_z" -- \
+        nvme-exporter --listen-address 127.0.0.1:9998 --devices "/dev/nvme*"
+    spaced_bench "ours-probe$_s" "$OURS_URL" ours 10049 "$_z" -- $OURS
+    spaced_bench "ours-noprobe$_s" "$OURS_URL" ours 10049 "$_z" -- $OURS --probe.disable
+done
+if [ "${PEER_PARTS:-all}" = spaced ]; then
+    echo done > "$B/done"
+    exit 0
+fi
 scrape_bench peer "$PEER_URL" peer -- \
     nvme-exporter --listen-address 127.0.0.1:9998 --devices "/dev/nvme*"
 scrape_bench ours-probe "$OURS_URL" ours -- $OURS
