@@ -13,7 +13,7 @@ scrapes=${3:-200}
 shift $(( $# < 3 ? $# : 3 ))
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
-trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill $pid 2>/dev/null || true; [ -n "${KEEP_CALLGRIND:-}" ] && cp "$work"/callgrind.out.* "$KEEP_CALLGRIND"/; rm -rf "$work"' EXIT
 args=()
 for i in $(seq 0 $((drives - 1))); do
     mkdir -p "$work/drives/nvme$i"

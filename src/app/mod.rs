@@ -40,6 +40,9 @@ pub struct State {
     pub probes: Option<Arc<Fleet>>,
     /// Each drive's encoded series, kept until its snapshot changes.
     pub encoded: metrics::Cache,
+    /// The gzip of the drives' runs of the body, kept while they are the
+    /// same (per format: a scraper asks one, but two may differ).
+    pub gzipped: [crate::http::gzip::Joiner; 2],
 }
 
 impl Exposition for State {
@@ -65,6 +68,23 @@ impl Exposition for State {
         };
         self.encoded
             .encode_cached(drives, probes, &self.build, text_format(format))
+    }
+
+    fn metrics_gzip(&self, format: Format) -> Option<std::io::Result<Vec<u8>>> {
+        let drives = self.store.list();
+        let probes = self
+            .probes
+            .as_ref()
+            .map(|p| p.published())
+            .unwrap_or_default();
+        let format = text_format(format);
+        let runs: Vec<_> = self
+            .encoded
+            .encode_segments(drives, probes, &self.build, format)?
+            .into_iter()
+            .map(|s| (s.text, s.stable))
+            .collect();
+        Some(self.gzipped[format as usize].join(&runs))
     }
 
     fn drives(&self) -> Vec<DriveRow> {

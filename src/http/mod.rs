@@ -10,6 +10,7 @@
 
 pub mod auth;
 mod body;
+pub mod gzip;
 pub mod landing;
 mod limits;
 mod negotiate;
@@ -68,6 +69,13 @@ pub trait Exposition: Send + Sync + 'static {
     /// an async thread; `None` sends the scrape to [`Exposition::metrics`]
     /// on the encode thread.
     fn metrics_cached(&self, _format: Format) -> Option<String> {
+        None
+    }
+    /// The body gzipped, when the application can do it better than
+    /// compressing [`Exposition::metrics`] whole (reusing what it
+    /// compressed of text that did not change: [`gzip::Joiner`]); `None`
+    /// to leave it to the server.
+    fn metrics_gzip(&self, _format: Format) -> Option<std::io::Result<Vec<u8>>> {
         None
     }
     /// The drives for the landing page.

@@ -265,12 +265,12 @@ async fn shared_encode(shared: &Arc<Shared>, format: Format, gzip: bool) -> Enco
         let shared = Arc::clone(shared);
         tokio::spawn(async move {
             let encoded = call_app(&shared, move |app| {
-                let body = app.metrics(format);
-                if gzip {
-                    gzip_bytes(body.as_bytes()).map_err(|e| e.to_string())
-                } else {
-                    Ok(body.into_bytes())
+                if !gzip {
+                    return Ok(app.metrics(format).into_bytes());
                 }
+                app.metrics_gzip(format)
+                    .unwrap_or_else(|| gzip_bytes(app.metrics(format).as_bytes()))
+                    .map_err(|e| e.to_string())
             })
             .await;
             let encoded = encoded.map(|r| r.map(|body| shared.remember((format, gzip), body)));

@@ -27,6 +27,24 @@ pub struct Cache {
     /// The probes' part, per format, of the views and the drives it was
     /// encoded from.
     probes: Mutex<Option<ProbePart>>,
+    /// Per format, the drives' pieces the last [`Cache::encode_segments`]
+    /// was of and its stable runs.
+    segments: Mutex<[Option<DriveRuns>; 2]>,
+}
+
+/// The drives' pieces, held so their addresses are not reused, and the
+/// runs of text made of them.
+type DriveRuns = (Vec<Arc<Pieces>>, Vec<Arc<String>>);
+
+/// A run of whole families of the body. `stable` runs are made of the
+/// drives' own series only, which change only when a drive's snapshot
+/// does: until then every scrape gets the same `Arc` (so a compressor can
+/// keep what it made of it). The others hold the globals or the probes,
+/// read anew for (nearly) every scrape.
+#[derive(Debug, Clone)]
+pub struct Segment {
+    pub text: Arc<String>,
+    pub stable: bool,
 }
 
 /// The views a probe part was encoded from, what else it depends on, and
@@ -137,6 +155,69 @@ impl Cache {
         format: TextFormat,
         fill_missing: bool,
     ) -> Option<String> {
+        let parts = self.parts(drives, probes, build, format, fill_missing)?;
+        Some(assemble(&parts, format))
+    }
+
+    /// [`Cache::encode`]'s body in runs of families (see [`Segment`]): what
+    /// a compressor may keep between scrapes. `None` when a split failed
+    /// (then [`Cache::encode`] is the body).
+    pub fn encode_segments(
+        &self,
+        drives: Vec<Arc<DriveSnapshot>>,
+        probes: Arc<Vec<ProbeView>>,
+        build: &BuildInfo,
+        format: TextFormat,
+    ) -> Option<Vec<Segment>> {
+        let parts = self.parts(drives, probes, build, format, true)?;
+        let mut memo = lock(&self.segments, true)?;
+        let slot = &mut memo[format as usize];
+        // The drives' runs are the same text while every drive's pieces
+        // are (the same `Arc`s: their snapshots did not change).
+        let same = slot.as_ref().is_some_and(|(held, _)| {
+            held.len() + 2 == parts.len()
+                && held.iter().zip(&parts[2..]).all(|(a, b)| Arc::ptr_eq(a, b))
+        });
+        let fresh = segments(&parts, format);
+        if !same {
+            let drives_runs = fresh
+                .iter()
+                .filter(|s| s.stable)
+                .map(|s| Arc::clone(&s.text))
+                .collect();
+            *slot = Some((parts[2..].to_vec(), drives_runs));
+            return Some(fresh);
+        }
+        let (_, kept) = slot.as_ref()?;
+        let mut kept = kept.iter();
+        fresh
+            .into_iter()
+            .map(|s| {
+                if s.stable {
+                    // The run made when these pieces were new: the same
+                    // text, and the same `Arc`, which is what lets a
+                    // compressor reuse its output.
+                    let text = Arc::clone(kept.next()?);
+                    debug_assert_eq!(text, s.text);
+                    Some(Segment { text, stable: true })
+                } else {
+                    Some(s)
+                }
+            })
+            .collect()
+    }
+
+    /// Every part of the body, encoding what is not cached when `fill`,
+    /// else `None` if anything is not: the globals, the probes, then each
+    /// drive. `None` also when a split failed.
+    fn parts(
+        &self,
+        drives: Vec<Arc<DriveSnapshot>>,
+        probes: Arc<Vec<ProbeView>>,
+        build: &BuildInfo,
+        format: TextFormat,
+        fill_missing: bool,
+    ) -> Option<Vec<Arc<Pieces>>> {
         let monitored = drives.len();
         // Usually none: no allocation.
         let pending: Vec<String> = drives
@@ -180,7 +261,7 @@ impl Cache {
         };
         parts.insert(0, probe_part);
         parts.insert(0, Arc::new(Pieces::of(globals, format)?));
-        Some(assemble(&parts, format))
+        Some(parts)
     }
 
     /// The probes' series in `format`, encoded once per `probes`.
@@ -465,6 +546,43 @@ fn names(bytes: &[u8], at: usize, name: &str) -> bool {
     bytes.get(at..end) == Some(name.as_bytes()) && bytes.get(end) == Some(&b'"')
 }
 
+/// The body as [`Segment`]s: [`assemble`]'s text cut where a family's
+/// series come from the drives (parts 2 on) and the next one's do not, or
+/// the other way round.
+fn segments(parts: &[Arc<Pieces>], format: TextFormat) -> Vec<Segment> {
+    let mut out: Vec<Segment> = Vec::with_capacity(6);
+    let mut run = String::new();
+    let mut stable = false;
+    walk(parts, |part, text| {
+        let from_drives = part >= 2;
+        if from_drives != stable && !run.is_empty() {
+            out.push(Segment {
+                text: Arc::new(std::mem::take(&mut run)),
+                stable,
+            });
+        }
+        stable = from_drives;
+        run.push_str(text);
+    });
+    if format == TextFormat::OpenMetrics {
+        if stable && !run.is_empty() {
+            out.push(Segment {
+                text: Arc::new(std::mem::take(&mut run)),
+                stable,
+            });
+        }
+        stable = false;
+        run.push_str("# EOF\n");
+    }
+    if !run.is_empty() {
+        out.push(Segment {
+            text: Arc::new(run),
+            stable,
+        });
+    }
+    out
+}
+
 /// The body: family by family, its header once, then every part's series.
 fn assemble(parts: &[Arc<Pieces>], format: TextFormat) -> String {
     let len: usize = parts
@@ -473,10 +591,21 @@ fn assemble(parts: &[Arc<Pieces>], format: TextFormat) -> String {
         .map(|(_, head, body)| head.len() + body.len())
         .sum();
     let mut out = String::with_capacity(len + 8);
+    walk(parts, |_, text| out.push_str(text));
+    if format == TextFormat::OpenMetrics {
+        out.push_str("# EOF\n");
+    }
+    out
+}
+
+/// Hands the body's text to `f` in order, each piece with the index of the
+/// part it is of: family by family, its header once (from the first part
+/// that has the family), then every part's series.
+fn walk<'a>(parts: &'a [Arc<Pieces>], mut f: impl FnMut(usize, &'a str)) {
     let mut next = vec![0usize; parts.len()];
     for family in 0..order().len() {
         let mut header = false;
-        for (p, n) in parts.iter().zip(next.iter_mut()) {
+        for (k, (p, n)) in parts.iter().zip(next.iter_mut()).enumerate() {
             let Some((i, head, body)) = p.families.get(*n) else {
                 continue;
             };
@@ -484,17 +613,13 @@ fn assemble(parts: &[Arc<Pieces>], format: TextFormat) -> String {
                 continue;
             }
             if !header {
-                out.push_str(&p.text[head.clone()]);
+                f(k, &p.text[head.clone()]);
                 header = true;
             }
-            out.push_str(&p.text[body.clone()]);
+            f(k, &p.text[body.clone()]);
             *n += 1;
         }
     }
-    if format == TextFormat::OpenMetrics {
-        out.push_str("# EOF\n");
-    }
-    out
 }
 
 #[cfg(test)]

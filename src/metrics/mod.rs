@@ -37,7 +37,7 @@ mod selftest;
 mod tables;
 mod verdict;
 
-pub use cache::Cache;
+pub use cache::{Cache, Segment};
 pub use reload::ConfigReloads;
 
 /// Exposition formats (`/metrics` content negotiation picks one).

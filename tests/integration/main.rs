@@ -8,6 +8,7 @@ mod docs;
 mod exit_codes;
 mod fixtures;
 mod golden;
+mod gzip;
 mod landing;
 mod layering;
 mod overrides;

@@ -310,3 +310,48 @@ fn a_copy_is_offered_only_when_nothing_needs_encoding() {
     drop(held);
     assert!(cached(&cache, both(), &probes, fmt).is_some());
 }
+
+#[test]
+fn segments_are_the_body_and_the_drives_runs_stay_the_same_arc_until_a_poll() {
+    let drives = fixture_drives();
+    let first = drives[0].device.clone();
+    let build = BuildInfo::default();
+    let cache = Cache::default();
+    for format in [TextFormat::OpenMetrics, TextFormat::Prometheus] {
+        // New probe views every call, as the fleet publishes them.
+        let views = |n: u64| Arc::new(vec![probe(&first, &format!("{first}n1"), n)]);
+        let joined = |s: &[Segment]| s.iter().map(|s| s.text.as_str()).collect::<String>();
+        let segs = cache
+            .encode_segments(drives.clone(), views(1), &build, format)
+            .unwrap();
+        let body = cache.encode(drives.clone(), views(1), &build, format);
+        assert_eq!(stable(&joined(&segs)), stable(&body), "{format:?}");
+        // Runs alternate between the drives' own families and the rest:
+        // the globals, the drives, the probes, the drives' QoS targets,
+        // the process.
+        let kinds: Vec<bool> = segs.iter().map(|s| s.stable).collect();
+        assert_eq!(kinds, [false, true, false, true, false], "{format:?}");
+        assert!(segs[2].text.contains("ssd_probe_latency_seconds"));
+        assert!(segs[3].text.contains("ssd_latency_qos_target_seconds"));
+        assert!(segs[4].text.contains("process_"));
+        // The next scrape, with the probes republished: the drives' runs
+        // are the same Arcs.
+        let again = cache
+            .encode_segments(drives.clone(), views(1), &build, format)
+            .unwrap();
+        for (a, b) in segs.iter().zip(&again).filter(|(a, _)| a.stable) {
+            assert!(Arc::ptr_eq(&a.text, &b.text), "{format:?}");
+        }
+        // One drive polled again: new runs, with its new text.
+        let mut later = drives.clone();
+        let mut d = (*later[1]).clone();
+        d.polls += 1;
+        later[1] = Arc::new(d);
+        let polled = cache
+            .encode_segments(later.clone(), views(1), &build, format)
+            .unwrap();
+        assert!(!Arc::ptr_eq(&again[1].text, &polled[1].text));
+        let want = cache.encode(later, views(1), &build, format);
+        assert_eq!(stable(&joined(&polled)), stable(&want), "{format:?}");
+    }
+}
