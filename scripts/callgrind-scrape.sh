@@ -6,6 +6,10 @@
 # dumped. Prints each thread's instructions per scrape and the total.
 #   scripts/callgrind-scrape.sh target/release/ssd_exporter [drives=8] [scrapes=200] [curl args...]
 # e.g. add `-H 'Accept-Encoding: gzip'` for the gzip path.
+# DEMO=1 serves the demo's six simulated drives instead (their probes on,
+# polled once: --poll.interval=1h); SPACE=1.1 waits that many seconds
+# between scrapes, so each finds the probes republished, as a scraper
+# spaced like Prometheus does; KEEP_CALLGRIND=dir keeps the profiles.
 set -euo pipefail
 bin=$(realpath "$1")
 drives=${2:-8}
@@ -22,6 +26,7 @@ for i in $(seq 0 $((drives - 1))); do
 done
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 cd "$work"
+if [ "${DEMO:-0}" = 1 ]; then args=(--demo); fi
 valgrind --tool=callgrind --separate-threads=yes \
     "$bin" --web.listen-address="127.0.0.1:$port" --poll.interval=1h "${args[@]}" \
     >"$work/exporter.log" 2>&1 &
@@ -35,6 +40,7 @@ bytes=$(curl -s "$@" "http://127.0.0.1:$port/metrics" | wc -c)
 callgrind_control -z "$pid" >/dev/null
 for _ in $(seq "$scrapes"); do
     curl -s -o /dev/null "$@" "http://127.0.0.1:$port/metrics"
+    if [ -n "${SPACE:-}" ]; then sleep "$SPACE"; fi
 done
 callgrind_control -d "$pid" >/dev/null
 sleep 1
@@ -46,4 +52,6 @@ for f in callgrind.out."$pid".1-*; do
         total=$((total + ir))
     fi
 done
-echo "body: $bytes bytes; all threads: $((total / scrapes)) instructions per scrape ($drives drives, $scrapes scrapes)"
+what="$drives drives"
+if [ "${DEMO:-0}" = 1 ]; then what="the demo's drives, probes on"; fi
+echo "body: $bytes bytes; all threads: $((total / scrapes)) instructions per scrape ($what, $scrapes scrapes${SPACE:+ ${SPACE} s apart})"

@@ -482,6 +482,9 @@ def main() -> int:
         return 0
     if not args.kernel or not args.initrd:
         ap.error("--kernel and --initrd are required (except with --recheck)")
+    # The commit the VM's binary was built from (run.sh builds it just before),
+    # read now: later commits made while the VM runs must not be credited.
+    commit = git_head(Path(__file__).resolve().parent)
     work, share = work_folder(args.keep, "ssd-vm-peer-")
     (share / "peer-config").write_text(
         f"SCRAPES={args.scrapes}\nIDLE={args.idle}\nPOLL_WINDOW={args.poll_window}\n"
@@ -516,7 +519,7 @@ def main() -> int:
             pass
     s = summarize(b) if b.is_dir() else {"error": "no share/peer"}
     s["peer_binary"] = describe(args.peer)
-    s["ours_commit"] = git_head(Path(__file__).resolve().parent)
+    s["ours_commit"] = commit
     if b.is_dir():
         (b / "summary.json").write_text(json.dumps(s, indent=2))
     print(json.dumps(s, indent=2))
