@@ -57,10 +57,12 @@
 //! - [`metrics`]: every metric's name, help, type and typed label set, in
 //!   one place; each drive's series encoded once per snapshot and copied
 //!   into a scrape (on the server's async thread when nothing needs
-//!   encoding).
+//!   encoding); the probes' series, which change every second, written
+//!   straight into text.
 //! - [`http`]: the server: `/metrics`, the landing page, `/healthz`; TLS,
 //!   basic auth and headers from the exporter-toolkit web config; the
-//!   connection and request caps and the connection timers.
+//!   connection and request caps and the connection timers; gzip bodies
+//!   made of runs compressed apart, the unchanged ones reused.
 //! - [`report`], [`check`]: one row per drive for people — `ssd_exporter
 //!   check` (text, JSON, Nagios exit codes) and the landing page share it.
 //! - [`config`], [`cli`], [`logging`], [`timefmt`], [`app`]: flags and config
