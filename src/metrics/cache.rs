@@ -178,33 +178,21 @@ impl Cache {
             held.len() + 2 == parts.len()
                 && held.iter().zip(&parts[2..]).all(|(a, b)| Arc::ptr_eq(a, b))
         });
-        let fresh = segments(&parts, format);
+        let kept = if same {
+            slot.as_ref().map(|(_, runs)| runs.as_slice())
+        } else {
+            None
+        };
+        let out = segments(&parts, format, kept)?;
         if !same {
-            let drives_runs = fresh
+            let runs = out
                 .iter()
                 .filter(|s| s.stable)
                 .map(|s| Arc::clone(&s.text))
                 .collect();
-            *slot = Some((parts[2..].to_vec(), drives_runs));
-            return Some(fresh);
+            *slot = Some((parts[2..].to_vec(), runs));
         }
-        let (_, kept) = slot.as_ref()?;
-        let mut kept = kept.iter();
-        fresh
-            .into_iter()
-            .map(|s| {
-                if s.stable {
-                    // The run made when these pieces were new: the same
-                    // text, and the same `Arc`, which is what lets a
-                    // compressor reuse its output.
-                    let text = Arc::clone(kept.next()?);
-                    debug_assert_eq!(text, s.text);
-                    Some(Segment { text, stable: true })
-                } else {
-                    Some(s)
-                }
-            })
-            .collect()
+        Some(out)
     }
 
     /// Every part of the body, encoding what is not cached when `fill`,
@@ -548,39 +536,56 @@ fn names(bytes: &[u8], at: usize, name: &str) -> bool {
 
 /// The body as [`Segment`]s: [`assemble`]'s text cut where a family's
 /// series come from the drives (parts 2 on) and the next one's do not, or
-/// the other way round.
-fn segments(parts: &[Arc<Pieces>], format: TextFormat) -> Vec<Segment> {
+/// the other way round. With `kept` (the stable runs made last time of the
+/// same drives' pieces), those are handed out again, the same `Arc`s, and
+/// only the other runs are built; `None` if `kept` runs short (a bug).
+fn segments(
+    parts: &[Arc<Pieces>],
+    format: TextFormat,
+    kept: Option<&[Arc<String>]>,
+) -> Option<Vec<Segment>> {
     let mut out: Vec<Segment> = Vec::with_capacity(6);
+    let reuse = kept.is_some();
+    let mut kept = kept.map(|k| k.iter());
     let mut run = String::new();
+    // Whether the open run has any text (a kept one's is not copied).
+    let mut open = false;
     let mut stable = false;
+    let mut short = false;
+    let mut close = |out: &mut Vec<Segment>, run: &mut String, stable: bool| {
+        let text = match kept.as_mut() {
+            Some(k) if stable => k.next().map(Arc::clone),
+            _ => Some(Arc::new(std::mem::take(run))),
+        };
+        match text {
+            Some(text) => out.push(Segment { text, stable }),
+            None => short = true,
+        }
+    };
     walk(parts, |part, text| {
         let from_drives = part >= 2;
-        if from_drives != stable && !run.is_empty() {
-            out.push(Segment {
-                text: Arc::new(std::mem::take(&mut run)),
-                stable,
-            });
+        if from_drives != stable && open {
+            close(&mut out, &mut run, stable);
+            open = false;
         }
         stable = from_drives;
-        run.push_str(text);
+        open |= !text.is_empty();
+        if !(reuse && from_drives) {
+            run.push_str(text);
+        }
     });
     if format == TextFormat::OpenMetrics {
-        if stable && !run.is_empty() {
-            out.push(Segment {
-                text: Arc::new(std::mem::take(&mut run)),
-                stable,
-            });
+        if stable && open {
+            close(&mut out, &mut run, stable);
         }
         stable = false;
+        open = true;
         run.push_str("# EOF\n");
     }
-    if !run.is_empty() {
-        out.push(Segment {
-            text: Arc::new(run),
-            stable,
-        });
+    if open {
+        close(&mut out, &mut run, stable);
     }
-    out
+    (!short).then_some(out)
 }
 
 /// The body: family by family, its header once, then every part's series.

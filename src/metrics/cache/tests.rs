@@ -342,6 +342,9 @@ fn segments_are_the_body_and_the_drives_runs_stay_the_same_arc_until_a_poll() {
         for (a, b) in segs.iter().zip(&again).filter(|(a, _)| a.stable) {
             assert!(Arc::ptr_eq(&a.text, &b.text), "{format:?}");
         }
+        // Handed out again, not rebuilt: still the whole body.
+        assert_eq!(again.len(), segs.len());
+        assert_eq!(stable(&joined(&again)), stable(&body), "{format:?}");
         // One drive polled again: new runs, with its new text.
         let mut later = drives.clone();
         let mut d = (*later[1]).clone();
