@@ -25,7 +25,7 @@ use crate::health::history::History;
 use crate::http::{self, DriveRow, Exposition, Format};
 use crate::metrics::{self, BuildInfo, TextFormat};
 use crate::probe::busy::BusyPolicy;
-use crate::probe::fleet::Fleet;
+use crate::probe::fleet::{Fleet, ProbeView};
 use crate::probe::runner::{ProbeConfig, SkipIf, SkipReason, WriteConfig};
 use crate::probe::writer::{self, WriteMode};
 use crate::snapshot::Judge;
@@ -45,17 +45,25 @@ pub struct State {
     pub gzipped: [crate::http::gzip::Joiner; 2],
 }
 
-impl Exposition for State {
-    /// The drives are listed before the probes are read: a drive that
-    /// goes has its probes stopped before it leaves the store (`drives`),
-    /// so a probe is never served without its drive's serial.
-    fn metrics(&self, format: Format) -> String {
+impl State {
+    /// The drives, then the probes' views. The drives are listed before
+    /// the probes are read: a drive that goes has its probes stopped before
+    /// it leaves the store (`drives`), so a probe is never served without
+    /// its drive's serial.
+    fn views(&self) -> (Vec<Arc<DriveSnapshot>>, Arc<Vec<ProbeView>>) {
         let drives = self.store.list();
         let probes = self
             .probes
             .as_ref()
             .map(|p| p.published())
             .unwrap_or_default();
+        (drives, probes)
+    }
+}
+
+impl Exposition for State {
+    fn metrics(&self, format: Format) -> String {
+        let (drives, probes) = self.views();
         self.encoded
             .encode(drives, probes, &self.build, text_format(format))
     }
@@ -71,12 +79,7 @@ impl Exposition for State {
     }
 
     fn metrics_gzip(&self, format: Format) -> Option<std::io::Result<Vec<u8>>> {
-        let drives = self.store.list();
-        let probes = self
-            .probes
-            .as_ref()
-            .map(|p| p.published())
-            .unwrap_or_default();
+        let (drives, probes) = self.views();
         let format = text_format(format);
         let runs: Vec<_> = self
             .encoded

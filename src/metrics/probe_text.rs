@@ -200,6 +200,17 @@ impl Writer {
         out.push('}');
     }
 
+    /// `name` + `suffix` (a histogram's `_sum`, `_count`, `_bucket`), `{`,
+    /// the probe's labels, then `rest`'s, `}`; the value is written next.
+    fn series_of(&mut self, name: &str, suffix: &str, base: &str, rest: impl FnOnce(&mut String)) {
+        self.out.push_str(name);
+        self.out.push_str(suffix);
+        self.out.push('{');
+        self.out.push_str(base);
+        rest(&mut self.out);
+        self.out.push('}');
+    }
+
     fn u64(&mut self, v: u64) {
         self.out.push(' ');
         self.out.push_str(itoa::Buffer::new().format(v));
@@ -242,17 +253,9 @@ impl Writer {
                 let selected = buckets.select(&o.buckets);
                 let les = les(&selected, self.format)?;
                 let sum_count = |w: &mut Self| {
-                    w.out.push_str(name);
-                    w.out.push_str("_sum{");
-                    w.out.push_str(base);
-                    op(&mut w.out);
-                    w.out.push('}');
+                    w.series_of(name, "_sum", base, op);
                     w.f64(o.sum);
-                    w.out.push_str(name);
-                    w.out.push_str("_count{");
-                    w.out.push_str(base);
-                    op(&mut w.out);
-                    w.out.push('}');
+                    w.series_of(name, "_count", base, op);
                     w.u64(o.count);
                 };
                 if om {
@@ -284,11 +287,10 @@ impl Writer {
                 }
                 if !om {
                     if !inf_seen {
-                        self.out.push_str(name);
-                        self.out.push_str("_bucket{");
-                        self.out.push_str(base);
-                        op(&mut self.out);
-                        self.out.push_str(",le=\"+Inf\"}");
+                        self.series_of(name, "_bucket", base, |s| {
+                            op(s);
+                            s.push_str(",le=\"+Inf\"");
+                        });
                         self.u64(o.count);
                     }
                     sum_count(self);

@@ -65,6 +65,21 @@ ready() {
     return 1
 }
 
+# launch <command...>: starts the exporter in the background (PID) with its command line
+# and log in $D, and waits until it serves ($_url, $_kind); 1 if it never did.
+launch() {
+    mkdir -p "$D"
+    echo "$*" > "$D/command"
+    "$@" > "$D/log" 2>&1 &
+    PID=$!
+    if ! ready "$_url" "$_kind"; then
+        log "$_name: not ready"
+        cp /tmp/m "$D/not-ready.txt"
+        stop
+        return 1
+    fi
+}
+
 stop() {
     kill "$PID" 2>/dev/null
     _n=50
@@ -78,16 +93,7 @@ scrape_bench() {
     _name=$1 _url=$2 _kind=$3
     shift 4
     D=$B/scrape-$_name
-    mkdir -p "$D"
-    echo "$*" > "$D/command"
-    "$@" > "$D/log" 2>&1 &
-    PID=$!
-    if ! ready "$_url" "$_kind"; then
-        log "$_name: not ready"
-        cp /tmp/m "$D/not-ready.txt"
-        stop
-        return 1
-    fi
+    launch "$@" || return 1
     sleep 3
     snap "$D" idle-0
     sleep "$IDLE"
@@ -117,16 +123,7 @@ spaced_bench() {
     _name=$1 _url=$2 _kind=$3 _port=$4 _gzip=$5
     shift 6
     D=$B/spaced-$_name
-    mkdir -p "$D"
-    echo "$*" > "$D/command"
-    "$@" > "$D/log" 2>&1 &
-    PID=$!
-    if ! ready "$_url" "$_kind"; then
-        log "$_name: not ready"
-        cp /tmp/m "$D/not-ready.txt"
-        stop
-        return 1
-    fi
+    launch "$@" || return 1
     _hdr=""
     [ "$_gzip" = 1 ] && _hdr='Accept-Encoding: gzip\r\n'
     sleep 3
