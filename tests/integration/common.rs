@@ -156,6 +156,14 @@ impl Exporter {
 
 /// A minimal HTTP/1.1 GET: (head, body).
 pub fn http_get(addr: &str, path: &str, headers: &str) -> (String, String) {
+    let raw = http_get_raw(addr, path, headers);
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    (head.to_string(), dechunk(head, body))
+}
+
+/// The same GET's whole response, bytes as they came (a gzip body).
+pub fn http_get_raw(addr: &str, path: &str, headers: &str) -> Vec<u8> {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     write!(
@@ -165,9 +173,7 @@ pub fn http_get(addr: &str, path: &str, headers: &str) -> (String, String) {
     .unwrap();
     let mut raw = Vec::new();
     s.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    (head.to_string(), dechunk(head, body))
+    raw
 }
 
 fn dechunk(head: &str, body: &str) -> String {

@@ -1,23 +1,13 @@
 //! The gzip body (made of runs compressed apart, `src/http/gzip.rs`) is the
 //! plain body, scrape after scrape, in both formats.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::time::Duration;
+use std::io::Read;
 
-use crate::common::start_on_fixtures;
+use crate::common::{http_get_raw, start_on_fixtures};
 
 /// GET /metrics with `headers`: (head, raw body bytes).
 fn get_raw(addr: &str, headers: &str) -> (String, Vec<u8>) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    write!(
-        s,
-        "GET /metrics HTTP/1.1\r\nHost: test\r\nConnection: close\r\n{headers}\r\n"
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
+    let raw = http_get_raw(addr, "/metrics", headers);
     let at = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
     let head = String::from_utf8_lossy(&raw[..at]).into_owned();
     assert!(
