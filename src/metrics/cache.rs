@@ -32,9 +32,17 @@ pub struct Cache {
     segments: Mutex<[Option<DriveRuns>; 2]>,
 }
 
-/// The drives' pieces, held so their addresses are not reused, and the
-/// runs of text made of them.
-type DriveRuns = (Vec<Arc<Pieces>>, Vec<Arc<String>>);
+/// The drives' runs of a body and what they were cut from.
+#[derive(Debug)]
+struct DriveRuns {
+    /// The drives' pieces, held so their addresses are not reused.
+    pieces: Vec<Arc<Pieces>>,
+    /// The families the other parts (globals, probes) wrote: they cut the
+    /// drives' families into runs, so the same pieces make other runs when
+    /// these differ (probes of no monitored drive coming or going).
+    cuts: Vec<usize>,
+    runs: Vec<Arc<String>>,
+}
 
 /// A run of whole families of the body. `stable` runs are made of the
 /// drives' own series only, which change only when a drive's snapshot
@@ -173,13 +181,22 @@ impl Cache {
         let mut memo = lock(&self.segments, true)?;
         let slot = &mut memo[format as usize];
         // The drives' runs are the same text while every drive's pieces
-        // are (the same `Arc`s: their snapshots did not change).
-        let same = slot.as_ref().is_some_and(|(held, _)| {
-            held.len() + 2 == parts.len()
-                && held.iter().zip(&parts[2..]).all(|(a, b)| Arc::ptr_eq(a, b))
+        // are (the same `Arc`s: their snapshots did not change) and the
+        // other parts cut them at the same families.
+        let cuts: Vec<usize> = parts[..2]
+            .iter()
+            .flat_map(|p| p.families.iter().map(|f| f.0))
+            .collect();
+        let same = slot.as_ref().is_some_and(|k| {
+            k.cuts == cuts
+                && k.pieces.len() + 2 == parts.len()
+                && k.pieces
+                    .iter()
+                    .zip(&parts[2..])
+                    .all(|(a, b)| Arc::ptr_eq(a, b))
         });
         let kept = if same {
-            slot.as_ref().map(|(_, runs)| runs.as_slice())
+            slot.as_ref().map(|k| k.runs.as_slice())
         } else {
             None
         };
@@ -190,7 +207,11 @@ impl Cache {
                 .filter(|s| s.stable)
                 .map(|s| Arc::clone(&s.text))
                 .collect();
-            *slot = Some((parts[2..].to_vec(), runs));
+            *slot = Some(DriveRuns {
+                pieces: parts[2..].to_vec(),
+                cuts,
+                runs,
+            });
         }
         Some(out)
     }
@@ -538,7 +559,7 @@ fn names(bytes: &[u8], at: usize, name: &str) -> bool {
 /// series come from the drives (parts 2 on) and the next one's do not, or
 /// the other way round. With `kept` (the stable runs made last time of the
 /// same drives' pieces), those are handed out again, the same `Arc`s, and
-/// only the other runs are built; `None` if `kept` runs short (a bug).
+/// only the other runs are built; `None` if `kept` does not fit (a bug).
 fn segments(
     parts: &[Arc<Pieces>],
     format: TextFormat,
@@ -585,7 +606,10 @@ fn segments(
     if open {
         close(&mut out, &mut run, stable);
     }
-    (!short).then_some(out)
+    // Every kept run handed out, no more, no fewer (else the body would
+    // lose or repeat text: a bug).
+    let left = kept.as_mut().is_some_and(|k| k.next().is_some());
+    (!short && !left).then_some(out)
 }
 
 /// The body: family by family, its header once, then every part's series.

@@ -358,3 +358,35 @@ fn segments_are_the_body_and_the_drives_runs_stay_the_same_arc_until_a_poll() {
         assert_eq!(stable(&joined(&polled)), stable(&want), "{format:?}");
     }
 }
+
+#[test]
+fn kept_runs_follow_the_probes_coming_and_going() {
+    // The same drives' pieces, but the probes' families appear and vanish
+    // between scrapes: the drives' runs are cut elsewhere, so the kept ones
+    // must not be handed out for a body of another shape.
+    let drives = fixture_drives();
+    let first = drives[0].device.clone();
+    let build = BuildInfo::default();
+    let cache = Cache::default();
+    // A probe of no monitored drive (`--probe.device`) changes no drive's
+    // pieces; one of a drive changes that drive's (its task restarts).
+    let with = || Arc::new(vec![probe("loop9", "loop9", 0)]);
+    let with_drive = || Arc::new(vec![probe(&first, &format!("{first}n1"), 0)]);
+    for format in [TextFormat::OpenMetrics, TextFormat::Prometheus] {
+        let joined = |s: &[Segment]| s.iter().map(|s| s.text.as_str()).collect::<String>();
+        for probes in [
+            Arc::default(),
+            with(),
+            Arc::default(),
+            with(),
+            with(),
+            with_drive(),
+        ] {
+            let segs = cache
+                .encode_segments(drives.clone(), Arc::clone(&probes), &build, format)
+                .unwrap();
+            let body = cache.encode(drives.clone(), probes, &build, format);
+            assert_eq!(stable(&joined(&segs)), stable(&body), "{format:?}");
+        }
+    }
+}
