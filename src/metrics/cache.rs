@@ -305,17 +305,20 @@ impl Cache {
             cached.as_mut().map(|(p, k, f)| (p, k, f))?;
         let slot = &mut per_format[format as usize];
         if slot.is_none() && fill_missing {
-            let probes: Vec<ProbeView> = probes
-                .iter()
-                .filter(|p| !pending.contains(&p.drive))
-                .cloned()
-                .collect();
+            // Copied only when some must wait (see `held_back`).
+            let probes: std::borrow::Cow<'_, [ProbeView]> = if pending.is_empty() {
+                std::borrow::Cow::Borrowed(probes.as_slice())
+            } else {
+                let shown = probes.iter().filter(|p| !pending.contains(&p.drive));
+                std::borrow::Cow::Owned(shown.cloned().collect())
+            };
             let direct = super::probe_text::write(drives, &probes, detail.probe_buckets, format)
                 .and_then(|(text, families)| Pieces::written(text, families));
             if let Some(p) = direct {
                 *slot = Some(Arc::new(p));
                 return slot.clone();
             }
+            let probes = probes.into_owned();
             let e = Exposition {
                 parts: Parts::Probes,
                 drives: drives.to_vec(),
@@ -403,6 +406,17 @@ fn fill(
     }
 }
 
+/// `name`'s index in [`order`], looked for from `cursor` on, which then
+/// moves past it: any encode asks for its families in the order's order,
+/// so a text's families are placed by walking the order once. `None` if
+/// `name` is not further on (a bug).
+fn place(cursor: &mut usize, name: &str) -> Option<usize> {
+    let order = order();
+    let i = *cursor + order[*cursor..].iter().position(|&n| n == name)?;
+    *cursor = i + 1;
+    Some(i)
+}
+
 /// Every family's name, in the order an encode asks for them.
 fn order() -> &'static [&'static str] {
     static ORDER: OnceLock<Vec<&'static str>> = OnceLock::new();
@@ -437,15 +451,10 @@ impl Pieces {
     /// Text written with its families at hand ([`super::probe_text`]);
     /// `None` if they are not in the order's order (a bug).
     fn written(text: String, families: super::probe_text::Families) -> Option<Self> {
-        let order = order();
         let mut cursor = 0;
         let families = families
             .into_iter()
-            .map(|(name, head, body)| {
-                let i = cursor + order[cursor..].iter().position(|&n| n == name)?;
-                cursor = i + 1;
-                Some((i, head, body))
-            })
+            .map(|(name, head, body)| Some((place(&mut cursor, name)?, head, body)))
             .collect::<Option<_>>()?;
         Some(Self {
             text: Arc::new(text),
@@ -458,15 +467,11 @@ impl Pieces {
     fn of(e: Exposition, format: TextFormat) -> Option<Self> {
         let (mut text, families) = e.encode_text(format);
         text.shrink_to_fit();
-        // Any encode asks for its families in the order's order, so each
-        // one's index is found by walking the order once.
-        let order = order();
         let mut cursor = 0;
-        let mut written = families.into_iter().filter(|f| f.1).map(|(name, _)| {
-            let i = cursor + order[cursor..].iter().position(|&n| n == name)?;
-            cursor = i + 1;
-            Some(i)
-        });
+        let mut written = families
+            .into_iter()
+            .filter(|f| f.1)
+            .map(|(name, _)| place(&mut cursor, name));
         let mut out = Vec::new();
         // (family, header start, series start) of the family being read.
         let mut open: Option<(usize, usize, usize)> = None;

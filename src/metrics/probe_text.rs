@@ -22,7 +22,7 @@ use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
 use super::TextFormat;
-use super::probe::{BUSY, IOS, LATENCY, QUANTILE, SAMPLES, skips};
+use super::probe::{BUSY, IOS, LATENCY, QUANTILE, SAMPLES, SKIPPED, skips};
 use crate::probe::fleet::ProbeView;
 use crate::probe::histogram::Buckets;
 use crate::snapshot::DriveSnapshot;
@@ -81,7 +81,7 @@ pub(super) fn write(
         for (p, base) in probe_bases() {
             for o in &p.ops {
                 for &(q, v) in &o.quantiles {
-                    w.series(QUANTILE.0, Kind::Gauge, "", base, |s| {
+                    w.series(QUANTILE.0, "", base, |s| {
                         own(s, "op", o.op.as_label());
                         own(s, "q", q);
                         own(s, "window", &p.window);
@@ -96,7 +96,7 @@ pub(super) fn write(
         w.header(SAMPLES, Kind::Gauge);
         for (p, base) in probe_bases() {
             for o in &p.ops {
-                w.series(SAMPLES.0, Kind::Gauge, "", base, |s| {
+                w.series(SAMPLES.0, "", base, |s| {
                     own(s, "op", o.op.as_label());
                     own(s, "window", &p.window);
                 });
@@ -109,7 +109,7 @@ pub(super) fn write(
         for (p, base) in probe_bases() {
             for o in &p.ops {
                 for (r, n) in o.ios.iter() {
-                    w.series(IOS.0, Kind::Counter, "", base, |s| {
+                    w.series(IOS.0, "_total", base, |s| {
                         own(s, "op", o.op.as_label());
                         own(s, "result", r.as_label());
                     });
@@ -121,10 +121,10 @@ pub(super) fn write(
     }
     if !probes.is_empty() {
         // Every reason of every probe, from 0.
-        w.header(super::probe::SKIPPED, Kind::Counter);
+        w.header(SKIPPED, Kind::Counter);
         for (p, base) in probe_bases() {
             for (r, n) in skips(p) {
-                w.series(super::probe::SKIPPED.0, Kind::Counter, "", base, |s| {
+                w.series(SKIPPED.0, "_total", base, |s| {
                     own(s, "reason", r.as_label());
                 });
                 w.u64(n);
@@ -136,7 +136,7 @@ pub(super) fn write(
         w.header(BUSY, Kind::Gauge);
         for (p, base) in probe_bases() {
             if let Some(b) = p.busy_ratio {
-                w.series(BUSY.0, Kind::Gauge, "", base, |_| {});
+                w.series(BUSY.0, "", base, |_| {});
                 w.f64(b);
             }
         }
@@ -179,31 +179,10 @@ impl Writer {
         }
     }
 
-    /// `name` + suffix, `{`, `first` (a bucket's `le` in OpenMetrics), the
-    /// probe's labels, the family's own, `}`; the value is written next.
-    fn series(
-        &mut self,
-        name: &str,
-        kind: Kind,
-        first: &str,
-        base: &str,
-        own_labels: impl FnOnce(&mut String),
-    ) {
-        let out = &mut self.out;
-        out.push_str(name);
-        if kind == Kind::Counter {
-            out.push_str("_total");
-        }
-        out.push('{');
-        out.push_str(first);
-        out.push_str(base);
-        own_labels(out);
-        out.push('}');
-    }
-
-    /// `name` + `suffix` (a histogram's `_sum`, `_count`, `_bucket`), `{`,
-    /// the probe's labels, then `rest`'s, `}`; the value is written next.
-    fn series_of(&mut self, name: &str, suffix: &str, base: &str, rest: impl FnOnce(&mut String)) {
+    /// `name` + `suffix` (a counter's `_total`; a histogram's `_sum`,
+    /// `_count`, `_bucket`), `{`, the probe's labels, then `rest`'s, `}`;
+    /// the value is written next.
+    fn series(&mut self, name: &str, suffix: &str, base: &str, rest: impl FnOnce(&mut String)) {
         self.out.push_str(name);
         self.out.push_str(suffix);
         self.out.push('{');
@@ -254,9 +233,9 @@ impl Writer {
                 let selected = buckets.select(&o.buckets);
                 let les = les(&selected, self.format)?;
                 let sum_count = |w: &mut Self| {
-                    w.series_of(name, "_sum", base, op);
+                    w.series(name, "_sum", base, op);
                     w.f64(o.sum);
-                    w.series_of(name, "_count", base, op);
+                    w.series(name, "_count", base, op);
                     w.u64(o.count);
                 };
                 if om {
@@ -288,7 +267,7 @@ impl Writer {
                 }
                 if !om {
                     if !inf_seen {
-                        self.series_of(name, "_bucket", base, |s| {
+                        self.series(name, "_bucket", base, |s| {
                             op(s);
                             s.push_str(",le=\"+Inf\"");
                         });
