@@ -27,7 +27,10 @@ TARGET=${CARGO_TARGET_DIR:-$REPO/target}
 case $TARGET in /*) ;; *) TARGET=$REPO/$TARGET ;; esac
 EXPORTER=$TARGET/release/ssd_exporter
 
-INITRD=$CACHE/initrd${PEER:+-peer}.cpio.gz
+# One initramfs per checkout: two trees' runs sharing a cache must not boot
+# each other's exporter.
+TREE=$(printf %s "$REPO" | cksum | cut -d' ' -f1)
+INITRD=$CACHE/initrd-$TREE${PEER:+-peer}.cpio.gz
 SSD_VM_PEER=$PEER SSD_VM_CACHE=$CACHE SSD_VM_KERNEL_DIR=$KDIR SSD_VM_KERNEL_VERSION=$KVER \
     "$HERE/build-initramfs.sh" "$EXPORTER" "$INITRD"
 
