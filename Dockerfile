@@ -41,7 +41,7 @@
 #   /dev/nvme0 is root:root 0600 on most hosts (see systemd/README.md).
 # - SATA attribute names: the image has no smartmontools drive database, so
 #   the built-in table names them. Mount the host's for the names it lacks
-#   (README, "Installing without a toolchain"):
+#   (docs/install.md, "Without a toolchain"):
 #     -v /usr/share/smartmontools/drivedb.h:/usr/share/smartmontools/drivedb.h:ro
 # - Configuration: /etc/ssd_exporter/config.yml is examples/config.yml; mount
 #   your own over it (-v /path/config.yml:/etc/ssd_exporter/config.yml:ro).

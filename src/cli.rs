@@ -25,7 +25,7 @@ pub struct Cli {
 pub enum Command {
     /// Poll every drive once, judge it and print a table; exit 0 ok, 1 warning, 2 critical, 3 unknown.
     Check {
-        /// Print JSON instead of the table (schema in README.md).
+        /// Print JSON instead of the table (schema in docs/verdict.md).
         #[arg(long)]
         json: bool,
         /// Print every line whole, as when piped: no wrapping to the
@@ -134,7 +134,7 @@ impl Flags {
     }
 }
 
-/// The "## Configuration" table of README.md, from the flags above and the
+/// The configuration table of docs/configuration.md, from the flags above and the
 /// key table.
 pub fn readme_table() -> String {
     let cmd = Cli::command();

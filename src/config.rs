@@ -2,7 +2,7 @@
 //! validated [`Config`]. Every key is defined once, in the table of
 //! `keys.rs`: its YAML section, its flag of the same dotted name, its
 //! default (owned by the module that uses it) and bound ([`spec`]), and its
-//! README row. A flag wins over the file, the file over the default.
+//! row of docs/configuration.md. A flag wins over the file, the file over the default.
 //! Errors are one line naming the key and what it accepts.
 
 use std::net::{SocketAddr, ToSocketAddrs};

@@ -67,7 +67,7 @@
 //!   check` (text, JSON, Nagios exit codes) and the landing page share it.
 //! - [`config`], [`cli`], [`logging`], [`timefmt`], [`app`]: flags and config
 //!   file (every key once, in `config::keys`: YAML section, flag, default
-//!   from the module that uses it, bound, README row; per-drive
+//!   from the module that uses it, bound, docs/configuration.md row; per-drive
 //!   `health.overrides` in `config::overrides`; `config::yaml`: the
 //!   file's errors in YAML's terms), log output and
 //!   timestamps, and the wiring that runs it all (`app::schedule`: each

@@ -1013,7 +1013,7 @@ local lib = import '../lib.libsonnet';
 
           {
             alert: 'SsdExporterStateErrors',
-            // The state file (README "State") could not be read, believed or
+            // The state file (docs/state.md) could not be read, believed or
             // written: after the next restart a counter that rose while the
             // exporter was down may be taken as the new baseline. A failure at
             // start (a damaged file, an unusable directory) is counted once, before

@@ -440,7 +440,7 @@ sections! {
     /// The file of what the exporter saw of each drive, kept across restarts.
     RawState "state." {
         /// directory of the state file (counter baselines, wear samples,
-        /// temperature range per drive; see "State"); `none` = keep nothing;
+        /// temperature range per drive: docs/state.md); `none` = keep nothing;
         /// with `replay`, only when set; never with `demo`
         path: Option<PathBuf> = Text {
             default: &[crate::state::DEFAULT_PATH],
@@ -450,7 +450,7 @@ sections! {
     }
 
     /// Scheduled self-tests: opt-in, the one thing the exporter does that
-    /// changes what a drive does (see "Self-tests").
+    /// changes what a drive does (docs/state.md, "Self-tests").
     RawSelfTest "selftest." {
         /// drives running a scheduled self-test at a time on this host, so
         /// that a RAID set is never tested all at once
@@ -533,7 +533,7 @@ pub fn with_defaults(arg: clap::Arg) -> clap::Arg {
     arg.help(format!("{help} [default: {}]", extra.replace('`', "")))
 }
 
-/// The "## Configuration" table of README.md: `extra` rows (flags that
+/// The configuration table of docs/configuration.md: `extra` rows (flags that
 /// are not keys: `[flag, default, meaning]`) first, then one row per key.
 pub fn readme_table(extra: &[[&str; 3]]) -> String {
     let mut out = String::from("| flag | key | default | meaning |\n|---|---|---|---|\n");

@@ -38,7 +38,7 @@ impl RawHealthSection {
             meaning: "per-drive health settings, the first entry matching a drive wins: \
                 match on `serial` (exact), `model`, `device` (regular expressions; all \
                 given must match); set any `health.*` key, `mute` (problem names) and \
-                `rated_endurance_bytes` (see \"Overrides and reload\")",
+                `rated_endurance_bytes` (docs/configuration.md, \"Overrides and reload\")",
             default: "none".into(),
             accepts: Some(format!("at most `{}` entries", bounds::MAX_OVERRIDES)),
             list: true,

@@ -1,6 +1,6 @@
 //! What a configuration key accepts: its default, its bound and its value
 //! check, as one typed descriptor ([`Key`]). The key table (`keys.rs`)
-//! holds one per key; validation, the error text and the README row all
+//! holds one per key; validation, the error text and the reference table row all
 //! read the same descriptor, so a default or a bound is written once.
 
 use std::time::Duration;
@@ -20,7 +20,7 @@ pub struct Key<S> {
     pub spec: S,
 }
 
-/// A key as the README table shows it.
+/// A key as the reference table (docs/configuration.md) shows it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeyDoc {
     pub name: &'static str,

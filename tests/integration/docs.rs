@@ -219,8 +219,8 @@ fn counts_in_the_docs_agree_with_the_code() {
         alerts.len() > 20 && records.len() > 3,
         "{alerts:?} {records:?}"
     );
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let table = readme
+    let reference = std::fs::read_to_string(repo().join("docs/configuration.md")).unwrap();
+    let table = reference
         .split("<!-- config table")
         .nth(1)
         .and_then(|t| t.split("<!-- end of config table").next())
@@ -311,11 +311,11 @@ fn docker_run(text: &str, comment: bool) -> String {
 }
 
 #[test]
-fn the_readme_install_paths_match_the_dockerfile_and_the_package() {
+fn the_install_paths_match_the_dockerfile_and_the_package() {
     let root = repo();
     let dockerfile = std::fs::read_to_string(root.join("Dockerfile")).unwrap();
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    // The build and run commands the Dockerfile documents are the README's.
+    let readme = std::fs::read_to_string(root.join("docs/install.md")).unwrap();
+    // The build and run commands the Dockerfile documents are docs/install.md's.
     assert!(dockerfile.contains("#   docker build -t ssd_exporter ."));
     assert!(readme.contains("    docker build -t ssd_exporter .\n"));
     assert_eq!(docker_run(&readme, false), docker_run(&dockerfile, true));
@@ -363,7 +363,7 @@ fn the_readme_install_paths_match_the_dockerfile_and_the_package() {
         .unwrap()
         .trim_end_matches(['"', ']']);
     assert!(copied.contains(&config.to_string()), "{cmd}: {copied:?}");
-    // The package file the README names is the one cargo-deb writes for
+    // The package file docs/install.md names is the one cargo-deb writes for
     // this version.
     let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
     let version = manifest
@@ -378,4 +378,93 @@ fn the_readme_install_paths_match_the_dockerfile_and_the_package() {
         "{deb}"
     );
     assert!(manifest.contains("recommends = \"smartmontools\""));
+}
+
+/// The places a Markdown file sends its reader to by name — `file.md,
+/// "Heading"`, `[x](file.md), "Heading"`, `file.md ("Heading")` — with the
+/// file's path resolved as a link is (beside the file, else from the root).
+fn section_pointers(md: &Path, text: &str) -> Vec<(PathBuf, String)> {
+    let root = repo();
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices(".md") {
+        let start = text[..at]
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !(c.is_ascii_alphanumeric() || "_-./".contains(c)))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        let file = &text[start..at + 3];
+        let rest = text[at + 3..].trim_start_matches(')');
+        let rest = rest
+            .strip_prefix(", \"")
+            .or_else(|| rest.strip_prefix(" (\""))
+            .or_else(|| rest.strip_prefix(" \""));
+        let Some(quoted) = rest.and_then(|r| r.split('"').next()) else {
+            continue;
+        };
+        let here = md.parent().unwrap().join(file);
+        let path = if here.exists() { here } else { root.join(file) };
+        out.push((
+            path,
+            quoted.split_whitespace().collect::<Vec<_>>().join(" "),
+        ));
+    }
+    out
+}
+
+/// Whether `text` has a heading, or a paragraph opening in bold, that
+/// begins with `name` (backticks aside).
+fn has_section(text: &str, name: &str) -> bool {
+    let name = name.replace('`', "");
+    text.lines().any(|l| {
+        let l = l.replace('`', "");
+        let heading = l.starts_with('#') && l.trim_start_matches('#').trim().starts_with(&name);
+        heading || l.contains(&format!("**{name}"))
+    })
+}
+
+#[test]
+fn every_section_a_document_names_is_there() {
+    let mut broken = Vec::new();
+    let mut seen = 0;
+    for md in markdown_files(&repo()) {
+        let text = std::fs::read_to_string(&md).unwrap();
+        for (file, name) in section_pointers(&md, &text) {
+            seen += 1;
+            let target = std::fs::read_to_string(&file).unwrap_or_default();
+            if !has_section(&target, &name) {
+                let rel = md.strip_prefix(repo()).unwrap().display().to_string();
+                broken.push(format!(
+                    "{rel}: {} has no section \"{name}\"",
+                    file.display()
+                ));
+            }
+        }
+    }
+    assert!(
+        seen > 20,
+        "only {seen} section pointers found: the scan broke"
+    );
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+#[test]
+fn the_readme_is_a_front_page() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let lines: Vec<&str> = readme.lines().collect();
+    assert!(
+        lines.len() <= 200,
+        "README.md has {} lines: the manual belongs in docs/",
+        lines.len()
+    );
+    // How to install and run, and the one test command, come first.
+    for command in [
+        "cargo run --release --bin ssd_exporter",
+        "scripts/test-all.sh",
+    ] {
+        let at = lines.iter().position(|l| l.contains(command));
+        assert!(
+            at.is_some_and(|n| n < 50),
+            "README.md: `{command}` is not within its first 50 lines ({at:?})"
+        );
+    }
 }

@@ -49,7 +49,7 @@ check "Depends on procps (/bin/kill for ExecReload=): $(field Depends)" \
 check "Maintainer is set: $(field Maintainer)" \
   grep -q '^ Maintainer: .*<.*@.*>' "$tmp/info"
 # smartmontools ships drivedb.h, which names the SATA attributes the built-in
-# table does not (README, "Installing"); recommended, not required.
+# table does not (docs/install.md); recommended, not required.
 check "Recommends: smartmontools ($(field Recommends))" \
   grep -q '^ Recommends: .*smartmontools' "$tmp/info"
 
@@ -62,8 +62,12 @@ check "sysusers /usr/lib/sysusers.d/ssd_exporter.conf" has /usr/lib/sysusers.d/s
 check "tmpfiles /usr/lib/tmpfiles.d/ssd_exporter.conf" has /usr/lib/tmpfiles.d/ssd_exporter.conf
 check "udev rule /usr/lib/udev/rules.d/60-ssd-exporter.rules" has /usr/lib/udev/rules.d/60-ssd-exporter.rules
 check "configuration /etc/ssd_exporter/config.yml" has /etc/ssd_exporter/config.yml
-for doc in README.md metrics.md runbooks.md systemd.md copyright; do
+for doc in README.md systemd.md copyright; do
   check "doc /usr/share/doc/ssd-exporter/$doc" has "/usr/share/doc/ssd-exporter/$doc"
+done
+# The manual README.md links to, every page of it where the links find it.
+for doc in docs/*.md docs/landing.png; do
+  check "doc /usr/share/doc/ssd-exporter/$doc" same "$doc" "/usr/share/doc/ssd-exporter/$doc"
 done
 for f in socket-activation/ssd_exporter.socket socket-activation/socket.conf; do
   check "doc /usr/share/doc/ssd-exporter/$f" same "systemd/$f" "/usr/share/doc/ssd-exporter/$f"

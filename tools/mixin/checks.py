@@ -18,7 +18,7 @@ closing "mixin: N passed, M failed":
      rule groups, and that spec passes promtool check rules.
   d. The _config thresholds that the exporter's verdict also has are its
      defaults: in the code (src/health/judgement.rs, Rules::DEFAULT), in the
-     README's configuration table and in examples/config.yml.
+     docs/configuration.md's table and in examples/config.yml.
   e. The jsonnet is as jsonnetfmt writes it.
 
 Needs jsonnet and promtool (PROMTOOL=... to choose one); standard library only.
@@ -262,7 +262,7 @@ def _number(text: str) -> float | None:
 
 
 def exporter_defaults() -> dict[str, dict[str, float]]:
-    """{source: {health key: default}} from the code, the README's table and
+    """{source: {health key: default}} from the code, docs/configuration.md's table and
     examples/config.yml."""
     out: dict[str, dict[str, float]] = {}
     code = (ROOT / "src/health/judgement.rs").read_text()
@@ -271,8 +271,8 @@ def exporter_defaults() -> dict[str, dict[str, float]]:
         k: v for k, v in ((k, _number(v)) for k, v in
                           re.findall(r"(\w+): ([0-9.]+),", m.group(1) if m else ""))
         if v is not None}
-    readme = (ROOT / "README.md").read_text()
-    out["README.md"] = {k: v for k, v in ((k, _number(v)) for k, v in re.findall(
+    readme = (ROOT / "docs/configuration.md").read_text()
+    out["docs/configuration.md"] = {k: v for k, v in ((k, _number(v)) for k, v in re.findall(
         r"^\| – \| `health\.(\w+)` \| `([^`]+)` \|", readme, re.M)) if v is not None}
     example = (ROOT / "examples/config.yml").read_text()
     section = re.search(r"^health:\n((?:[ #].*\n|\n)*)", example, re.M)

@@ -1,5 +1,5 @@
 """Debian's Prometheus scraping `ssd_exporter --demo` over TLS with basic
-auth, on loopback, the way README "Security" tells operators to set it up
+auth, on loopback, the way docs/security.md tells operators to set it up
 (`scheme: https`, `basic_auth`, `tls_config.ca_file`):
 
 - the job with the right password is up (up == 1) and its series arrive;

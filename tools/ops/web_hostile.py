@@ -1,5 +1,5 @@
 """Hostile clients against the exporter over TLS and basic auth, on
-127.0.0.1 only, every loop bounded in count and time (README "Security",
+127.0.0.1 only, every loop bounded in count and time (docs/security.md,
 RELIABILITY.md "Hostile clients and files"):
 
 1. HTTP/2 hold: 250 TLS connections x 16 streams asking /metrics, each

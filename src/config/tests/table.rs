@@ -1,4 +1,4 @@
-//! The key table against what it feeds: README.md's table, the flags,
+//! The key table against what it feeds: docs/configuration.md's table, the flags,
 //! examples/config.yml.
 
 use std::path::PathBuf;
@@ -10,16 +10,16 @@ const README_END: &str = "<!-- end of config table -->";
 
 #[test]
 fn the_readme_table_is_the_key_table() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/configuration.md");
     let readme = std::fs::read_to_string(path).unwrap();
     let start = readme
         .find(README_BEGIN)
-        .expect("README.md lost its config table marker")
+        .expect("docs/configuration.md lost its config table marker")
         + README_BEGIN.len();
     let end = start
         + readme[start..]
             .find(README_END)
-            .expect("README.md lost its end marker");
+            .expect("docs/configuration.md lost its end marker");
     let want = crate::cli::readme_table();
     if std::env::var_os("UPDATE_README").is_some() {
         std::fs::write(
@@ -31,7 +31,7 @@ fn the_readme_table_is_the_key_table() {
     }
     assert!(
         readme[start..end] == want,
-        "README.md's configuration table differs from src/config/keys.rs; \
+        "docs/configuration.md's configuration table differs from src/config/keys.rs; \
          regenerate it with UPDATE_README=1 cargo test --lib readme and review the diff.\n\
          generated:\n{want}"
     );
