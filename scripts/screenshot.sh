@@ -17,6 +17,6 @@ trap 'kill "$pid" 2>/dev/null || true; rm -rf "$profile"' EXIT
 sleep "$wait"
 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
   --disable-background-networking --disable-component-update --disable-sync \
-  --user-data-dir="$profile" --hide-scrollbars --window-size=1400,820 \
+  --user-data-dir="$profile" --hide-scrollbars --window-size=1400,1150 \
   --screenshot="$PWD/docs/landing.png" "http://127.0.0.1:$port/" 2>/dev/null
 echo "wrote docs/landing.png"

@@ -10,7 +10,9 @@ use serde::Serialize;
 use crate::health::verdict::Status;
 use crate::snapshot::DriveSnapshot;
 
+mod latency;
 mod timeline;
+pub use latency::{LatencyRow, QosRow};
 pub use timeline::EventRow;
 
 /// One problem of a drive.
@@ -64,6 +66,10 @@ pub struct Row {
     /// newest first; left out of the JSON when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<EventRow>,
+    /// The probe's read latency, where a probe runs (never in `check`, a
+    /// one-shot poll); left out of the JSON without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<LatencyRow>,
 }
 
 impl Row {
@@ -126,8 +132,25 @@ impl Row {
                 .collect(),
             override_source: d.tuning.source.clone(),
             events: timeline::events(d),
+            latency: None,
         }
     }
+
+    /// This row with its drive's read latency from the running `probes`.
+    pub fn with_latency(mut self, probes: &[crate::probe::fleet::ProbeView]) -> Row {
+        self.latency = latency::of(&self.device, &self.model, probes);
+        self
+    }
+}
+
+/// A latency in the unit people read it in: `85 µs`, `1.2 ms`.
+pub fn duration(seconds: f64) -> String {
+    latency::duration(seconds)
+}
+
+/// A quantile label as a percentile: `0.99999` → `p99.999`.
+pub fn percentile(label: &str) -> String {
+    latency::percentile(label)
 }
 
 fn state(d: &DriveSnapshot) -> String {

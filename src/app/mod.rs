@@ -92,10 +92,10 @@ impl Exposition for State {
 
     fn drives(&self) -> Vec<DriveRow> {
         let now = SystemTime::now();
-        self.store
-            .list()
+        let (drives, probes) = self.views();
+        drives
             .iter()
-            .map(|d| DriveRow::from_snapshot(d, now))
+            .map(|d| DriveRow::from_snapshot(d, now).with_latency(&probes))
             .collect()
     }
 }

@@ -33,7 +33,7 @@ small{color:#333}\
 .banner{background:#fd0;padding:.5em;font-weight:bold;margin:.4em 0}\
 .down{color:#b00;font-weight:bold}\
 .ok{background:#dfd}.warning{background:#ffd27f}.critical{background:#f99}.unknown{background:#ddd}\
-td.status{font-weight:bold}td.num{text-align:right}\
+td.status{font-weight:bold}td.num{text-align:right}td.latency{text-align:right}\
 ul{margin:0;padding-left:1.1em}\
 @media (max-width:1100px){table,tbody,tr,td{display:block}tr.head{display:none}\
 tr.drive{display:flex;flex-wrap:wrap;align-items:baseline;border:1px solid #999;margin:.4em 0}\
@@ -116,9 +116,10 @@ fn class(status: &str) -> &'static str {
 
 fn drive_table(page: &mut String, drives: &[DriveRow]) {
     page.push_str(
-        "<table>\n<tr class=\"head\"><th>Device</th><th>Health</th><th>Drive</th><th>Wear</th>\
-         <th title=\"time until percentage used reaches 100 % at the rate seen so far\">Wear-out</th>\
+        "<table>\n<tr class=\"head\"><th>Device</th><th>Health</th><th>Drive</th>\
+         <th title=\"percentage used, and under it the time until it reaches 100 % at the rate seen so far\">Wear</th>\
          <th>Temp</th><th>PLP</th><th>Unsafe shutdowns</th><th>Throttling</th>\
+         <th title=\"the latency probe's 4 KiB reads over its window, and the datasheet's QoS limit\">Read latency</th>\
          <th>Problems</th><th title=\"whether the last poll read the drive, and when\">Poll</th></tr>\n",
     );
     let mut sorted: Vec<&DriveRow> = drives.iter().collect();
@@ -148,10 +149,10 @@ fn row(page: &mut String, d: &DriveRow) {
         page,
         "<tr class=\"drive {class}\"><td>{}</td><td class=\"status\">{}{tuned}</td>\
          <td class=\"drive\">{}<br><code class=\"serial\">{}</code> <small>fw {}</small></td>\
-         <td class=\"num\" data-label=\"Wear\">{}</td><td class=\"num\" data-label=\"Wear-out\">{}</td>\
+         <td class=\"num\" data-label=\"Wear\">{}<br><small class=\"wearout\">{}</small></td>\
          <td class=\"num\" data-label=\"Temp\">{}</td><td class=\"num\" data-label=\"PLP\">{}</td>\
          <td class=\"num\" data-label=\"Unsafe shutdowns\">{}</td><td data-label=\"Throttling\">{}</td>\
-         <td class=\"problems\">",
+         <td class=\"latency\" data-label=\"Read latency\">{}</td><td class=\"problems\">",
         escape(&d.device),
         escape(&d.status),
         escape(&d.model),
@@ -163,6 +164,7 @@ fn row(page: &mut String, d: &DriveRow) {
         crate::report::percent(d.plp_health_ratio),
         unsafe_,
         throttling,
+        latency(d.latency.as_ref()),
     );
     if !d.problems.is_empty() {
         page.push_str("<ul>");
@@ -205,6 +207,29 @@ fn poll_cell(page: &mut String, d: &DriveRow) {
         let _ = write!(page, "<br><small>{}</small>", escape(detail));
     }
     page.push_str("</td>");
+}
+
+/// The probe's window median and p99, with the datasheet's limit under
+/// them: `p50 85 µs<br>p99 150 µs<br><small>QoS p99.999 ≤ 200 µs</small>`;
+/// `no probe` where none runs.
+fn latency(l: Option<&crate::report::LatencyRow>) -> String {
+    use crate::report::{duration, percentile};
+    let Some(l) = l else {
+        return "<small>no probe</small>".into();
+    };
+    let mut cell = match (l.p50_seconds, l.p99_seconds) {
+        (Some(p50), Some(p99)) => format!("p50 {}<br>p99 {}", duration(p50), duration(p99)),
+        _ => "<small>no reads yet</small>".into(),
+    };
+    if let Some(q) = &l.qos {
+        let _ = write!(
+            cell,
+            "<br><small class=\"qos\">QoS {} ≤ {}</small>",
+            percentile(&q.quantile),
+            duration(q.seconds)
+        );
+    }
+    cell
 }
 
 /// The wear-out forecast, as the time left: `16 days`, `3.2 years`,

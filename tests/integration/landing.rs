@@ -108,7 +108,7 @@ fn chromium_renders_the_drives_and_their_problems() {
     assert!(dom.contains(&summary), "{summary} not in {dom}");
     // The wear-out forecast the README promises: the failing SATA dump's.
     assert!(
-        dom.contains("data-label=\"Wear-out\">68 days</td>"),
+        dom.contains("<small class=\"wearout\">68 days</small>"),
         "{dom}"
     );
     // No external assets: nothing the page would load from another host.

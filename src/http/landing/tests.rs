@@ -97,7 +97,7 @@ fn wear_out_forecast_reads_as_time_left() {
     assert_eq!(wearout(Some(f64::NAN)), "-");
     let mut r = row("M");
     r.wearout_seconds = Some(16.0 * day);
-    assert!(render(&config(), &[r]).contains("data-label=\"Wear-out\">16 days</td>"));
+    assert!(render(&config(), &[r]).contains("<small class=\"wearout\">16 days</small>"));
 }
 
 #[test]
@@ -190,4 +190,37 @@ fn the_event_timeline_is_shown_escaped_and_only_when_there_is_one() {
         assert!(page.contains(want), "missing {want:?} in\n{page}");
     }
     assert!(page.find("firmware commit") < page.find("power on reset"));
+}
+
+#[test]
+fn read_latency_is_shown_beside_the_datasheet_limit_or_no_probe() {
+    use crate::report::{LatencyRow, QosRow};
+    let mut probed = row("KINGSTON SEDC600M960G");
+    probed.latency = Some(LatencyRow {
+        block: "sda".into(),
+        p50_seconds: Some(95e-6),
+        p99_seconds: Some(1.25e-3),
+        samples: 3000,
+        qos: Some(QosRow {
+            quantile: "0.99999".into(),
+            seconds: 200e-6,
+        }),
+    });
+    let mut waiting = row("Model W");
+    waiting.device = "sdw".into();
+    waiting.latency = Some(LatencyRow {
+        block: "sdw".into(),
+        ..LatencyRow::default()
+    });
+    let mut unprobed = row("Model U");
+    unprobed.device = "sdu".into();
+    let page = render(&config(), &[probed, waiting, unprobed]);
+    assert!(page.contains(">Read latency</th>"), "{page}");
+    for want in [
+        "p50 95 µs<br>p99 1.2 ms<br><small class=\"qos\">QoS p99.999 ≤ 200 µs</small>",
+        "<small>no reads yet</small>",
+        "<small>no probe</small>",
+    ] {
+        assert!(page.contains(want), "missing {want:?} in\n{page}");
+    }
 }
