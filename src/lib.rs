@@ -91,7 +91,7 @@
 //! poll                          → device, nvme, ata, scsi, health
 //! snapshot                      → poll, health, probe (op; quantiles for the judge)
 //! state                         → snapshot, health, files, timefmt
-//! report                        → snapshot, health
+//! report                        → snapshot, health, probe (views, QoS: the landing page's latency)
 //! probe                         (nothing of the crate outside it)
 //! metrics                       → snapshot, poll, probe, health, device, nvme, state (counters)
 //! http                          → report, files
