@@ -8,8 +8,10 @@
 # (all stages run, whatever an earlier one did) and prints one line
 #   stage NAME: P passed, F failed, S skipped, I ignored, K known failing (exit E)
 # from the command's own closing "N passed, N failed[, N skipped]" line, or
-# for `cargo test` the sum of its "test result:" lines, or else 1 passed or
-# 1 failed by its exit status; every "SKIP" line it printed counts as a
+# for `cargo test` the sum of its "test result:" lines, or for pytest its
+# closing summary ("2 failed, 40 passed, 1 skipped, 1 xfailed in 3.1s":
+# errors and xpasses count as failed, skipped, xfailed and deselected tests
+# as skipped), or else 1 passed or 1 failed by its exit status; every "SKIP" line it printed counts as a
 # skip, every "KNOWN FAILING" line (a verdict contract listed as not met
 # yet) as known failing. The closing line is the sum of all stages. The run
 # fails on any failure and on any skip or ignored test: this script installs
@@ -22,6 +24,10 @@ cd "$(dirname "$0")/.."
 export SSD_VM_CACHE=${SSD_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ssd_exporter-vm}
 
 need=()
+command -v python3 >/dev/null || need+=(python3)
+# the tools' virtual environment (scripts/tools-venv.sh)
+python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)
+command -v flock >/dev/null || need+=(util-linux)
 command -v promtool >/dev/null || need+=(prometheus)
 command -v jsonnet >/dev/null || need+=(jsonnet)
 command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
@@ -46,6 +52,14 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
+# The Python tools (tools/) run in a virtual environment made from
+# tools/requirements.lock (pytest, PyYAML, prometheus_client, qemu.qmp; every
+# version and hash pinned), kept outside the checkout and reused while the
+# lock is unchanged. With its bin/ first on PATH, every python3 below (also
+# in alerts/check.sh, tests/vm/run.sh and tests/ops/) is the venv's.
+tools_venv=$(scripts/tools-venv.sh)
+export PATH="$tools_venv/bin:$PATH"
+
 # One line "passed failed skipped ignored known-failing" per stage.
 stages=$(mktemp)
 trap 'rm -f "$stages" "$stages.new"' EXIT
@@ -64,6 +78,18 @@ stage() {
     /^test result:/ { cargo = 1; cp += $4; cf += $6; ci += $8; next }
     /^SKIP/ { skips++ }
     /^KNOWN FAILING/ { known++ }
+    # pytest: "=== 1 failed, 40 passed, 2 skipped, 1 xfailed, 1 error in 3.21s ==="
+    /^=* *[0-9]+ [a-z]+(, [0-9]+ [a-z]+)* in [0-9.]+s( \([0-9:]+\))? *=*$/ {
+      p = f = s = 0; line = 1
+      n = split($0, w, /[ ,=]+/)
+      for (i = 1; i < n; i++) {
+        if (w[i] !~ /^[0-9]+$/) continue
+        if (w[i + 1] == "passed") p += w[i]
+        else if (w[i + 1] ~ /^(failed|errors?|xpassed)$/) f += w[i]
+        else if (w[i + 1] ~ /^(skipped|xfailed|deselected)$/) s += w[i]
+      }
+      next
+    }
     match($0, /[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?/) {
       n = split(substr($0, RSTART, RLENGTH), w, /[ ,]+/)
       p = w[1]; f = w[3]; s = (n >= 6 ? w[5] : 0); line = 1

@@ -1,6 +1,7 @@
 """ssd_exporter's Python tools: one package for every Python script the
 repository ships (operations checks, VM tests, dashboards, alert lint,
-benchmarks). Python 3.11, standard library only.
+benchmarks). Python 3.11 and the packages pyproject.toml lists
+(tools/requirements.lock pins them; scripts/tools-venv.sh installs them).
 
 The convention:
 
