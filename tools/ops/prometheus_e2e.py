@@ -15,7 +15,7 @@ The rules are loaded with every `for:` shortened to 0s (a copy in a temp
 dir): the point is whether each expression matches real data, not the wait.
 
 Usage: python3 -m tools.ops.prometheus_e2e [path/to/ssd_exporter]
-(default target/debug/ssd_exporter). Python 3.11 standard library only.
+(default target/debug/ssd_exporter).
 """
 
 import json
@@ -29,6 +29,8 @@ import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
+
+from prometheus_client.parser import text_string_to_metric_families
 
 from tools import ROOT, grafana
 from tools.ops.common import (
@@ -119,11 +121,7 @@ check = Checks()
 
 def exposition_names(text):
     """Series names of a text exposition (histogram _bucket/_sum/_count kept)."""
-    names = set()
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            names.add(re.match(r"[a-zA-Z_:][a-zA-Z0-9_:]*", line).group(0))
-    return names
+    return {s.name for family in text_string_to_metric_families(text) for s in family.samples}
 
 
 def rules_for_zero(src, dst):

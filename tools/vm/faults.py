@@ -94,7 +94,7 @@ def _timeout_seen(samples: list[Sample]) -> bool:
 
 def _gone(samples: list[Sample]) -> bool:
     return (bool(samples) and one(samples, "ssd_exporter_devices") is not None
-            and not any(s.label("serial") == SLOW_SERIAL for s in samples))
+            and not any(s.labels.get("serial") == SLOW_SERIAL for s in samples))
 
 
 def _replugged(samples: list[Sample]) -> bool:

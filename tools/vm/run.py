@@ -9,7 +9,6 @@ then compares the files. Then each boot of `scenarios.SCENARIOS` (other QEMU dev
 modules and guest script: the SAS HBA) runs the same way, one after the other. Every wait has a deadline; the whole run has one too, and
 QEMU is killed on any failure. Output: one "PASS name" / "FAIL name: detail" line per
 check and a final "N passed, M failed"; exit status 0 only if nothing failed.
-Python 3.11 standard library only.
 """
 
 from __future__ import annotations
