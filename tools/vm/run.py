@@ -20,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 
+from qemu.qmp import QMPError
+
 from tools.vm import checks, faults, scenarios
 from tools.vm.machine import Driver, Failure, Vm
 from tools.vm.work import work_folder
@@ -82,22 +84,22 @@ def run_vm(vm: Vm, drv: Driver, bench: bool, report: checks.Report) -> None:
         return limit + 2 if serving else 1.0
 
     drv.wait_ready("b-set", 30)
-    vm.qmp.execute("qom-set", path="/machine/peripheral/nvme0",
+    vm.qmp.cmd("qom-set", path="/machine/peripheral/nvme0",
                    property="smart_critical_warning", value=0x4)
     drv.go("b-set")
     report.critical_set(*drv.watch("b-set", checks.reliability_is(1), wt(checks.CRITICAL_LIMIT)))
     drv.wait_ready("b-clear", 30)
-    vm.qmp.execute("qom-set", path="/machine/peripheral/nvme0",
+    vm.qmp.cmd("qom-set", path="/machine/peripheral/nvme0",
                    property="smart_critical_warning", value=0)
     drv.go("b-clear")
     report.critical_cleared(*drv.watch("b-clear", checks.reliability_is(0), wt(checks.CRITICAL_LIMIT)))
 
     drv.wait_ready("c-unplug", 30)
-    vm.qmp.execute("device_del", id="nvme1")
+    vm.qmp.cmd("device_del", id="nvme1")
     drv.go("c-unplug")
     report.unplugged(*drv.watch("c-unplug", checks.unplugged, wt(checks.UNPLUG_LIMIT)))
     drv.wait_ready("c-plug", 30)
-    vm.qmp.execute("device_add", driver="nvme", id="nvme2", serial="NVME0002",
+    vm.qmp.cmd("device_add", driver="nvme", id="nvme2", serial="NVME0002",
                    drive="t2", bus="rp2")
     drv.go("c-plug")
     report.plugged(*drv.watch("c-plug", checks.plugged, wt(checks.PLUG_LIMIT)))
@@ -162,7 +164,7 @@ def main_boot(args, work: Path, share: Path, report: checks.Report) -> float:
     try:
         run_vm(vm, drv, args.bench, report)
         report.check("vm_run", True)
-    except (Failure, OSError) as e:
+    except (Failure, QMPError, OSError) as e:
         report.check("vm_run", False, str(e))
         vm.print_tails()
     finally:

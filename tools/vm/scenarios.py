@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from qemu.qmp import QMPError
+
 from tools.vm.machine import Driver, Failure, Vm
 
 
@@ -65,7 +67,7 @@ def boot(sc: Scenario, kernel: Path, initrd: Path, work: Path, report) -> float:
         vm.start(drv.deadline)
         sc.drive(vm, drv)
         report.check(f"{sc.name}.vm_run", True)
-    except (Failure, OSError) as e:
+    except (Failure, QMPError, OSError) as e:
         report.check(f"{sc.name}.vm_run", False, str(e))
         vm.print_tails()
     finally:
