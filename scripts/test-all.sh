@@ -111,6 +111,8 @@ stage() {
 stage "cargo fmt --check" cargo fmt --all -- --check
 stage "cargo clippy" cargo clippy --all-targets --quiet -- -D warnings
 stage "cargo doc (broken intra-doc links fail)" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
+stage "python tools: no import cycle, every module imports (pytest tools/tests)" \
+  python3 -m pytest
 stage "benchmark referee: tools/syscall_latency.py on a hand-made trace" \
   python3 -m tools.syscall_latency --selftest
 stage "real kernel: QEMU with emulated NVMe and SATA under the Debian kernel" tests/vm/run.sh

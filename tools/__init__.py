@@ -11,6 +11,8 @@ The convention:
   repository root on ``PYTHONPATH`` (tests/vm/run.sh does, so that relative
   paths in its arguments keep meaning what they meant in the caller's
   directory).
+- No import cycles: a lower module never names a higher one
+  (tools/tests/test_imports.py fails on a cycle, naming its modules).
 - Modules import each other through the package only
   (``from tools.ops.common import free_port``, ``from tools.vm import
   prom``); no module edits the import search path.
@@ -35,8 +37,9 @@ Layout:
   (``python3 -m tools.vm.run``, ``python3 -m tools.vm.peer``; tests/vm/run.sh
   is the usual entry), with the checks, the exposition parser and the work
   folder (``tools.vm.work``) they share; ``tools.vm.machine`` is the QEMU
-  machine and stage protocol every boot uses, ``tools.vm.scenarios`` the
-  boots beside the main one (``tools.vm.sas_hba``: the SAS HBA).
+  machine and stage protocol every boot uses, ``tools.vm.boot`` what a boot
+  beside the main one is and how it runs, ``tools.vm.scenarios`` the list of
+  those boots (``tools.vm.sas_hba``: the SAS HBA, ...).
   The guest side (tests/vm/guest) is shell: the initramfs has no Python.
 - ``tools.alerts_lint``: the rule checks promtool cannot make
   (alerts/check.sh).

@@ -13,8 +13,11 @@ import json
 import math
 from pathlib import Path
 
+from tools.vm import fault_checks, fwlog, probe, sata, scsi
+from tools.vm.bench import summarize
+from tools.vm.margin import margin
 from tools.vm.prom import Sample, one, parse_exposition, select, series_key, show
-from tools.vm.probe import PROBE_RATE  # noqa: F401  (run.py passes it to the guest)
+from tools.vm.replay import dump_and_replay, dump_and_replay_sata
 
 CONTROLLERS = {"nvme0": "NVME0000", "nvme1": "NVME0001"}
 SATA_DISKS = {"sda": "SATA0000"}  # checked by sata.py
@@ -211,14 +214,12 @@ class Report:
             self.check("equality", False, "the guest never finished stage a")
             return
         equality(self, share)
-        from tools.vm import scsi
         scsi.harness(self, share)
         scsi.equality(self, share)
         scsi.transports(self, share)
         scsi.lacking_pages_absent(self, share)
         if (share / "d/metrics-after.txt").exists():
             scsi.missing_pages(self, share)
-        from tools.vm import sata
         sata.equality(self, share)
         sata.labels(self, share)
         if (share / "s").is_dir():
@@ -231,29 +232,19 @@ class Report:
             if (share / stage).is_dir():
                 self.check(f"{stage}_exporter_alive", (share / stage / "exporter-alive").exists(),
                            f"the exporter process was gone after {stage} (see exporter.log)")
-        from tools.vm import probe
         probe.all_checks(self, share)
         if (share / "b-set/nvme0-smart-log.json").exists():
             cw = _load_json(share / "b-set/nvme0-smart-log.json").get("critical_warning")
             self.check("critical_warning_injected_nvme_cli", cw == 4,
                        f"nvme-cli critical_warning after qom-set 0x4: {cw}")
-        from tools.vm import fault_checks
         fault_checks.all_checks(self, share)
         if (share / "stage-d.ready").exists():
-            from tools.vm.replay import dump_and_replay, dump_and_replay_sata
             dump_and_replay(self, share, exporter)
             dump_and_replay_sata(self, share, exporter)
             scsi.dump_and_replay(self, share, exporter)
         else:
             self.check("dump_replay", False, "the guest never finished stage d")
 
-
-def margin(name: str, ratio: float, detail: str) -> None:
-    """Logs how far a wall-clock check stayed from its limit (limit / measured
-    for a time, measured / required for a count), every run, so a shrinking
-    margin shows before the check flakes under TCG; below 3x the limit is to
-    be widened."""
-    print(f"  MARGIN {name}: {ratio:.1f}x ({detail})", flush=True)
 
 
 def _describe(samples: list[Sample]) -> str:
@@ -360,7 +351,6 @@ def equality(r: Report, share: Path) -> None:
         errs = [s for s in select(m2, "ssd_poll_errors_total", device=dev, source="smart_log")
                 if s.value != 0]
         r.check(f"{dev}.no_smart_log_poll_errors", not errs, f"{[show(s) for s in errs]}")
-    from tools.vm import fwlog
     fwlog.check(r, share, m1, m2, CONTROLLERS, checked)
     _labels(r, share)
     unchecked = sorted({show(s) for s in m1 if s.labels.get("device") in CONTROLLERS
@@ -415,5 +405,4 @@ def _labels(r: Report, share: Path) -> None:
 # ---- stage e ------------------------------------------------------------------------
 
 def bench_result(share: Path) -> dict:
-    from tools.vm.bench import summarize
     return summarize(share / "bench")

@@ -16,7 +16,7 @@ from pathlib import Path
 from qemu.qmp import QMPError
 from qemu.qmp.legacy import QEMUMonitorProtocol
 
-from tools.vm import checks
+from tools.vm.margin import margin
 from tools.vm.prom import parse_exposition
 
 IMAGE_SIZE = 64 * 1024 * 1024
@@ -153,7 +153,7 @@ class Driver:
                 raise Failure(f"the guest did not reach stage {name} within {timeout:.0f} s")
             time.sleep(0.05)
         took = time.monotonic() - start
-        checks.margin(f"stage {name} reached", timeout / max(took, 1e-3),
+        margin(f"stage {name} reached", timeout / max(took, 1e-3),
                       f"after {took:.1f} s, limit {timeout:g} s")
 
     def go(self, name: str) -> None:

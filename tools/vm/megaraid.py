@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tools.vm.prom import one, select, show
-from tools.vm.scenarios import Scenario, until_done
+from tools.vm.boot import Scenario, until_done
 from tools.vm.work import read_json, read_scrape, read_text
 
 IMAGES = ("mr0", "mr1")

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 from tools.vm.prom import one, select, show
-from tools.vm.scenarios import Scenario, until_done
+from tools.vm.boot import Scenario, until_done
 from tools.vm.work import read_json, read_scrape, read_text
 
 MP_NQN = "nqn.2026-12.io.test:mp"

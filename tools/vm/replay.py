@@ -126,7 +126,7 @@ def dump_and_replay(r, share: Path, exporter: Path) -> None:
     ok = rc == "0" and all(sizes[f] == n for f, n in DUMP_FILES.items())
     if not r.check("dump_nvme0", ok, f"exit status {rc}, files {sizes} (see d/dump.out)"):
         return
-    _replay_equals_live(r, share, exporter, "nvme0", "", frozenset(NVME_LIVE_ONLY))
+    replay_equals_live(r, share, exporter, "nvme0", "", frozenset(NVME_LIVE_ONLY))
 
 
 def dump_and_replay_sata(r, share: Path, exporter: Path) -> None:
@@ -140,10 +140,10 @@ def dump_and_replay_sata(r, share: Path, exporter: Path) -> None:
     status = (dump / "smart-status.txt").read_text().strip()
     r.check("dump_sda_smart_status", status == "passed",
             f"smart-status.txt holds {status!r}, SMART RETURN STATUS said passed")
-    _replay_equals_live(r, share, exporter, "sda", "sda.", frozenset(SATA_LIVE_ONLY))
+    replay_equals_live(r, share, exporter, "sda", "sda.", frozenset(SATA_LIVE_ONLY))
 
 
-def _replay_equals_live(r, share: Path, exporter: Path, dev: str, prefix: str,
+def replay_equals_live(r, share: Path, exporter: Path, dev: str, prefix: str,
                         skip: frozenset) -> None:
     d, dump = share / "d", share / "dump" / dev
     print(f"  (dump files: {sorted(p.name for p in dump.iterdir())})", flush=True)

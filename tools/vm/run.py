@@ -22,8 +22,9 @@ from pathlib import Path
 
 from qemu.qmp import QMPError
 
-from tools.vm import checks, faults, scenarios
+from tools.vm import boot, checks, faults, probe, scenarios
 from tools.vm.machine import Driver, Failure, Vm
+from tools.vm.margin import margin
 from tools.vm.work import work_folder
 
 IMAGES = ("nvme0", "nvme1", "nvme2", "sata0", "vscsi0")
@@ -155,7 +156,7 @@ def bench_report(report: checks.Report, share: Path) -> None:
 def main_boot(args, work: Path, share: Path, report: checks.Report) -> float:
     """The main boot (tests/vm/guest/main.sh); its wall time in seconds."""
     (share / "config").write_text(f"BENCH={1 if args.bench else 0}\n"
-                                  f"PROBE_RATE={checks.PROBE_RATE:g}\n")
+                                  f"PROBE_RATE={probe.PROBE_RATE:g}\n")
     vm = Vm(work, args.kernel, args.initrd, IMAGES, main_devices(work))
     md5_before = vm.image_md5s()
     timeout = args.timeout + (200 if args.bench else 0)
@@ -170,7 +171,7 @@ def main_boot(args, work: Path, share: Path, report: checks.Report) -> float:
     finally:
         vm.kill()
     seconds = time.monotonic() - started
-    checks.margin("vm run", timeout / max(seconds, 1e-3),
+    margin("vm run", timeout / max(seconds, 1e-3),
                   f"{seconds:.0f} s, deadline {timeout:g} s")
     # the images as QEMU left them, for probe.never_writes (kept for --recheck)
     (share / "p").mkdir(exist_ok=True)
@@ -219,7 +220,7 @@ def main() -> int:
     if "main" in chosen:
         seconds["main"] = main_boot(args, work, share, report)
     for sc in scenarios.chosen(chosen):
-        seconds[sc.name] = scenarios.boot(sc, args.kernel, args.initrd, work / sc.name, report)
+        seconds[sc.name] = boot.run(sc, args.kernel, args.initrd, work / sc.name, report)
     keep = args.keep or report.failed
     if not keep:
         shutil.rmtree(work, ignore_errors=True)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from tools.vm.probe import scsi_disks
 from tools.vm.prom import Sample, one, parse_exposition, select, show
+from tools.vm.replay import replay_equals_live
 from tools.vm.work import read_json
 
 # what run.py gives QEMU's scsi-hd, and what tests/vm/guest/lib.sh gives scsi_debug
@@ -208,7 +209,6 @@ DUMP_FILES = {
 
 
 def dump_and_replay(r, share: Path, exporter: Path) -> None:
-    from tools.vm.replay import _replay_equals_live
     for key, dev in sorted(scsi_disks(share).items()):
         d, dump = share / "d", share / "dump" / dev
         rc = (d / f"dump-{dev}.rc").read_text().strip() if (d / f"dump-{dev}.rc").exists() else "?"
@@ -219,7 +219,7 @@ def dump_and_replay(r, share: Path, exporter: Path) -> None:
                        f"exit status {rc}; missing {missing}; ATA files {ata}; has {files} "
                        f"(see d/dump-{dev}.out)"):
             continue
-        _replay_equals_live(r, share, exporter, dev, f"{dev}.", frozenset())
+        replay_equals_live(r, share, exporter, dev, f"{dev}.", frozenset())
 
 
 # smartctl -x's words for a log page the disk lacks, and the series the exporter
