@@ -19,7 +19,6 @@ Usage: python3 -m tools.ops.prometheus_e2e [path/to/ssd_exporter]
 """
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -30,6 +29,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from tools import ROOT, grafana
@@ -126,38 +126,19 @@ def exposition_names(text):
 
 def rules_for_zero(src, dst):
     """Copies a rules file with every `for:` duration set to 0s."""
-    text = Path(src).read_text()
-    dst.write_text(re.sub(r"(?m)^(\s+for:\s*)\S+", r"\g<1>0s", text))
+    doc = yaml.safe_load(Path(src).read_text())
+    for group in doc["groups"]:
+        for rule in group["rules"]:
+            if "for" in rule:
+                rule["for"] = "0s"
+    dst.write_text(yaml.safe_dump(doc, sort_keys=False, width=1 << 16))
 
 
 def rule_exprs(path):
-    """(name, expr) of every rule in a Prometheus rules file, read with a
-    small parser for the block scalars and plain values the files use."""
-    out = []
-    lines = Path(path).read_text().splitlines()
-    i = 0
-    name = None
-    while i < len(lines):
-        line = lines[i]
-        m = re.match(r"\s*- (alert|record):\s*(\S+)", line)
-        if m:
-            name = m.group(2)
-        m = re.match(r"(\s*)expr:\s*(.*)$", line)
-        if m:
-            indent, rest = len(m.group(1)), m.group(2)
-            if rest in ("|", ">", "|-", ">-"):
-                body = []
-                i += 1
-                while i < len(lines) and (
-                    not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > indent
-                ):
-                    body.append(lines[i].strip())
-                    i += 1
-                out.append((name, " ".join(body)))
-                continue
-            out.append((name, rest.strip().strip("'\"")))
-        i += 1
-    return out
+    """(name, expr) of every rule in a Prometheus rules file."""
+    doc = yaml.safe_load(Path(path).read_text())
+    return [(rule.get("alert") or rule.get("record"), rule["expr"])
+            for group in doc["groups"] for rule in group["rules"]]
 
 
 def metric_names(text):
