@@ -7,10 +7,12 @@ The convention:
 
 - Everything is run as a module from the repository root, never as a file
   path: ``python3 -m tools.ops.prometheus_e2e target/debug/ssd_exporter``,
-  ``python3 -m tools.grafana selftest``. From another directory, put the
-  repository root on ``PYTHONPATH`` (tests/vm/run.sh does, so that relative
-  paths in its arguments keep meaning what they meant in the caller's
-  directory).
+  ``python3 -m tools.grafana validate dashboards/*.json``. From another
+  directory, put the repository root on ``PYTHONPATH`` (tests/vm/run.sh
+  does, so that relative paths in its arguments keep meaning what they
+  meant in the caller's directory).
+- The tools' own tests are pytest modules in ``tools/tests/`` (``python3 -m
+  pytest`` from the root runs them).
 - No import cycles: a lower module never names a higher one
   (tools/tests/test_imports.py fails on a cycle, naming its modules).
 - Modules import each other through the package only
