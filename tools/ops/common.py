@@ -18,12 +18,12 @@ from tools import ROOT
 def run_module(module_file: str, *pytest_args: str) -> int:
     """The entry point of a check module: pytest on that module, with the
     binary under test from the command line (its first argument, else
-    target/debug/ssd_exporter), then the command line's further arguments
-    and `pytest_args`, for pytest."""
+    target/debug/ssd_exporter), then `pytest_args`, or else the command
+    line's further arguments, for pytest."""
     import pytest
     # -v: a line per check; -s: the figures and margins the checks print.
     return pytest.main([module_file, f"--exporter={exporter_binary()}", "-v", "-s",
-                        *sys.argv[2:], *pytest_args])
+                        *(pytest_args or sys.argv[2:])])
 
 
 def exporter_binary():
