@@ -31,13 +31,17 @@ Layout:
   writes dashboards/*.json and the panel table of dashboards/README.md.
 - ``tools.ops``: checks of the operators' kit against a built exporter
   (``prometheus_e2e``, ``vm_pipeline``, ``prometheus_tls``, ``web_limits``,
-  ``hung_opens``, ``bad_replay``, ``healthz_probe``), each ``python3 -m tools.ops.<check> [path/to/ssd_exporter]``;
-  ``tools.ops.common`` holds their shared helpers (the PASS/FAIL tally, the
-  binary under test, free ports, HTTP waits, starting Prometheus and
-  stopping what was started, test certificates).
+  ``web_hostile``, ``hostile_files``, ``hung_opens``, ``bad_replay``,
+  ``healthz_probe``), each a pytest module run as ``python3 -m
+  tools.ops.<check> [path/to/ssd_exporter] [pytest options]`` (the binary
+  reaches the tests as tools/conftest.py's ``exporter`` fixture);
+  ``tools.ops.common`` holds their shared helpers (the entry point, free
+  ports, HTTP waits, starting Prometheus and stopping what was started,
+  test certificates).
 - ``tools.vm``: the host side of the real-kernel QEMU tests
-  (``python3 -m tools.vm.run``, ``python3 -m tools.vm.peer``; tests/vm/run.sh
-  is the usual entry), with the checks, the exposition parser and the work
+  (``python3 -m tools.vm.run``, a pytest run: a test per boot, a subtest per
+  check; ``python3 -m tools.vm.peer``; tests/vm/run.sh is the usual entry),
+  with the checks, the look-ups over prometheus_client's parser and the work
   folder (``tools.vm.work``) they share; ``tools.vm.machine`` is the QEMU
   machine and stage protocol every boot uses, ``tools.vm.boot`` what a boot
   beside the main one is and how it runs, ``tools.vm.scenarios`` the list of
