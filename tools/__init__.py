@@ -26,9 +26,9 @@ Layout:
 - ``tools.grafana``: the shipped dashboards as data (queries, validation);
   used by ``tools.dashboards`` and ``tools.ops.prometheus_e2e``; CLI
   ``validate``, ``queries``, ``promql``, ``selftest``.
-- ``tools.dashboards``: the Grafana dashboards as code (``panels``,
-  ``fleet``, ``drive``); ``python3 -m tools.dashboards.generate [--check]``
-  writes dashboards/*.json and the panel table of dashboards/README.md.
+- ``tools.dashboards``: ``python3 -m tools.dashboards.generate [--check]``
+  writes dashboards/*.json from the mixin's jsonnet (mixin/dashboards/, the
+  dashboards' one source) and the panel table of dashboards/README.md.
 - ``tools.ops``: checks of the operators' kit against a built exporter
   (``prometheus_e2e``, ``vm_pipeline``, ``prometheus_tls``, ``web_limits``,
   ``web_hostile``, ``hostile_files``, ``hung_opens``, ``bad_replay``,
