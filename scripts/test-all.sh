@@ -9,9 +9,9 @@
 #   stage NAME: P passed, F failed, S skipped, I ignored, K known failing (exit E)
 # from the command's own closing "N passed, N failed[, N skipped]" line, or
 # for `cargo test` the sum of its "test result:" lines, or for pytest its
-# closing summary ("2 failed, 40 passed, 1 skipped, 1 xfailed in 3.1s":
-# errors and xpasses count as failed, skipped, xfailed and deselected tests
-# as skipped), or else 1 passed or 1 failed by its exit status; every "SKIP" line it printed counts as a
+# closing summary ("2 failed, 40 passed, 1 skipped, 1 xfailed, 9 subtests
+# passed in 3.1s": errors and xpasses count as failed, skipped, xfailed and
+# deselected tests as skipped, subtests as tests), or else 1 passed or 1 failed by its exit status; every "SKIP" line it printed counts as a
 # skip, every "KNOWN FAILING" line (a verdict contract listed as not met
 # yet) as known failing. The closing line is the sum of all stages. The run
 # fails on any failure and on any skip or ignored test: this script installs
@@ -78,15 +78,18 @@ stage() {
     /^test result:/ { cargo = 1; cp += $4; cf += $6; ci += $8; next }
     /^SKIP/ { skips++ }
     /^KNOWN FAILING/ { known++ }
-    # pytest: "=== 1 failed, 40 passed, 2 skipped, 1 xfailed, 1 error in 3.21s ==="
-    /^=* *[0-9]+ [a-z]+(, [0-9]+ [a-z]+)* in [0-9.]+s( \([0-9:]+\))? *=*$/ {
+    # pytest: "=== 1 failed, 40 passed, 2 skipped, 1 xfailed, 1 error in 3.21s ===";
+    # a test with subtests adds "N subtests passed" (a failed subtest is in
+    # "failed", and so is the test that holds it)
+    /^=* *[0-9]+ [a-z]+( [a-z]+)?(, [0-9]+ [a-z]+( [a-z]+)?)* in [0-9.]+s( \([0-9:]+\))? *=*$/ {
       p = f = s = 0; line = 1
       n = split($0, w, /[ ,=]+/)
       for (i = 1; i < n; i++) {
         if (w[i] !~ /^[0-9]+$/) continue
-        if (w[i + 1] == "passed") p += w[i]
-        else if (w[i + 1] ~ /^(failed|errors?|xpassed)$/) f += w[i]
-        else if (w[i + 1] ~ /^(skipped|xfailed|deselected)$/) s += w[i]
+        what = (w[i + 1] == "subtests") ? w[i + 2] : w[i + 1]
+        if (what == "passed") p += w[i]
+        else if (what ~ /^(failed|errors?|xpassed)$/) f += w[i]
+        else if (what ~ /^(skipped|xfailed|deselected)$/) s += w[i]
       }
       next
     }

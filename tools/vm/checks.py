@@ -125,18 +125,17 @@ def _fmt(labels: dict) -> str:
 
 
 class Report:
-    """Collects PASS/FAIL lines, printing each as it is decided."""
+    """The checks of one boot, each decided as a pytest subtest of that boot's test
+    (``tools.vm.run``): pytest prints and counts them."""
 
-    def __init__(self) -> None:
-        self.passed = 0
-        self.failed = 0
+    def __init__(self, subtests) -> None:
+        self.subtests = subtests
 
     def check(self, name: str, ok: bool, detail: str = "") -> bool:
-        print(f"PASS {name}" if ok else f"FAIL {name}: {detail}", flush=True)
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
+        """Passes or fails the check `name` (failing with `detail`); returns `ok`,
+        so that a check the next ones need can stop them."""
+        with self.subtests.test(msg=name):
+            assert ok, detail
         return ok
 
     # ---- during the run -----------------------------------------------------------

@@ -6,20 +6,25 @@ The main boot's guest (tests/vm/guest/main.sh) runs the exporter next to nvme-cl
 writes everything it sees into a 9p share; this script drives the emulated hardware over
 QMP at the points the guest asks for (stage-<name>.ready -> action -> stage-<name>.go),
 then compares the files. Then each boot of `scenarios.SCENARIOS` (other QEMU devices,
-modules and guest script: the SAS HBA) runs the same way, one after the other. Every wait has a deadline; the whole run has one too, and
-QEMU is killed on any failure. Output: one "PASS name" / "FAIL name: detail" line per
-check and a final "N passed, M failed"; exit status 0 only if nothing failed.
+modules and guest script: the SAS HBA) runs the same way, one after the other. Every
+wait has a deadline; the whole run has one too, and QEMU is killed on any failure.
+
+The run is a pytest run of this module: one test per boot, one subtest per check
+(``SUBPASSED[name]`` / ``SUBFAILED[name]`` with the detail), pytest's summary last;
+exit status 0 only if nothing failed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import time
 from pathlib import Path
 
+import pytest
 from qemu.qmp import QMPError
 
 from tools.vm import boot, checks, faults, probe, scenarios
@@ -183,8 +188,14 @@ def main_boot(args, work: Path, share: Path, report: checks.Report) -> float:
     return seconds
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+BOOTS = ["main"] + [sc.name for sc in scenarios.SCENARIOS]
+# main() hands its arguments to the test below through the environment.
+ARGS = "SSD_VM_RUN_ARGS"
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="python3 -m tools.vm.run",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--kernel", type=Path)
     ap.add_argument("--initrd", type=Path)
     ap.add_argument("--exporter", required=True, type=Path,
@@ -193,43 +204,69 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=900,
                     help="deadline for the main boot in seconds (default 900; "
                          "--bench adds 200); the other boots have their own")
-    boots = ["main"] + [sc.name for sc in scenarios.SCENARIOS]
-    ap.add_argument("--boot", action="append", choices=boots,
+    ap.add_argument("--boot", action="append", choices=BOOTS,
                     help="run only this boot (repeatable; default: all of "
-                         f"{', '.join(boots)})")
+                         f"{', '.join(BOOTS)})")
     ap.add_argument("--keep", type=Path, help="keep the work folder here (default: temp)")
     ap.add_argument("--recheck", type=Path, metavar="WORK",
                     help="no VM: only re-run the checks on the files of a kept run")
-    args = ap.parse_args()
-    chosen = args.boot or boots
-
-    if args.recheck:
-        report = checks.Report()
-        if "main" in chosen:
-            report.offline(args.recheck / "share", args.exporter)
-        for sc in scenarios.chosen(chosen):
-            sc.check(report, args.recheck / sc.name / "share")
-        print(f"{report.passed} passed, {report.failed} failed")
-        return 0 if report.failed == 0 else 1
-    if not args.kernel or not args.initrd:
+    args = ap.parse_args(argv)
+    if not args.recheck and (not args.kernel or not args.initrd):
         ap.error("--kernel and --initrd are required (except with --recheck)")
+    return args
 
-    work, share = work_folder(args.keep, "ssd-vm-")
-    report = checks.Report()
-    seconds = {}
-    if "main" in chosen:
-        seconds["main"] = main_boot(args, work, share, report)
-    for sc in scenarios.chosen(chosen):
-        seconds[sc.name] = boot.run(sc, args.kernel, args.initrd, work / sc.name, report)
-    keep = args.keep or report.failed
-    if not keep:
-        shutil.rmtree(work, ignore_errors=True)
-    sys.stdout.flush()
-    walls = ", ".join(f"{name} {t:.1f} s" for name, t in seconds.items())
-    print(f"vm: {walls}" + (f"; files kept in {work}" if keep else ""),
-          file=sys.stderr, flush=True)
-    print(f"{report.passed} passed, {report.failed} failed")
-    return 0 if report.failed == 0 else 1
+
+def _given() -> argparse.Namespace | None:
+    return parse_args(json.loads(os.environ[ARGS])) if ARGS in os.environ else None
+
+
+@pytest.fixture(scope="module")
+def run_args() -> argparse.Namespace:
+    args = _given()
+    if args is None:
+        pytest.fail("run as python3 -m tools.vm.run ... (tests/vm/run.sh)")
+    return args
+
+
+@pytest.fixture(scope="module")
+def work(run_args, request):
+    """The run's work folder: the kept run's with --recheck; else new (--keep, or
+    a temporary one, removed after the boots unless a check failed)."""
+    if run_args.recheck:
+        yield run_args.recheck
+        return
+    folder, _ = work_folder(run_args.keep, "ssd-vm-")
+    yield folder
+    if run_args.keep or request.session.testsfailed:
+        print(f"vm: files kept in {folder}", file=sys.stderr, flush=True)
+    else:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize("name", (_given() and _given().boot) or BOOTS)
+def test_boot(name, run_args, work, subtests):
+    """One boot and its checks (each a subtest); with --recheck the checks only."""
+    report = checks.Report(subtests)
+    sc = None if name == "main" else next(s for s in scenarios.SCENARIOS if s.name == name)
+    if run_args.recheck:
+        if sc is None:
+            report.offline(work / "share", run_args.exporter)
+        else:
+            sc.check(report, work / name / "share")
+        return
+    if sc is None:
+        seconds = main_boot(run_args, work, work / "share", report)
+    else:
+        seconds = boot.run(sc, run_args.kernel, run_args.initrd, work / name, report)
+    print(f"vm: {name} {seconds:.1f} s", file=sys.stderr, flush=True)
+
+
+def main() -> int:
+    """The boots as a pytest run of this module: one test per boot, one subtest per
+    check."""
+    parse_args(sys.argv[1:])  # a usage error before pytest starts
+    os.environ[ARGS] = json.dumps(sys.argv[1:])
+    return pytest.main([__file__, "-v", "-s", "--tb=short"])
 
 
 if __name__ == "__main__":
