@@ -7,7 +7,9 @@
 #   - every alert has a test case where it fires and one where it does not,
 #   - every recording rule is queried by a test.
 # Runs from any directory. Needs promtool (PROMTOOL=... to choose one) and
-# python3 (standard library only). Exit status 0 only if every check passed.
+# python3; the Python checks run in the tools' virtual environment
+# (scripts/tools-venv.sh makes it once). Exit status 0 only if every check
+# passed.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -23,6 +25,7 @@ if ! command -v python3 >/dev/null 2>&1; then
     echo "FAIL: python3 not found (needed for the runbook and test coverage checks)" >&2
     exit 2
 fi
+python="$("$root/scripts/tools-venv.sh")/bin/python"
 
 cd "$root"
 rule_files=(alerts/ssd_exporter.rules.yml alerts/fleet.rules.yml)
@@ -52,17 +55,17 @@ done
 run "promtool test rules alerts/tests/*.yml (${#test_files[@]} files)" \
     "$promtool" test rules "${test_files[@]}"
 run "rules use only metrics in docs/metrics.md" \
-    python3 -m tools.alerts_lint metrics "${rule_files[@]}"
+    "$python" -m tools.alerts_lint metrics "${rule_files[@]}"
 run "rules name only problems in docs/metrics.md" \
-    python3 -m tools.alerts_lint problems "${rule_files[@]}"
+    "$python" -m tools.alerts_lint problems "${rule_files[@]}"
 for f in "${rule_files[@]}"; do
     run "every runbook_url anchor in $f is the alert's heading in docs/runbooks.md" \
-        python3 -m tools.alerts_lint runbooks "$f"
+        "$python" -m tools.alerts_lint runbooks "$f"
     run "every alert in $f has a firing and a non-firing test case" \
-        python3 -m tools.alerts_lint alert-tests "$f" "${test_files[@]}"
+        "$python" -m tools.alerts_lint alert-tests "$f" "${test_files[@]}"
 done
 run "every recording rule is queried by a test" \
-    python3 -m tools.alerts_lint record-tests alerts/fleet.rules.yml "${test_files[@]}"
+    "$python" -m tools.alerts_lint record-tests alerts/fleet.rules.yml "${test_files[@]}"
 
 echo
 if ((${#failed[@]} == 0)); then

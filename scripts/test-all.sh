@@ -8,8 +8,10 @@
 # (all stages run, whatever an earlier one did) and prints one line
 #   stage NAME: P passed, F failed, S skipped, I ignored, K known failing (exit E)
 # from the command's own closing "N passed, N failed[, N skipped]" line, or
-# for `cargo test` the sum of its "test result:" lines, or else 1 passed or
-# 1 failed by its exit status; every "SKIP" line it printed counts as a
+# for `cargo test` the sum of its "test result:" lines, or for pytest its
+# closing summary ("2 failed, 40 passed, 1 skipped, 1 xfailed, 9 subtests
+# passed in 3.1s": errors and xpasses count as failed, skipped, xfailed and
+# deselected tests as skipped, subtests as tests), or else 1 passed or 1 failed by its exit status; every "SKIP" line it printed counts as a
 # skip, every "KNOWN FAILING" line (a verdict contract listed as not met
 # yet) as known failing. The closing line is the sum of all stages. The run
 # fails on any failure and on any skip or ignored test: this script installs
@@ -22,6 +24,10 @@ cd "$(dirname "$0")/.."
 export SSD_VM_CACHE=${SSD_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ssd_exporter-vm}
 
 need=()
+command -v python3 >/dev/null || need+=(python3)
+# the tools' virtual environment (scripts/tools-venv.sh)
+python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)
+command -v flock >/dev/null || need+=(util-linux)
 command -v promtool >/dev/null || need+=(prometheus)
 command -v jsonnet >/dev/null || need+=(jsonnet)
 command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
@@ -46,6 +52,14 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
+# The Python tools (tools/) run in a virtual environment made from
+# tools/requirements.lock (pytest, PyYAML, prometheus_client, qemu.qmp; every
+# version and hash pinned), kept outside the checkout and reused while the
+# lock is unchanged. With its bin/ first on PATH, every python3 below (also
+# in alerts/check.sh, tests/vm/run.sh and tests/ops/) is the venv's.
+tools_venv=$(scripts/tools-venv.sh)
+export PATH="$tools_venv/bin:$PATH"
+
 # One line "passed failed skipped ignored known-failing" per stage.
 stages=$(mktemp)
 trap 'rm -f "$stages" "$stages.new"' EXIT
@@ -64,6 +78,21 @@ stage() {
     /^test result:/ { cargo = 1; cp += $4; cf += $6; ci += $8; next }
     /^SKIP/ { skips++ }
     /^KNOWN FAILING/ { known++ }
+    # pytest: "=== 1 failed, 40 passed, 2 skipped, 1 xfailed, 1 error in 3.21s ===";
+    # a test with subtests adds "N subtests passed" (a failed subtest is in
+    # "failed", and so is the test that holds it)
+    /^=* *[0-9]+ [a-z]+( [a-z]+)?(, [0-9]+ [a-z]+( [a-z]+)?)* in [0-9.]+s( \([0-9:]+\))? *=*$/ {
+      p = f = s = 0; line = 1
+      n = split($0, w, /[ ,=]+/)
+      for (i = 1; i < n; i++) {
+        if (w[i] !~ /^[0-9]+$/) continue
+        what = (w[i + 1] == "subtests") ? w[i + 2] : w[i + 1]
+        if (what == "passed") p += w[i]
+        else if (what ~ /^(failed|errors?|xpassed)$/) f += w[i]
+        else if (what ~ /^(skipped|xfailed|deselected)$/) s += w[i]
+      }
+      next
+    }
     match($0, /[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?/) {
       n = split(substr($0, RSTART, RLENGTH), w, /[ ,]+/)
       p = w[1]; f = w[3]; s = (n >= 6 ? w[5] : 0); line = 1
@@ -85,13 +114,15 @@ stage() {
 stage "cargo fmt --check" cargo fmt --all -- --check
 stage "cargo clippy" cargo clippy --all-targets --quiet -- -D warnings
 stage "cargo doc (broken intra-doc links fail)" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
-stage "benchmark referee: tools/syscall_latency.py on a hand-made trace" \
-  python3 -m tools.syscall_latency --selftest
+# The tools' own tests: the benchmark referee (tools/syscall_latency.py) on a
+# hand-made trace, tools/grafana.py's substitution and validation, and no
+# import cycle in tools/.
+stage "python tools: benchmark referee, grafana checks, no import cycle (pytest tools/tests)" \
+  python3 -m pytest
 stage "real kernel: QEMU with emulated NVMe and SATA under the Debian kernel" tests/vm/run.sh
 stage "alert rules" alerts/check.sh
 stage "monitoring mixin: rendered rules, a site's _config, PrometheusRule, thresholds" \
   python3 -m tools.mixin.checks
-stage "grafana selftest" python3 -m tools.grafana selftest
 stage "dashboards validate" python3 -m tools.grafana validate dashboards/*.json
 stage "dashboards generated" python3 -m tools.dashboards.generate --check
 stage "cargo build" cargo build --quiet --bin ssd_exporter

@@ -7,14 +7,14 @@ alerts/check.sh). From the repository root:
     python3 -m tools.alerts_lint record-tests RECORD_RULES TESTS... each recording rule is queried by a test
     python3 -m tools.alerts_lint problems     RULES...              problem="..." names are in docs/metrics.md
 
-Standard library only, so it runs wherever promtool does. The rule and test
-files are read line by line in the layout they are written in (one key per
-line, block lists), which is all these checks need.
+The rule and test files are read with PyYAML, as promtool reads them.
 """
 
 import re
 import sys
 from pathlib import Path
+
+import yaml
 
 from tools import ROOT
 
@@ -26,9 +26,22 @@ RUNBOOK_BASE = "https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runb
 NOT_METRICS = {"ssd_exporter", "ssd_exporter_fleet", "ssd_exporter_fail_slow"}
 
 
-def code_lines(path):
-    """Lines of a YAML file without comment lines."""
-    return [l for l in Path(path).read_text().splitlines() if not l.lstrip().startswith("#")]
+def load(path) -> dict:
+    return yaml.safe_load(Path(path).read_text()) or {}
+
+
+def strings(node) -> list[str]:
+    """Every string in a loaded YAML document, keys and values."""
+    if isinstance(node, dict):
+        return [s for k, v in node.items() for s in strings(k) + strings(v)]
+    if isinstance(node, list):
+        return [s for item in node for s in strings(item)]
+    return [node] if isinstance(node, str) else []
+
+
+def text(path) -> str:
+    """The strings of a rule file (no comments), one a line."""
+    return "\n".join(strings(load(path)))
 
 
 def github_anchor(heading):
@@ -49,21 +62,16 @@ def runbook_anchors():
 
 
 def rules(path, kind):
-    """(name, lines) per rule of `kind` ("alert" or "record")."""
-    out = []
-    for line in code_lines(path):
-        if m := re.match(r"\s*-\s+(alert|record):\s*(\S+)", line):
-            out.append((m.group(1), m.group(2), []))
-        elif out:
-            out[-1][2].append(line)
-    return [(name, body) for k, name, body in out if k == kind]
+    """(name, rule) per rule of `kind` ("alert" or "record")."""
+    return [(r[kind], r) for g in load(path).get("groups") or [] for r in g.get("rules") or []
+            if kind in r]
 
 
 def check_metrics(paths):
     documented = set(re.findall(r"\bssd_[a-z0-9_]+", METRICS_DOC.read_text()))
     errors = []
     for path in paths:
-        used = set(re.findall(r"\bssd_[a-z0-9_]+", "\n".join(code_lines(path))))
+        used = set(re.findall(r"\bssd_[a-z0-9_]+", text(path)))
         for name in sorted(used - documented - NOT_METRICS):
             # a histogram's series are documented under its family's name
             if re.sub(r"_(bucket|sum|count)$", "", name) in documented:
@@ -79,7 +87,7 @@ def check_problems(paths):
     documented = set(re.findall(r"`([a-z0-9_]+)`", METRICS_DOC.read_text()))
     errors = []
     for path in paths:
-        for m in re.finditer(r'\bproblem=~?"([^"]*)"', "\n".join(code_lines(path))):
+        for m in re.finditer(r'\bproblem=~?"([^"]*)"', text(path)):
             for name in m.group(1).split("|"):
                 if name not in documented:
                     errors.append(f"{path}: problem {name!r} is not a problem in docs/metrics.md")
@@ -88,12 +96,11 @@ def check_problems(paths):
 
 def check_runbooks(path):
     anchors, errors = runbook_anchors(), []
-    for name, body in rules(path, "alert"):
-        urls = [m.group(1) for l in body if (m := re.match(r"\s*runbook_url:\s*(\S+)", l))]
-        if len(urls) != 1:
-            errors.append(f"{name}: {len(urls)} runbook_url annotations, want 1")
+    for name, rule in rules(path, "alert"):
+        url = (rule.get("annotations") or {}).get("runbook_url")
+        if not url:
+            errors.append(f"{name}: no runbook_url annotation")
             continue
-        url = urls[0].strip("'\"")
         want = RUNBOOK_BASE + github_anchor(name)
         if url != want:
             errors.append(f"{name}: runbook_url is {url}, want {want}")
@@ -102,42 +109,15 @@ def check_runbooks(path):
     return errors
 
 
+def tests(paths) -> list[dict]:
+    """The test groups (`tests:` items) of promtool test files."""
+    return [group for path in paths for group in load(path).get("tests") or []]
+
+
 def alert_test_cases(paths):
     """(alertname, fires) per alert_rule_test item in the test files."""
-    cases = []
-    for path in paths:
-        lines = code_lines(path)
-        block_indent = item_indent = None
-        for i, line in enumerate(lines):
-            if not line.strip():
-                continue
-            indent = len(line) - len(line.lstrip())
-            if re.match(r"\s*-?\s*alert_rule_test:\s*$", line):
-                block_indent, item_indent = indent, None
-                continue
-            if block_indent is None:
-                continue
-            item = line.lstrip().startswith("- ")
-            if item_indent is None:
-                if not (item and indent >= block_indent):
-                    block_indent = None
-                    continue
-                item_indent = indent
-            if indent < item_indent or (indent == item_indent and not item):
-                block_indent = None
-                continue
-            if indent == item_indent:
-                cases.append([None, False])
-            if m := re.search(r"\balertname:\s*(\S+)", line):
-                cases[-1][0] = m.group(1).strip("'\"")
-            elif m := re.search(r"\bexp_alerts:\s*(.*)$", line):
-                inline = m.group(1).strip()
-                if inline:
-                    cases[-1][1] = inline not in ("[]", "null", "~")
-                else:
-                    following = next((l for l in lines[i + 1 :] if l.strip()), "")
-                    cases[-1][1] = following.lstrip().startswith("- ")
-    return [(name, fires) for name, fires in cases if name]
+    return [(case["alertname"], bool(case.get("exp_alerts")))
+            for group in tests(paths) for case in group.get("alert_rule_test") or []]
 
 
 def check_alert_tests(rules_path, test_paths):
@@ -151,11 +131,12 @@ def check_alert_tests(rules_path, test_paths):
 
 
 def check_record_tests(rules_path, test_paths):
-    text = "\n".join(l for p in test_paths for l in code_lines(p) if "expr:" in l)
+    exprs = "\n".join(case["expr"] for group in tests(test_paths)
+                      for case in group.get("promql_expr_test") or [])
     return [
         f"{name}: no promql_expr_test queries it"
         for name, _ in rules(rules_path, "record")
-        if not re.search(re.escape(name) + r"(?![\w:])", text)
+        if not re.search(re.escape(name) + r"(?![\w:])", exprs)
     ]
 
 

@@ -1,7 +1,7 @@
 """The shipped Grafana dashboards as data: their queries, ready to run against
 a real Prometheus, and the structural checks an import relies on.
 
-Library (Python 3.11, stdlib only):
+Library:
 
 - ``panels(path)``: every (dashboard uid, panel title, refId, expr), rows and
   collapsed rows walked, hidden targets left out;
@@ -16,7 +16,7 @@ CLI, from the repository root::
     python3 -m tools.grafana validate dashboards/*.json
     python3 -m tools.grafana queries dashboards/*.json --instance REGEX --device REGEX
     python3 -m tools.grafana promql dashboards/*.json --url http://127.0.0.1:9090 ...
-    python3 -m tools.grafana selftest
+    python3 -m tools.grafana selftest   # = pytest tools/tests/test_grafana.py
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ import sys
 import urllib.error
 import urllib.parse
 import urllib.request
+
+from tools import ROOT
 
 DATASOURCE = "${datasource}"
 # Series that belong to the exporter, not to a drive: no `device` label.
@@ -311,101 +313,6 @@ def promql(url: str, expr: str, timeout: float = 10.0) -> tuple[str, str, int]:
     return "success", "", len(body["data"]["result"] or [])
 
 
-# ---------------------------------------------------------------- self-test
-
-
-def selftest() -> list[str]:
-    failures: list[str] = []
-
-    def expect(what, got, want):
-        if got != want:
-            failures.append(f"{what}: got {got!r}, want {want!r}")
-
-    expect("substitute forms",
-           substitute('rate(ssd_media_errors_total{instance=~"$instance",'
-                      'device=~"${device}"}[$__rate_interval])', "h.*", "nvme0|sda"),
-           'rate(ssd_media_errors_total{instance=~"h.*",device=~"nvme0|sda"}[1m])')
-    expect("substitute ranges",
-           substitute("increase(x[$__range]) / $__range_s + $__interval_ms"
-                      " + ${instance:regex}", "a", "b", rate_interval="2m",
-                      range_="1h30m"),
-           "increase(x[1h30m]) / 5400 + 120000 + a")
-    expect("substitute keeps a regex anchor",
-           substitute('ssd_device_up{device=~"nvme.*$"}', "a", "b"),
-           'ssd_device_up{device=~"nvme.*$"}')
-    for bad in ('ssd_device_up{device=~"$devices"}', "rate(x[${window}])",
-                "x[$__rate_interval]"):
-        try:
-            got = substitute(bad, "a", "b", rate_interval="90")
-        except SubstitutionError:
-            continue
-        failures.append(f"substitute({bad!r}) gave {got!r}, want an error")
-    expect("metric_names histogram",
-           metric_names('histogram_quantile(0.99, sum by (le) (rate('
-                        'ssd_probe_latency_seconds_bucket{op="read"}[5m])))'),
-           {"ssd_probe_latency_seconds_bucket"})
-    expect("metric_names join",
-           metric_names('ssd_health_problem{device=~"ssd_x"} * on(instance, device, serial)'
-                        ' group_left(model, firmware) ssd_device_info'),
-           {"ssd_health_problem", "ssd_device_info"})
-    expect("metric_names arithmetic",
-           metric_names("time()-ssd_last_poll_timestamp_seconds{a='ssd_no'}"),
-           {"ssd_last_poll_timestamp_seconds"})
-    expect("family", [family("ssd_probe_latency_seconds_bucket"),
-                      family("ssd_probe_ios_total"), family("ssd_x_count")],
-           ["ssd_probe_latency_seconds", "ssd_probe_ios_total", "ssd_x_count"])
-    expect("unfiltered",
-           unfiltered('ssd_device_up{instance=~"$instance"} + '
-                      'ssd_exporter_devices{instance=~"$instance"} + ssd_polls_total'),
-           ['ssd_device_up lacks device=~"$device"',
-            'ssd_polls_total lacks instance=~"$instance", device=~"$device"'])
-    failures += _selftest_validate()
-    return failures
-
-
-def _selftest_validate() -> list[str]:
-    """A minimal good dashboard passes; each defect is reported."""
-    ds = {"type": "prometheus", "uid": DATASOURCE}
-    good_expr = 'ssd_device_up{instance=~"$instance", device=~"$device"}'
-
-    def panel(pid, title, y, expr=good_expr, datasource=ds):
-        return {"id": pid, "type": "stat", "title": title, "datasource": datasource,
-                "gridPos": {"x": 0, "y": y, "w": 12, "h": 4},
-                "targets": [{"refId": "A", "expr": expr}]}
-
-    def dash(panel_list):
-        return {"uid": "u", "title": "t",
-                "__inputs": [{"name": "DS_PROMETHEUS", "type": "datasource",
-                              "pluginId": "prometheus"}],
-                "__requires": [{"type": "datasource", "id": "prometheus"}],
-                "templating": {"list": [
-                    {"name": "datasource", "type": "datasource", "query": "prometheus"},
-                    {"name": "instance", "datasource": ds},
-                    {"name": "device", "datasource": ds}]},
-                "panels": panel_list}
-
-    failures = []
-    ok = validate_dashboard(dash([panel(1, "a", 0), {
-        "id": 2, "type": "row", "title": "r", "collapsed": True,
-        "gridPos": {"x": 0, "y": 4, "w": 24, "h": 1}, "panels": [panel(3, "b", 5)]}]))
-    if ok:
-        failures.append(f"validate flags a good dashboard: {ok}")
-    cases = {
-        "id used twice": [panel(1, "a", 0), panel(1, "b", 4)],
-        "title used twice": [panel(1, "a", 0), panel(2, "a", 4)],
-        "overlap": [panel(1, "a", 0), panel(2, "b", 2)],
-        "datasource is not": [panel(1, "a", 0, datasource={"uid": "prom"})],
-        "no target with an expr": [panel(1, "a", 0, expr="")],
-        'lacks device=~"$device"': [panel(1, "a", 0, expr='ssd_device_up{instance=~"$instance"}')],
-        "no value for $job": [panel(1, "a", 0, expr=good_expr + ' + up{job="$job"}')],
-    }
-    for want, panel_list in cases.items():
-        got = validate_dashboard(dash(panel_list))
-        if not any(want in g for g in got):
-            failures.append(f"validate missed {want!r}: {got}")
-    return failures
-
-
 # ---------------------------------------------------------------- CLI
 
 
@@ -423,13 +330,12 @@ def main(argv: list[str]) -> int:
         q.add_argument("--range", default="1h", dest="range_")
         if name == "promql":
             q.add_argument("--url", required=True, help="Prometheus base URL")
-    sub.add_parser("selftest", help="check this module against hand-written cases")
+    sub.add_parser("selftest", help="its tests (pytest tools/tests/test_grafana.py)")
     args = ap.parse_args(argv)
 
     if args.cmd == "selftest":
-        failures = selftest()
-        print("\n".join(failures) if failures else "selftest: ok")
-        return 1 if failures else 0
+        import pytest
+        return pytest.main([str(ROOT / "tools/tests/test_grafana.py")])
     if args.cmd == "validate":
         problems = [p for f in args.files for p in validate(f)]
         print("\n".join(problems) if problems else f"{len(args.files)} dashboards: ok")

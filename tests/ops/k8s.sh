@@ -108,6 +108,8 @@ for k in kubernetes kubernetes-privileged; do
     fi
 done
 
+# tools/ops/healthz_probe.py runs in the tools' venv (scripts/tools-venv.sh).
+TOOLS_PYTHON=$("$repo/scripts/tools-venv.sh")/bin/python \
 REPO=$repo RENDERED=$rendered EXPORTER=$exporter_bin \
 K8S_VERSIONS=$k8s_versions "$venv/bin/python" - <<'PY'
 import copy
@@ -495,7 +497,7 @@ if exporter:
         probes = [{"name": p, "path": exporter_ctr[p]["httpGet"]["path"],
                    "timeout": exporter_ctr[p].get("timeoutSeconds", 1)}
                   for p in ("livenessProbe", "readinessProbe")]
-        run = subprocess.run(["python3", "-m", "tools.ops.healthz_probe", exporter,
+        run = subprocess.run([os.environ["TOOLS_PYTHON"], "-m", "tools.ops.healthz_probe", exporter,
                               json.dumps(probes)],
                              cwd=repo, capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, (run.stdout + run.stderr).strip()

@@ -5,7 +5,7 @@
 #   tests/vm/run.sh [--bench] [tools/vm/run.py options...]
 #   tests/vm/run.sh --peer <nvme-exporter binary> [tools/vm/peer.py options...]   (issue 13)
 #
-# The host side is the Python package tools (tools/vm), run as python3 -m tools.vm.run
+# The host side is the Python package tools (tools/vm), run as python -m tools.vm.run
 # (or tools.vm.peer) with the repository root on PYTHONPATH, so that relative paths
 # in the options (--keep DIR, --recheck DIR) keep meaning the caller's directory.
 #
@@ -34,8 +34,10 @@ INITRD=$CACHE/initrd-$TREE${PEER:+-peer}.cpio.gz
 SSD_VM_PEER=$PEER SSD_VM_CACHE=$CACHE SSD_VM_KERNEL_DIR=$KDIR SSD_VM_KERNEL_VERSION=$KVER \
     "$HERE/build-initramfs.sh" "$EXPORTER" "$INITRD"
 
+# The tools' virtual environment (prometheus_client, qemu.qmp; scripts/tools-venv.sh).
+PYTHON=$("$REPO/scripts/tools-venv.sh")/bin/python
 export PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}"
-[ -z "$PEER" ] || exec python3 -m tools.vm.peer --kernel "$KDIR/boot/vmlinuz-$KVER" \
+[ -z "$PEER" ] || exec "$PYTHON" -m tools.vm.peer --kernel "$KDIR/boot/vmlinuz-$KVER" \
     --initrd "$INITRD" --peer "$PEER" "$@"
-exec python3 -m tools.vm.run --kernel "$KDIR/boot/vmlinuz-$KVER" --initrd "$INITRD" \
+exec "$PYTHON" -m tools.vm.run --kernel "$KDIR/boot/vmlinuz-$KVER" --initrd "$INITRD" \
     --exporter "$EXPORTER" "$@"

@@ -1,3 +1,3 @@
-"""The Grafana dashboards as code: ``panels`` (the building blocks),
-``fleet`` and ``drive`` (the two dashboards); ``python3 -m
-tools.dashboards.generate [--check]`` writes dashboards/*.json."""
+"""The Grafana dashboards' files: ``python3 -m tools.dashboards.generate
+[--check]`` writes dashboards/*.json, rendered from the monitoring mixin's
+jsonnet (mixin/dashboards/), and the panel table of dashboards/README.md."""

@@ -1,7 +1,6 @@
-"""Checks of the monitoring mixin (mixin/), one PASS/FAIL line each and a
-closing "mixin: N passed, M failed":
+"""Checks of the monitoring mixin (mixin/), one pytest test each:
 
-    python3 -m tools.mixin.checks
+    python3 -m tools.mixin.checks [pytest options]
 
   a. alerts/*.rules.yml are what mixin/ renders with the default _config.
   b. Rendered with a site's _config (ssdExporterSelector 'job="node-ssd"',
@@ -21,7 +20,7 @@ closing "mixin: N passed, M failed":
      docs/configuration.md's table and in examples/config.yml.
   e. The jsonnet is as jsonnetfmt writes it.
 
-Needs jsonnet and promtool (PROMTOOL=... to choose one); standard library only.
+Needs jsonnet and promtool (PROMTOOL=... to choose one).
 """
 
 from __future__ import annotations
@@ -32,8 +31,9 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+import pytest
 
 from tools import ROOT
 from tools.mixin import render
@@ -51,24 +51,6 @@ SAME_AS_EXPORTER = {
     # SsdWearCritical pages before the verdict's wear_out, never after it.
     "wearCriticalRatio": ("wear_critical", "<="),
 }
-
-
-class Tally:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def __call__(self, name: str, problems: list[str]) -> None:
-        if problems:
-            self.failed += 1
-            print(f"FAIL  {name}")
-            for p in problems[:20]:
-                print(f"      {p}")
-            if len(problems) > 20:
-                print(f"      ... and {len(problems) - 20} more")
-        else:
-            self.passed += 1
-            print(f"PASS  {name}")
 
 
 def promtool() -> str:
@@ -324,30 +306,40 @@ def check_format() -> list[str]:
     return []
 
 
+def _none(problems: list[str]) -> None:
+    assert not problems, "\n".join(problems[:20]) + (
+        f"\n... and {len(problems) - 20} more" if len(problems) > 20 else "")
+
+
+def test_rules_are_what_mixin_renders():
+    """render --check: alerts/*.rules.yml are what mixin/ renders."""
+    _none(check_committed())
+
+
+def test_site_config(tmp_path):
+    """A custom _config (job="node-ssd", cluster="eu1", failSlowFactor 4): loads,
+    passes tests/mixin/site_test.yml, every ssd_* selector of rules and dashboards
+    has the cluster, nothing else changed."""
+    _none(check_custom(tmp_path))
+
+
+def test_prometheusrule(tmp_path):
+    """tests/mixin/prometheusrule.jsonnet: a PrometheusRule whose spec passes promtool."""
+    _none(check_prometheusrule(tmp_path))
+
+
+def test_thresholds_are_the_exporters():
+    """_config thresholds are the exporter's health: defaults."""
+    _none(check_thresholds())
+
+
+def test_jsonnet_is_formatted():
+    """mixin/ and tests/mixin/ jsonnet is jsonnetfmt-formatted."""
+    _none(check_format())
+
+
 def main() -> int:
-    tally = Tally()
-    tmp = Path(tempfile.mkdtemp(prefix="ssd-mixin-"))
-    try:
-        for name, fn in [
-            ("render --check: alerts/*.rules.yml are what mixin/ renders", check_committed),
-            ("custom _config (job=\"node-ssd\", cluster=\"eu1\", failSlowFactor 4): loads, "
-             "passes tests/mixin/site_test.yml, every ssd_* selector of rules and dashboards "
-             "has the cluster, nothing else changed",
-             lambda: check_custom(tmp)),
-            ("tests/mixin/prometheusrule.jsonnet: a PrometheusRule whose spec passes promtool",
-             lambda: check_prometheusrule(tmp)),
-            ("_config thresholds are the exporter's health: defaults", check_thresholds),
-            ("mixin/ and tests/mixin/ jsonnet is jsonnetfmt-formatted", check_format),
-        ]:
-            try:
-                problems = fn()
-            except (render.RenderError, OSError, ValueError, KeyError, subprocess.CalledProcessError) as e:
-                problems = [f"{type(e).__name__}: {e}"]
-            tally(name, problems)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    print(f"mixin: {tally.passed} passed, {tally.failed} failed")
-    return 1 if tally.failed else 0
+    return pytest.main([__file__, *sys.argv[1:]])
 
 
 if __name__ == "__main__":

@@ -10,9 +10,10 @@ Prometheus and vmalert load:
 alerts/ssd_exporter.rules.yml is the mixin's prometheusAlerts and
 alerts/fleet.rules.yml its prometheusRules, both with the default _config.
 Edit mixin/ and re-render, never the YAML. Needs the `jsonnet` binary
-(Debian: apt-get install jsonnet); standard library only, so the YAML is
-written here: block scalars for multi-line strings, folded ones for
-descriptions, quotes where a plain scalar would be read otherwise.
+(Debian: apt-get install jsonnet). The YAML is written here, for reading:
+block scalars for multi-line strings, folded ones for descriptions, quotes
+where a plain scalar would be read otherwise; PyYAML reads every file back
+and it must be the mixin's value.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import yaml
 
 from tools import ROOT
 
@@ -213,8 +216,13 @@ def rule_file(field: str, doc: dict) -> str:
     name, title, source = OUTPUTS[field]
     text = HEADER.format(title=title, source=source) + to_yaml(doc)
     # A blank line before each rule but the first of its group, for reading.
-    return re.sub(r"\n(      - (?:alert|record): )", r"\n\n\1", text).replace(
+    text = re.sub(r"\n(      - (?:alert|record): )", r"\n\n\1", text).replace(
         "rules:\n\n", "rules:\n")
+    # The YAML is written here for reading (block scalars, folded descriptions);
+    # PyYAML reads it back as Prometheus will, and it must be the mixin's value.
+    if yaml.safe_load(text) != doc:
+        raise RenderError(f"{name}: the written YAML does not read back as the mixin's rules")
+    return text
 
 
 def render_all(config: str = "{}") -> dict[str, str]:

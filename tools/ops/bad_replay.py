@@ -18,9 +18,8 @@ The two waits on the clock (the first counted failure within 10 s; at least
 2 polls in the 10 s watched, at --poll.interval=1s: 9 or 10 seen on a loaded
 2-core machine) print their margin on every run.
 
-Usage: python3 -m tools.ops.bad_replay [path/to/ssd_exporter]
-(default target/debug/ssd_exporter). Python 3.11 standard library only.
-Prints PASS/FAIL lines and "N passed, N failed"; exits 1 on a failure.
+Usage: python3 -m tools.ops.bad_replay [path/to/ssd_exporter] [pytest options]
+(default target/debug/ssd_exporter): a pytest module, one test per check.
 """
 
 import os
@@ -28,16 +27,16 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from tools import ROOT
-from tools.ops.common import Checks, exporter_binary, free_port, stop_all
+from tools.ops.common import free_port, run_module, stop_all
 
 FIXTURE = ROOT / "tests/fixtures/nvme/kingston-dc2000b/nvme0"
-check = Checks()
 
 
 def scrape(port):
@@ -62,9 +61,11 @@ def rss_kib(pid):
     return int(re.search(r"^VmRSS:\s+(\d+) kB", status, re.M).group(1))
 
 
-def main():
-    binary = exporter_binary()
-    tmp = Path(tempfile.mkdtemp(prefix="ssd-bad-replay-"))
+@pytest.fixture(scope="module")
+def run(exporter, tmp_path_factory):
+    """The two copies replayed for 10 polls after the first counted failure:
+    the last scrape, the counts and RSS seen, and the exporter's log."""
+    tmp = tmp_path_factory.mktemp("bad-replay")
     good, bad = tmp / "good/nvme0", tmp / "bad/nvme9"
     shutil.copytree(FIXTURE, good)
     shutil.copytree(FIXTURE, bad)
@@ -76,7 +77,7 @@ def main():
     log = open(log_path, "w")
     proc = subprocess.Popen(
         [
-            str(binary),
+            str(exporter),
             f"--web.listen-address=127.0.0.1:{port}",
             "--poll.interval=1s",
             "--probe.disable",
@@ -106,36 +107,56 @@ def main():
             time.sleep(1)
             text = scrape(port)
             peak = max(peak, rss_kib(proc.pid))
-        last = value(text, "ssd_poll_errors_total", device="nvme9", source="smart_log") or 0
         polls = (value(text, "ssd_polls_total", device="nvme9") or 0) - polls0
         print(f"MARGIN polls in the 10 s watched: {polls / 2:.1f}x ({polls:.0f}, at least 2 wanted)")
-        ocp = value(text, "ssd_poll_errors_total", device="nvme9", source="ocp_log") or 0
-        check(first >= 1 and polls >= 2 and last - first == polls,
-              f"smart_log failures counted once per poll ({first:.0f} -> {last:.0f} "
-              f"over {polls:.0f} polls)")
-        check(ocp >= 1, f"the oversized ocp page counted too ({ocp:.0f})")
-        check(value(text, "ssd_device_up", device="nvme9") == 0, "the bad drive is down")
-        check(value(text, "ssd_device_up", device="nvme0") == 1, "the good copy is up")
-        check(
-            value(text, "ssd_percentage_used_ratio", device="nvme0") is not None,
-            "the good copy's values are served",
-        )
-        check(
-            peak - rss0 <= 8 * 1024 and peak < 64 * 1024,
-            f"RSS flat over 10 polls ({rss0 / 1024:.1f} MiB after the first, peak {peak / 1024:.1f} MiB)",
-        )
-        logged = log_path.read_text()
-        named = [l for l in logged.splitlines() if "/smart-log.bin" in l and "larger than 1048576 bytes" in l]
-        check(len(named) >= 1, "the log names the file and the cap")
-        check(len(named) == 1, f"and says it once, not every poll ({len(named)} lines)")
     finally:
         stop_all([proc])
         log.close()
-        if check.failed:
-            print("".join(log_path.read_text().splitlines(True)[-10:]))
-        shutil.rmtree(tmp, ignore_errors=True)
-    return check.summary()
+    return {"text": text, "first": first, "polls": polls, "rss0": rss0, "peak": peak,
+            "log": log_path.read_text()}
+
+
+def test_smart_log_failures_counted_once_per_poll(run):
+    last = value(run["text"], "ssd_poll_errors_total", device="nvme9", source="smart_log") or 0
+    first, polls = run["first"], run["polls"]
+    assert first >= 1 and polls >= 2 and last - first == polls, \
+        f"{first:.0f} -> {last:.0f} over {polls:.0f} polls"
+
+
+def test_oversized_ocp_page_counted(run):
+    assert (value(run["text"], "ssd_poll_errors_total", device="nvme9", source="ocp_log") or 0) >= 1
+
+
+def test_bad_drive_is_down(run):
+    assert value(run["text"], "ssd_device_up", device="nvme9") == 0
+
+
+def test_good_copy_is_up(run):
+    assert value(run["text"], "ssd_device_up", device="nvme0") == 1
+
+
+def test_good_copys_values_are_served(run):
+    assert value(run["text"], "ssd_percentage_used_ratio", device="nvme0") is not None
+
+
+def test_rss_flat_over_10_polls(run):
+    rss0, peak = run["rss0"], run["peak"]
+    assert peak - rss0 <= 8 * 1024 and peak < 64 * 1024, \
+        f"{rss0 / 1024:.1f} MiB after the first polls, peak {peak / 1024:.1f} MiB"
+
+
+def _named(log):
+    return [line for line in log.splitlines()
+            if "/smart-log.bin" in line and "larger than 1048576 bytes" in line]
+
+
+def test_log_names_the_file_and_the_cap(run):
+    assert len(_named(run["log"])) >= 1
+
+
+def test_log_says_it_once(run):
+    assert len(_named(run["log"])) == 1, "not once but every poll"
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_module(__file__))

@@ -1,7 +1,8 @@
-"""What the ops checks (and tools.bench_tls) share: their PASS/FAIL tally,
-the binary they test, a free loopback port, a bounded wait for an HTTP
-endpoint, starting Debian's Prometheus and stopping what was started, and a
-throwaway CA and server certificate made with openssl."""
+"""What the ops checks (and tools.bench_tls) share: their entry point (pytest
+on the check's module, tools/conftest.py's --exporter), a free loopback
+port, a bounded wait for an HTTP endpoint, starting Debian's Prometheus and
+stopping what was started, and a throwaway CA and server certificate made
+with openssl."""
 
 import shutil
 import socket
@@ -14,29 +15,15 @@ from pathlib import Path
 from tools import ROOT
 
 
-class Checks:
-    """`check(ok, what)` prints a PASS or FAIL line and counts it;
-    `check.summary()` prints "N passed, N failed" and returns the exit
-    status (1 on a failure)."""
-
-    def __init__(self):
-        self.passed = 0
-        self.failures = []
-
-    def __call__(self, ok, what):
-        print(("PASS " if ok else "FAIL ") + what)
-        if ok:
-            self.passed += 1
-        else:
-            self.failures.append(what)
-
-    @property
-    def failed(self):
-        return len(self.failures)
-
-    def summary(self):
-        print(f"{self.passed} passed, {self.failed} failed")
-        return 1 if self.failures else 0
+def run_module(module_file: str, *pytest_args: str) -> int:
+    """The entry point of a check module: pytest on that module, with the
+    binary under test from the command line (its first argument, else
+    target/debug/ssd_exporter), then `pytest_args`, or else the command
+    line's further arguments, for pytest."""
+    import pytest
+    # -v: a line per check; -s: the figures and margins the checks print.
+    return pytest.main([module_file, f"--exporter={exporter_binary()}", "-v", "-s",
+                        *(pytest_args or sys.argv[2:])])
 
 
 def exporter_binary():

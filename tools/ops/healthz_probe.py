@@ -11,27 +11,26 @@ certificate; it counts a status from 200 to 399 as success. So:
 
 Usage: python3 -m tools.ops.healthz_probe path/to/ssd_exporter 'PROBES'
 where PROBES is a JSON list of {"name", "path", "timeout"} (tests/ops/k8s.sh
-passes the DaemonSet's). Python 3.11 standard library only. Prints PASS/FAIL
-lines and "N passed, N failed"; exits 1 on a failure.
+passes the DaemonSet's). A pytest module, one test per check; exits 1 on a
+failure.
 """
 
 import base64
 import json
+import os
 import re
 import shutil
 import ssl
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
+
+import pytest
 
 from tools import ROOT
-from tools.ops.common import Checks, exporter_binary, free_port, make_certs, stop_all
-
-check = Checks()
+from tools.ops.common import free_port, make_certs, stop_all
 # The example's hash is of this password (its comment says so).
 PASSWORD = "change-me"
 
@@ -75,50 +74,76 @@ def serve(binary, web_config, tmp, name):
             time.sleep(0.2)
 
 
+EXAMPLE = (ROOT / "examples/web-config.yml").read_text()
+# The DaemonSet's probes, as the entry point was given them.
+PROBES = json.loads(os.environ.get("SSD_HEALTHZ_PROBES", "[]"))
+
+
+@pytest.fixture(scope="module")
+def tmp(tmp_path_factory):
+    """The example web config and its certificate, and one without the exclusion."""
+    folder = tmp_path_factory.mktemp("healthz")
+    (folder / "sysfs").mkdir()
+    make_certs(folder)
+    # The example names its certificate and key relative to its folder.
+    shutil.copy(folder / "server.crt", folder / "ssd_exporter.crt")
+    shutil.copy(folder / "server.key", folder / "ssd_exporter.key")
+    (folder / "web-config.yml").write_text(EXAMPLE)
+    without = "".join(line for line in EXAMPLE.splitlines(keepends=True)
+                      if not line.startswith("basic_auth_excluded_paths:"))
+    (folder / "without.yml").write_text(without)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def example(exporter, tmp):
+    """The base URL of the exporter run with the example web config."""
+    proc, url = serve(exporter, tmp / "web-config.yml", tmp, "example")
+    yield url
+    stop_all([proc])
+
+
+@pytest.fixture(scope="module")
+def without(exporter, tmp, example):
+    """The same without basic_auth_excluded_paths (after the example's server)."""
+    proc, url = serve(exporter, tmp / "without.yml", tmp, "without")
+    yield url
+    stop_all([proc])
+
+
+def test_example_excludes_healthz_from_basic_auth():
+    assert re.search(r"^basic_auth_excluded_paths:.*/healthz", EXAMPLE, re.M)
+
+
+def test_probes_given():
+    assert PROBES, "no probes (the entry point's second argument, a JSON list)"
+
+
+@pytest.mark.parametrize("probe", PROBES, ids=lambda p: p["name"])
+def test_probe_succeeds_with_the_example(example, probe):
+    """HTTPS GET of the probe's path, no credentials, with the example web config."""
+    code = status(example + probe["path"], probe["timeout"])
+    assert 200 <= code < 400, code
+
+
+def test_metrics_without_credentials_refused(example):
+    assert status(example + "/metrics", 10) == 401
+
+
+def test_metrics_with_the_examples_credentials(example):
+    assert status(example + "/metrics", 10, auth=f"prometheus:{PASSWORD}") == 200
+
+
+@pytest.mark.parametrize("probe", PROBES, ids=lambda p: p["name"])
+def test_probe_fails_without_the_exclusion(without, probe):
+    """Without basic_auth_excluded_paths the probe gets 401: the pod would be restarted."""
+    assert status(without + probe["path"], probe["timeout"]) == 401
+
+
 def main():
-    binary = exporter_binary()
-    probes = json.loads(sys.argv[2])
-    example = (ROOT / "examples/web-config.yml").read_text()
-    if not re.search(r"^basic_auth_excluded_paths:.*/healthz", example, re.M):
-        check(False, "examples/web-config.yml excludes /healthz from basic auth")
-    tmp = Path(tempfile.mkdtemp(prefix="ssd-healthz-"))
-    procs = []
-    try:
-        (tmp / "sysfs").mkdir()
-        make_certs(tmp)
-        # The example names its certificate and key relative to its folder.
-        shutil.copy(tmp / "server.crt", tmp / "ssd_exporter.crt")
-        shutil.copy(tmp / "server.key", tmp / "ssd_exporter.key")
-        (tmp / "web-config.yml").write_text(example)
-        without = "".join(line for line in example.splitlines(keepends=True)
-                          if not line.startswith("basic_auth_excluded_paths:"))
-        (tmp / "without.yml").write_text(without)
-
-        proc, url = serve(binary, tmp / "web-config.yml", tmp, "example")
-        procs.append(proc)
-        for p in probes:
-            code = status(url + p["path"], p["timeout"])
-            check(200 <= code < 400,
-                  f"{p['name']} (HTTPS GET {p['path']}, no credentials) with the example "
-                  f"web config: {code}")
-        code = status(url + "/metrics", 10)
-        check(code == 401, f"/metrics without credentials is refused: {code}")
-        code = status(url + "/metrics", 10, auth=f"prometheus:{PASSWORD}")
-        check(code == 200, f"/metrics with the example's credentials: {code}")
-        stop_all(procs)
-        procs = []
-
-        proc, url = serve(binary, tmp / "without.yml", tmp, "without")
-        procs.append(proc)
-        for p in probes:
-            code = status(url + p["path"], p["timeout"])
-            check(code == 401,
-                  f"without basic_auth_excluded_paths {p['name']} fails (the pod would be "
-                  f"restarted): {code}")
-    finally:
-        stop_all(procs)
-        shutil.rmtree(tmp, ignore_errors=True)
-    return check.summary()
+    """python3 -m tools.ops.healthz_probe BINARY PROBES [pytest options]"""
+    os.environ["SSD_HEALTHZ_PROBES"] = sys.argv[2] if len(sys.argv) > 2 else "[]"
+    return pytest.main([__file__, f"--exporter={sys.argv[1]}", "-v", *sys.argv[3:]])
 
 
 if __name__ == "__main__":

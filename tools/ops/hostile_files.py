@@ -15,10 +15,9 @@ bounded (RELIABILITY.md "Hostile clients and files"):
    verifies nothing, so any self-signed certificate can claim the SAN) exits
    2 with one line saying why.
 
-Usage: python3 -m tools.ops.hostile_files [path/to/ssd_exporter]
-(default target/debug/ssd_exporter). Python 3.11 standard library only,
-plus openssl. Prints PASS/FAIL lines and "N passed, N failed"; exits 1 on a
-failure.
+Usage: python3 -m tools.ops.hostile_files [path/to/ssd_exporter] [pytest options]
+(default target/debug/ssd_exporter; needs openssl): a pytest module, one
+test per check.
 """
 
 import os
@@ -27,13 +26,12 @@ import socket
 import ssl
 import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-from tools.ops.common import Checks, exporter_binary, free_port, make_certs, openssl
+import pytest
 
-check = Checks()
+from tools.ops.common import free_port, make_certs, openssl, run_module
+
 MIB = 1 << 20
 
 
@@ -49,17 +47,37 @@ def run(binary, args, timeout=10):
         return None, err.strip()
 
 
-def hostile(tmp, name, over):
-    """A FIFO, a /dev/zero symlink and a file of `over` bytes, named after
-    `name`."""
-    fifo, zero, big = tmp / f"{name}.fifo", tmp / f"{name}.zero", tmp / f"{name}.big"
-    os.mkfifo(fifo)
-    zero.symlink_to("/dev/zero")
-    with open(big, "wb") as f:
-        f.truncate(over)
-    return [(fifo, "is a FIFO, not a regular file"),
-            (zero, "is a character device, not a regular file"),
-            (big, "is larger than")]
+# Each file option and the size one byte over its cap.
+OPTIONS = {"--config.file": MIB + 1, "--web.config.file": MIB + 1, "cert_file": MIB + 1,
+           "key_file": MIB + 1, "client_ca_file": MIB + 1, "--path.drivedb": 16 * MIB + 1}
+# What the exporter must say of each kind of hostile file.
+KINDS = {"fifo": "is a FIFO, not a regular file",
+         "zero": "is a character device, not a regular file",
+         "big": "is larger than"}
+MODES = {"check-config": "--check-config", "start": "--web.listen-address=127.0.0.1:{port}"}
+
+
+def hostile(tmp, name, kind, over):
+    """A FIFO, a /dev/zero symlink or a file of `over` bytes, named after `name`."""
+    path = tmp / f"{name}.{kind}"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "zero":
+        path.symlink_to("/dev/zero")
+    else:
+        with open(path, "wb") as f:
+            f.truncate(over)
+    return path
+
+
+@pytest.fixture(scope="module")
+def tmp(tmp_path_factory):
+    """A folder with the test certificates."""
+    if not shutil.which("openssl"):
+        pytest.fail("openssl is needed (apt-get install openssl)")
+    folder = tmp_path_factory.mktemp("files")
+    make_certs(folder)
+    return folder
 
 
 def web_with(tmp, field, path):
@@ -74,24 +92,23 @@ def web_with(tmp, field, path):
     return out
 
 
-def start_checks(binary, tmp):
-    cases = []
-    for path, what in hostile(tmp, "config", MIB + 1):
-        cases.append(("--config.file", [f"--config.file={path}"], path, what))
-    for path, what in hostile(tmp, "web", MIB + 1):
-        cases.append(("--web.config.file", [f"--web.config.file={path}"], path, what))
-    for field in ("cert_file", "key_file", "client_ca_file"):
-        for path, what in hostile(tmp, field, MIB + 1):
-            cases.append((field, [f"--web.config.file={web_with(tmp, field, path)}"], path, what))
-    for path, what in hostile(tmp, "drivedb", 16 * MIB + 1):
-        cases.append(("--path.drivedb", [f"--path.drivedb={path}"], path, what))
-    for option, args, path, what in cases:
-        port = free_port()
-        for mode in (["--check-config"], [f"--web.listen-address=127.0.0.1:{port}"]):
-            status, err = run(binary, args + mode)
-            one_line = len(err.splitlines()) == 1
-            ok = status == 2 and one_line and str(path) in err and what in err
-            check(ok, f"{option} = {path.name} ({' '.join(mode)[:14]}): exit {status}, {err[:150]!r}")
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("option", OPTIONS)
+def test_hostile_file_refused(exporter, tmp, option, kind, mode):
+    """`--check-config` and a plain start exit 2 within 10 s with one line naming
+    the file and what is wrong."""
+    name = option.lstrip("-").replace(".", "_")
+    path = tmp / f"{name}.{kind}"
+    if not path.exists() and not path.is_symlink():
+        hostile(tmp, name, kind, OPTIONS[option])
+    if option.startswith("--"):
+        args = [f"{option}={path}"]
+    else:
+        args = [f"--web.config.file={web_with(tmp, option, path)}"]
+    status, err = run(str(exporter), args + [MODES[mode].format(port=free_port())])
+    assert status == 2 and len(err.splitlines()) == 1 and str(path) in err \
+        and KINDS[kind] in err, f"exit {status}, {err[:150]!r}"
 
 
 def https_cert(ctx, port):
@@ -114,7 +131,10 @@ def wait_for(f, seconds=10):
     return f()
 
 
-def rotation(binary, tmp):
+@pytest.fixture(scope="module")
+def rotation(exporter, tmp):
+    """A served certificate renamed over by a FIFO, then symlinked to /dev/zero,
+    then replaced by a new one: what the live reloader did at each step."""
     live = tmp / "live"
     live.mkdir()
     for f in ("server.crt", "server.key"):
@@ -122,22 +142,21 @@ def rotation(binary, tmp):
     (live / "web.yml").write_text("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n")
     port = free_port()
     log_path = tmp / "rotation.log"
-    proc = subprocess.Popen([binary, "--demo", "--probe.disable", f"--web.listen-address=127.0.0.1:{port}",
+    proc = subprocess.Popen([exporter, "--demo", "--probe.disable", f"--web.listen-address=127.0.0.1:{port}",
                              f"--web.config.file={live / 'web.yml'}"], stdout=open(log_path, "w"),
                             stderr=subprocess.STDOUT)
     ctx = ssl.create_default_context(cafile=str(tmp / "ca.crt"))
+    seen = {}
     try:
         first = wait_for(lambda: https_cert(ctx, port), 30)
         cert = live / "server.crt"
         os.mkfifo(live / "fifo.tmp")
         os.rename(live / "fifo.tmp", cert)
-        fifo_logged = wait_for(lambda: "is a FIFO" in log_path.read_text())
-        check(fifo_logged, "reload: a certificate renamed over by a FIFO is refused and logged")
-        check(https_cert(ctx, port) == first, "reload: HTTPS keeps serving the previous certificate")
+        seen["fifo_logged"] = wait_for(lambda: "is a FIFO" in log_path.read_text())
+        seen["kept"] = https_cert(ctx, port) == first
         cert.unlink()
         cert.symlink_to("/dev/zero")
-        zero_logged = wait_for(lambda: "is a character device" in log_path.read_text())
-        check(zero_logged, "reload: a certificate symlinked to /dev/zero is refused and logged")
+        seen["zero_logged"] = wait_for(lambda: "is a character device" in log_path.read_text())
         # A new certificate and key for the same names, written beside and
         # renamed in (key first: the pair only works once both are there).
         openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
@@ -148,48 +167,48 @@ def rotation(binary, tmp):
         os.rename(live / "new.key", live / "server.key")
         cert.unlink()
         os.rename(live / "new.crt", cert)
-        rotated = wait_for(lambda: (c := https_cert(ctx, port)) is not None and c != first)
-        check(bool(rotated), "reload: the watcher was not blocked: a new certificate is served after both")
+        seen["rotated"] = bool(wait_for(lambda: (c := https_cert(ctx, port)) is not None and c != first))
         time.sleep(2)
-        text = log_path.read_text()
-        check(text.count("is a FIFO") == 1 and text.count("is a character device") == 1,
-              "reload: each refusal logged once")
+        seen["log"] = log_path.read_text()
     finally:
         proc.terminate()
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+    return seen
 
 
-def allowed_sans(binary, tmp):
+def test_reload_refuses_a_certificate_renamed_over_by_a_fifo(rotation):
+    assert rotation["fifo_logged"], "not refused and logged"
+
+
+def test_reload_keeps_serving_the_previous_certificate(rotation):
+    assert rotation["kept"]
+
+
+def test_reload_refuses_a_certificate_symlinked_to_dev_zero(rotation):
+    assert rotation["zero_logged"], "not refused and logged"
+
+
+def test_reload_watcher_not_blocked_new_certificate_served(rotation):
+    assert rotation["rotated"], "the new certificate is not served after both"
+
+
+def test_reload_logs_each_refusal_once(rotation):
+    text = rotation["log"]
+    assert text.count("is a FIFO") == 1 and text.count("is a character device") == 1
+
+
+def test_client_allowed_sans_with_require_any_client_cert_exits_2(exporter, tmp):
     web = tmp / "sans.yml"
     web.write_text(f"tls_server_config:\n  cert_file: {tmp / 'server.crt'}\n  key_file: {tmp / 'server.key'}\n"
                    "  client_auth_type: RequireAnyClientCert\n  client_allowed_sans: [prometheus.example]\n")
-    status, err = run(binary, [f"--web.config.file={web}", "--check-config"])
-    ok = (status == 2 and len(err.splitlines()) == 1 and "client_allowed_sans" in err
-          and "RequireAnyClientCert" in err and "use client_auth_type RequireAndVerifyClientCert" in err)
-    check(ok, f"client_allowed_sans with RequireAnyClientCert: exit {status}, {err!r}")
-
-
-def main():
-    binary = str(exporter_binary())
-    if not Path(binary).is_file():
-        check(False, f"{binary} is not built")
-        return check.summary()
-    if not shutil.which("openssl"):
-        check(False, "openssl is needed (apt-get install openssl)")
-        return check.summary()
-    tmp = Path(tempfile.mkdtemp(prefix="ssd-files-"))
-    try:
-        make_certs(tmp)
-        start_checks(binary, tmp)
-        rotation(binary, tmp)
-        allowed_sans(binary, tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return check.summary()
+    status, err = run(str(exporter), [f"--web.config.file={web}", "--check-config"])
+    assert (status == 2 and len(err.splitlines()) == 1 and "client_allowed_sans" in err
+            and "RequireAnyClientCert" in err
+            and "use client_auth_type RequireAndVerifyClientCert" in err), f"exit {status}, {err!r}"
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_module(__file__))

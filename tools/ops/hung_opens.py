@@ -23,10 +23,9 @@ rescans every second and probes every namespace. Checked, each wait bounded:
    it;
 6. SIGTERM ends the process within 5 s although 200 threads are stuck.
 
-Usage: python3 -m tools.ops.hung_opens [path/to/ssd_exporter]
-(default target/debug/ssd_exporter). Python 3.11 standard library only.
-Prints PASS/FAIL lines, the figures, and "N passed, N failed"; exits 1 on
-a failure.
+Usage: python3 -m tools.ops.hung_opens [path/to/ssd_exporter] [pytest options]
+(default target/debug/ssd_exporter): a pytest module, one test per check;
+it prints the figures.
 """
 
 import os
@@ -35,12 +34,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
 
-from tools.ops.common import Checks, exporter_binary, free_port
+import pytest
+
+from tools.ops.common import free_port, run_module
 
 DRIVES = 100
 THREAD_BOUND = 2 * DRIVES + 32
@@ -49,7 +49,6 @@ THREAD_BOUND = 2 * DRIVES + 32
 # socket, the scan's open sysfs folder. A leak here grows by drives, not by
 # a handful: each stuck open that were retried would hold a thread.
 SLACK = 4
-check = Checks()
 
 
 def fake_host(root: Path):
@@ -104,15 +103,17 @@ def devices(text):
     return float(m.group(1)) if m else None
 
 
-def main():
-    binary = exporter_binary()
-    tmp = Path(tempfile.mkdtemp(prefix="ssd-hung-"))
+@pytest.fixture(scope="module")
+def run(exporter, tmp_path_factory):
+    """The exporter against the fake host, through the six steps of the module's
+    doc; what each step saw."""
+    tmp = tmp_path_factory.mktemp("hung")
     sys_dir, dev = fake_host(tmp)
     port = free_port()
     log = open(tmp / "exporter.log", "w")
     proc = subprocess.Popen(
         [
-            str(binary),
+            str(exporter),
             f"--web.listen-address=127.0.0.1:{port}",
             f"--path.sysfs={sys_dir}",
             f"--path.dev={dev}",
@@ -125,7 +126,8 @@ def main():
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    scrapes = []
+    seen = {}
+    scrapes = seen["scrapes"] = []
     try:
         # 1. the drives show up, stuck, and the scrape answers throughout.
         text, full = None, False
@@ -140,7 +142,7 @@ def main():
                 full = True
                 break
             time.sleep(0.5)
-        check(full, f"all {DRIVES} drives listed with their stuck polls counted")
+        seen["full"] = full
         t0, f0, p0 = threads(proc.pid), fds(proc.pid), stuck_polls(text or "")
         peak = t0
         for _ in range(10):
@@ -149,13 +151,7 @@ def main():
             scrapes.append(took if text is not None else None)
             peak = max(peak, threads(proc.pid))
         t1, f1, p1 = threads(proc.pid), fds(proc.pid), stuck_polls(text or "")
-        check(p1 > p0, f"stuck polls keep being counted ({p0:.0f} -> {p1:.0f})")
-        check(peak <= THREAD_BOUND, f"threads at most {THREAD_BOUND} (peak {peak})")
-        check(
-            t1 <= t0 + SLACK,
-            f"threads do not grow over 10 s of hung opens ({t0} -> {t1}, slack {SLACK})",
-        )
-        check(f1 <= f0 + SLACK, f"descriptors do not grow ({f0} -> {f1}, slack {SLACK})")
+        seen.update(t0=t0, f0=f0, p0=p0, peak=peak, t1=t1, f1=f1, p1=p1)
 
         # 4. drives removed and re-added while their opens hang.
         moved = tmp / "moved"
@@ -183,14 +179,9 @@ def main():
                 time.sleep(0.2)
             if not (gone and back):
                 break
-        check(gone and back, "ten drives removed and re-added three times, each seen")
+        seen["readded"] = gone and back
         time.sleep(3)
-        t2 = threads(proc.pid)
-        check(
-            t2 <= t1 + SLACK,
-            f"no new thread for re-added drives whose opens hang ({t1} -> {t2}, slack {SLACK};"
-            " 20 would be one per re-added drive and probe)",
-        )
+        seen["t2"] = threads(proc.pid)
 
         # 5. a sysfs scan that hangs (an attribute that is a FIFO): the
         # drives already found stay served, and the next passes wait for
@@ -205,50 +196,82 @@ def main():
             text, took = scrape(port)
             scrapes.append(took if text is not None else None)
             listed = listed and text is not None and devices(text) == DRIVES
-        t4 = threads(proc.pid)
-        check(listed, "a hung sysfs scan keeps the drives already found")
-        check(
-            t4 <= t3 + SLACK,
-            f"25 s (2 scan timeouts, 25 passes) of a hung scan hold one thread ({t3} -> {t4})",
-        )
-        hung_log = (tmp / "exporter.log").read_text()
-        check(
-            "sysfs scan did not finish" in hung_log,
-            "the hung scan is logged",
-        )
+        seen.update(t3=t3, t4=threads(proc.pid), listed=listed,
+                    log=(tmp / "exporter.log").read_text())
 
-        answered = [s for s in scrapes if s is not None]
-        check(
-            len(answered) == len(scrapes),
-            f"every scrape answered ({len(answered)}/{len(scrapes)})",
-        )
+        answered = sorted(s for s in scrapes if s is not None)
         if answered:
-            answered.sort()
-            p50 = answered[len(answered) // 2]
             print(
                 f"  figures: threads {t0} -> {t1} (peak {peak}), fds {f0} -> {f1}, "
-                f"scrapes {len(answered)}, p50 {p50 * 1000:.1f} ms, max {answered[-1] * 1000:.1f} ms"
+                f"scrapes {len(answered)}, p50 {answered[len(answered) // 2] * 1000:.1f} ms, "
+                f"max {answered[-1] * 1000:.1f} ms"
             )
 
         # 6. a clean stop despite the stuck threads.
         proc.send_signal(signal.SIGTERM)
         try:
-            code = proc.wait(timeout=5)
-            check(code == 0, f"SIGTERM ends the process within 5 s (exit {code})")
+            seen["sigterm_exit"] = proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            check(False, "SIGTERM ends the process within 5 s")
+            seen["sigterm_exit"] = "still running after 5 s"
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
         log.close()
-        if check.failed:
-            print("  exporter log tail:")
-            print("".join((tmp / "exporter.log").read_text().splitlines(True)[-15:]))
-        # Opens still blocked on the FIFOs died with the process.
-        shutil.rmtree(tmp, ignore_errors=True)
-    return check.summary()
+    # Opens still blocked on the FIFOs died with the process.
+    return seen
+
+
+def test_drives_listed_with_stuck_polls_counted(run):
+    assert run["full"], f"not all {DRIVES} drives listed with their stuck polls counted"
+
+
+def test_stuck_polls_keep_being_counted(run):
+    assert run["p1"] > run["p0"], f"{run['p0']:.0f} -> {run['p1']:.0f}"
+
+
+def test_threads_bounded(run):
+    assert run["peak"] <= THREAD_BOUND, f"peak {run['peak']}, bound {THREAD_BOUND}"
+
+
+def test_threads_do_not_grow_over_10_s_of_hung_opens(run):
+    assert run["t1"] <= run["t0"] + SLACK, f"{run['t0']} -> {run['t1']}, slack {SLACK}"
+
+
+def test_descriptors_do_not_grow(run):
+    assert run["f1"] <= run["f0"] + SLACK, f"{run['f0']} -> {run['f1']}, slack {SLACK}"
+
+
+def test_drives_removed_and_readded_three_times(run):
+    assert run["readded"], "ten drives removed and re-added three times, not each seen"
+
+
+def test_no_new_thread_for_readded_drives(run):
+    # 20 would be one per re-added drive and probe
+    assert run["t2"] <= run["t1"] + SLACK, f"{run['t1']} -> {run['t2']}, slack {SLACK}"
+
+
+def test_hung_scan_keeps_the_drives_found(run):
+    assert run["listed"]
+
+
+def test_hung_scan_holds_one_thread(run):
+    """25 s (2 scan timeouts, 25 passes) of a hung scan hold one thread."""
+    assert run["t4"] <= run["t3"] + SLACK, f"{run['t3']} -> {run['t4']}"
+
+
+def test_hung_scan_is_logged(run):
+    assert "sysfs scan did not finish" in run["log"]
+
+
+def test_every_scrape_answered(run):
+    scrapes = run["scrapes"]
+    assert None not in scrapes, f"{sum(s is not None for s in scrapes)}/{len(scrapes)} answered"
+
+
+def test_sigterm_ends_the_process_within_5_s(run):
+    assert run["sigterm_exit"] == 0, f"exit {run['sigterm_exit']}"
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_module(__file__))

@@ -14,26 +14,26 @@ checks that:
 The rules are loaded with every `for:` shortened to 0s (a copy in a temp
 dir): the point is whether each expression matches real data, not the wait.
 
-Usage: python3 -m tools.ops.prometheus_e2e [path/to/ssd_exporter]
-(default target/debug/ssd_exporter). Python 3.11 standard library only.
+Usage: python3 -m tools.ops.prometheus_e2e [path/to/ssd_exporter] [pytest options]
+(default target/debug/ssd_exporter): a pytest module, one test per check.
 """
 
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
+import pytest
+import yaml
+from prometheus_client.parser import text_string_to_metric_families
+
 from tools import ROOT, grafana
-from tools.ops.common import (
-    Checks, exporter_binary, free_port, get, prometheus_binary, start_prometheus, stop_all,
-    wait_http)
+from tools.ops.common import (free_port, get, prometheus_binary, run_module, start_prometheus,
+                              stop_all, wait_http)
 
 # The demo's drives (README "Demo") and the fixtures' healthy drives.
 DEMO_HEALTHY = {"nvme0", "nvme1", "sda", "sdb"}
@@ -114,52 +114,26 @@ DEMO_FAIL_SLOW = "nvme3"
 # errors rise every 20 s, and `increase()` needs two samples either side.
 WARMUP_SECONDS = 45
 
-check = Checks()
-
-
 def exposition_names(text):
     """Series names of a text exposition (histogram _bucket/_sum/_count kept)."""
-    names = set()
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            names.add(re.match(r"[a-zA-Z_:][a-zA-Z0-9_:]*", line).group(0))
-    return names
+    return {s.name for family in text_string_to_metric_families(text) for s in family.samples}
 
 
 def rules_for_zero(src, dst):
     """Copies a rules file with every `for:` duration set to 0s."""
-    text = Path(src).read_text()
-    dst.write_text(re.sub(r"(?m)^(\s+for:\s*)\S+", r"\g<1>0s", text))
+    doc = yaml.safe_load(Path(src).read_text())
+    for group in doc["groups"]:
+        for rule in group["rules"]:
+            if "for" in rule:
+                rule["for"] = "0s"
+    dst.write_text(yaml.safe_dump(doc, sort_keys=False, width=1 << 16))
 
 
 def rule_exprs(path):
-    """(name, expr) of every rule in a Prometheus rules file, read with a
-    small parser for the block scalars and plain values the files use."""
-    out = []
-    lines = Path(path).read_text().splitlines()
-    i = 0
-    name = None
-    while i < len(lines):
-        line = lines[i]
-        m = re.match(r"\s*- (alert|record):\s*(\S+)", line)
-        if m:
-            name = m.group(2)
-        m = re.match(r"(\s*)expr:\s*(.*)$", line)
-        if m:
-            indent, rest = len(m.group(1)), m.group(2)
-            if rest in ("|", ">", "|-", ">-"):
-                body = []
-                i += 1
-                while i < len(lines) and (
-                    not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > indent
-                ):
-                    body.append(lines[i].strip())
-                    i += 1
-                out.append((name, " ".join(body)))
-                continue
-            out.append((name, rest.strip().strip("'\"")))
-        i += 1
-    return out
+    """(name, expr) of every rule in a Prometheus rules file."""
+    doc = yaml.safe_load(Path(path).read_text())
+    return [(rule.get("alert") or rule.get("record"), rule["expr"])
+            for group in doc["groups"] for rule in group["rules"]]
 
 
 def metric_names(text):
@@ -168,25 +142,36 @@ def metric_names(text):
     return set(re.findall(r"(?<![\"'\w])ssd_[a-z0-9_]+", text)) - {"ssd_exporter"}
 
 
-def check_dashboard_panels(check, server, prefix=""):
-    """Every dashboard panel's query returns data from `server` (Prometheus
-    or VictoriaMetrics, the same API): the fleet view with every drive; the
+# Every dashboard panel's target: (uid, title, refId, expr).
+PANELS = [target for path in sorted((ROOT / "dashboards").glob("*.json"))
+          for target in grafana.panels(path)]
+RULE_FILES = [ROOT / "alerts/ssd_exporter.rules.yml", ROOT / "alerts/fleet.rules.yml"]
+RECORDED = sorted({name for f in RULE_FILES for name, _ in rule_exprs(f) if ":" in name})
+ALERTS = {name for f in RULE_FILES for name, _ in rule_exprs(f) if ":" not in name}
+
+
+def panel_id(target) -> str:
+    uid, title, ref, _ = target
+    return f"{uid}/{title}/{ref}"
+
+
+def panel_shows_data(server, target) -> None:
+    """A dashboard panel's query returns data from `server` (Prometheus or
+    VictoriaMetrics, the same API): the fleet view with every drive; the
     drive view for each of DRIVE_VIEW_DEVICES in turn, passing if it shows
     data for at least one of them."""
-    for path in sorted((ROOT / "dashboards").glob("*.json")):
-        for uid, title, ref, expr in grafana.panels(path):
-            devices = DRIVE_VIEW_DEVICES if uid == "ssd-exporter-drive" else [".*"]
-            shown, errors, q = [], [], ""
-            for device in devices:
-                q = grafana.substitute(expr, instance_regex=".*", device_regex=device)
-                result, err = query(server, q)
-                if err:
-                    errors.append(err)
-                elif result:
-                    shown.append(device)
-            check(shown and not errors, f"{prefix}{uid} / {title} / {ref}: "
-                  + (f"error {errors[0]}" if errors else f"data for {shown or 'no drive'}")
-                  + ("" if shown and not errors else f"  [{q}]"))
+    uid, _, _, expr = target
+    devices = DRIVE_VIEW_DEVICES if uid == "ssd-exporter-drive" else [".*"]
+    shown, errors, q = [], [], ""
+    for device in devices:
+        q = grafana.substitute(expr, instance_regex=".*", device_regex=device)
+        result, err = query(server, q)
+        if err:
+            errors.append(err)
+        elif result:
+            shown.append(device)
+    assert shown and not errors, \
+        (f"error {errors[0]}" if errors else "data for no drive") + f"  [{q}]"
 
 
 def query(prom, expr):
@@ -200,10 +185,13 @@ def query(prom, expr):
     return body["data"]["result"], None
 
 
-def main():
-    binary = exporter_binary()
+@pytest.fixture(scope="module")
+def stack(exporter, tmp_path_factory):
+    """The demo and the replayed fixtures scraped by Prometheus with the rules,
+    after the warm-up; stopped after the module's tests."""
     prom_bin = prometheus_binary()
-    tmp = Path(tempfile.mkdtemp(prefix="ssd-prom-"))
+    tmp = tmp_path_factory.mktemp("prom")
+    print(f"  (logs in {tmp})")
     procs = []
     try:
         demo_port, replay_port, prom_port = free_port(), free_port(), free_port()
@@ -217,17 +205,17 @@ def main():
         )
         log = open(tmp / "exporters.log", "w")
         procs.append(subprocess.Popen(
-            [binary, "--demo", f"--web.listen-address=127.0.0.1:{demo_port}"],
+            [exporter, "--demo", f"--web.listen-address=127.0.0.1:{demo_port}"],
             stdout=log, stderr=log))
         # With a state file (in the temp dir), so its series are emitted too.
         procs.append(subprocess.Popen(
-            [binary, f"--web.listen-address=127.0.0.1:{replay_port}", "--poll.interval=5s",
+            [exporter, f"--web.listen-address=127.0.0.1:{replay_port}", "--poll.interval=5s",
              "--probe.disable", f"--state.path={tmp / 'state'}"]
             + [f"--replay={d}" for d in fixtures],
             stdout=log, stderr=log))
         demo_started = time.monotonic()
-        for f in ("ssd_exporter.rules.yml", "fleet.rules.yml"):
-            rules_for_zero(ROOT / "alerts" / f, tmp / f)
+        for f in RULE_FILES:
+            rules_for_zero(f, tmp / f.name)
         (tmp / "prometheus.yml").write_text(f"""
 global:
   scrape_interval: 1s
@@ -243,98 +231,111 @@ scrape_configs:
 """)
         prom_proc, prom = start_prometheus(prom_bin, tmp, prom_port)
         procs.append(prom_proc)
-        demo_text = wait_http(f"http://127.0.0.1:{demo_port}/metrics", "ssd_exporter --demo")
+        wait_http(f"http://127.0.0.1:{demo_port}/metrics", "ssd_exporter --demo")
         wait_http(f"http://127.0.0.1:{replay_port}/metrics", "ssd_exporter --replay")
         wait_http(f"{prom}/-/ready", "prometheus")
         time.sleep(max(0.0, WARMUP_SECONDS - (time.monotonic() - demo_started)))
-        demo_text = get(f"http://127.0.0.1:{demo_port}/metrics")
-        replay_text = get(f"http://127.0.0.1:{replay_port}/metrics")
-
-        targets = json.loads(get(f"{prom}/api/v1/targets"))["data"]["activeTargets"]
-        check(len(targets) == 2 and all(t["health"] == "up" for t in targets),
-              "prometheus scrapes both exporters: "
-              + ", ".join(f"{t['scrapeUrl']} {t['health']} {t['lastError']}" for t in targets))
-
-        # ---- every name used exists in a live exposition
-        emitted = exposition_names(demo_text) | exposition_names(replay_text)
-        used = {}
-        for path in sorted((ROOT / "dashboards").glob("*.json")):
-            for uid, title, ref, expr in grafana.panels(path):
-                for n in grafana.metric_names(expr):
-                    used.setdefault(n, f"dashboard {uid} panel {title!r}")
-        rule_files = [ROOT / "alerts/ssd_exporter.rules.yml", ROOT / "alerts/fleet.rules.yml"]
-        recorded = {name for f in rule_files for name, _ in rule_exprs(f) if ":" in (name or "")}
-        for f in rule_files:
-            for name, expr in rule_exprs(f):
-                for n in metric_names(expr):
-                    used.setdefault(n, f"{f.name} rule {name}")
-        for n in metric_names((ROOT / "docs/runbooks.md").read_text()):
-            used.setdefault(n, "docs/runbooks.md")
-        # a histogram is named by its family in prose, by its series in queries
-        emitted |= {n.removesuffix("_bucket") for n in emitted if n.endswith("_bucket")}
-        unknown = sorted(f"{n} ({where})" for n, where in used.items()
-                         if n not in emitted and n not in recorded)
-        check(not unknown and len(used) > 30,
-              f"{len(used)} ssd_* names used by dashboards, rules and runbooks all emitted"
-              + (": unknown " + "; ".join(unknown) if unknown else ""))
-
-        # ---- every dashboard panel query returns data
-        # The fleet view with every drive; the drive view (one drive at a
-        # time) for each demo drive in turn: a panel passes if it shows data
-        # for at least one of them (SATA panels for sda, problems for nvme2).
-        check_dashboard_panels(check, prom)
-
-        # ---- recording rules produce series
-        for name in sorted(recorded):
-            result, err = query(prom, name)
-            check(bool(result), f"recording rule {name}: "
-                  + (f"error {err}" if err else f"{len(result)} series"))
-
-        # ---- alerts: expected ones fire, healthy drives fire none
-        alerts = json.loads(get(f"{prom}/api/v1/alerts"))["data"]["alerts"]
-        firing = {}
-        for a in alerts:
-            if a["state"] != "firing":
-                continue
-            key = (a["labels"].get("fleet", "?"), a["labels"].get("device", "-"))
-            firing.setdefault(key, set()).add(a["labels"]["alertname"])
-        all_alerts = {name for f in rule_files for name, _ in rule_exprs(f)
-                      if name and ":" not in name}
-        for (fleet, d), want in sorted(FAILING.items()):
-            unknown = want - all_alerts
-            check(not unknown, f"{fleet} {d}: every expected alert is a rule"
-                  + (f"; no rule {sorted(unknown)}" if unknown else ""))
-            got = firing.get((fleet, d), set())
-            missing, extra = want - got, got - want
-            check(not missing, f"{fleet} {d} fires {sorted(want)}"
-                  + (f"; missing {sorted(missing)}" if missing else ""))
-            quiet = all_alerts - want
-            check(not extra, f"{fleet} {d} fires none of the other {len(quiet)} alerts"
-                  + (f"; fired {sorted(extra)}" if extra else ""))
-        # Every replayed fixture is asserted: failing (its exact alerts) or
-        # healthy (none); a new fixture must be put in one of the two.
-        replayed = {Path(d).name for d in fixtures}
-        asserted = FIXTURE_HEALTHY | {d for (fleet, d) in FAILING if fleet == "fixtures"}
-        check(replayed == asserted, f"{len(replayed)} replayed fixtures, each failing or healthy"
-              + (f"; unasserted {sorted(replayed - asserted)}" if replayed - asserted else "")
-              + (f"; not replayed {sorted(asserted - replayed)}" if asserted - replayed else ""))
-        for fleet, healthy in (("demo", DEMO_HEALTHY), ("fixtures", FIXTURE_HEALTHY)):
-            for d in sorted(healthy):
-                got = firing.get((fleet, d), set())
-                check(not got, f"{fleet} healthy {d} fires nothing" + (f": {sorted(got)}" if got else ""))
-        stray = {k: v for k, v in firing.items() if k[1] == "-"}
-        check(not stray, "no drive-less alert fires" + (f": {stray}" if stray else ""))
+        yield {"prom": prom, "fixtures": fixtures,
+               "demo_text": get(f"http://127.0.0.1:{demo_port}/metrics"),
+               "replay_text": get(f"http://127.0.0.1:{replay_port}/metrics")}
     finally:
         stop_all(procs)
-        if check.failures:
-            for f in ("exporters.log", "prometheus.log"):
-                if (tmp / f).exists():
-                    print(f"---- {f} (tail)")
-                    print("\n".join((tmp / f).read_text().splitlines()[-15:]))
-        shutil.rmtree(tmp, ignore_errors=True)
-    print(f"prometheus e2e: {check.passed} passed, {check.failed} failed")
-    sys.exit(1 if check.failures else 0)
+
+
+def test_prometheus_scrapes_both_exporters(stack):
+    targets = json.loads(get(f"{stack['prom']}/api/v1/targets"))["data"]["activeTargets"]
+    assert len(targets) == 2 and all(t["health"] == "up" for t in targets), \
+        ", ".join(f"{t['scrapeUrl']} {t['health']} {t['lastError']}" for t in targets)
+
+
+def test_every_name_used_is_emitted(stack):
+    """Every ssd_* name the dashboards, rules and runbooks use is in a live exposition."""
+    emitted = exposition_names(stack["demo_text"]) | exposition_names(stack["replay_text"])
+    used = {}
+    for uid, title, ref, expr in PANELS:
+        for n in grafana.metric_names(expr):
+            used.setdefault(n, f"dashboard {uid} panel {title!r}")
+    for f in RULE_FILES:
+        for name, expr in rule_exprs(f):
+            for n in metric_names(expr):
+                used.setdefault(n, f"{f.name} rule {name}")
+    for n in metric_names((ROOT / "docs/runbooks.md").read_text()):
+        used.setdefault(n, "docs/runbooks.md")
+    # a histogram is named by its family in prose, by its series in queries
+    emitted |= {n.removesuffix("_bucket") for n in emitted if n.endswith("_bucket")}
+    unknown = sorted(f"{n} ({where})" for n, where in used.items()
+                     if n not in emitted and n not in RECORDED)
+    assert len(used) > 30, f"only {len(used)} ssd_* names found: the scan is broken"
+    assert not unknown, "used but not emitted: " + "; ".join(unknown)
+
+
+# The fleet view with every drive; the drive view (one drive at a time) for
+# each demo drive in turn: a panel passes if it shows data for at least one of
+# them (SATA panels for sda, problems for nvme2).
+@pytest.mark.parametrize("target", PANELS, ids=panel_id)
+def test_panel_shows_data(stack, target):
+    panel_shows_data(stack["prom"], target)
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_recording_rule_has_series(stack, name):
+    result, err = query(stack["prom"], name)
+    assert result, f"error {err}" if err else "no series"
+
+
+@pytest.fixture(scope="module")
+def firing(stack):
+    """{(fleet, device): {alertname}} of the firing alerts, read once the
+    dashboard and recording rule checks are done."""
+    out = {}
+    for a in json.loads(get(f"{stack['prom']}/api/v1/alerts"))["data"]["alerts"]:
+        if a["state"] == "firing":
+            key = (a["labels"].get("fleet", "?"), a["labels"].get("device", "-"))
+            out.setdefault(key, set()).add(a["labels"]["alertname"])
+    return out
+
+
+def drive_id(key) -> str:
+    return "-".join(key)
+
+
+@pytest.mark.parametrize("drive", sorted(FAILING), ids=drive_id)
+def test_failing_drive_expects_only_rules(drive):
+    assert not FAILING[drive] - ALERTS, f"no rule {sorted(FAILING[drive] - ALERTS)}"
+
+
+@pytest.mark.parametrize("drive", sorted(FAILING), ids=drive_id)
+def test_failing_drive_fires_what_it_must(firing, drive):
+    missing = FAILING[drive] - firing.get(drive, set())
+    assert not missing, f"missing {sorted(missing)}"
+
+
+@pytest.mark.parametrize("drive", sorted(FAILING), ids=drive_id)
+def test_failing_drive_fires_nothing_else(firing, drive):
+    extra = firing.get(drive, set()) - FAILING[drive]
+    assert not extra, f"fired {sorted(extra)}"
+
+
+def test_every_replayed_fixture_is_failing_or_healthy(stack):
+    """A new fixture must be put in FAILING or FIXTURE_HEALTHY."""
+    replayed = {Path(d).name for d in stack["fixtures"]}
+    asserted = FIXTURE_HEALTHY | {d for (fleet, d) in FAILING if fleet == "fixtures"}
+    assert replayed == asserted, \
+        f"unasserted {sorted(replayed - asserted)}; not replayed {sorted(asserted - replayed)}"
+
+
+HEALTHY = sorted([("demo", d) for d in DEMO_HEALTHY] + [("fixtures", d) for d in FIXTURE_HEALTHY])
+
+
+@pytest.mark.parametrize("drive", HEALTHY, ids=drive_id)
+def test_healthy_drive_fires_nothing(firing, drive):
+    assert not firing.get(drive), sorted(firing.get(drive, ()))
+
+
+def test_no_driveless_alert_fires(firing):
+    stray = {k: v for k, v in firing.items() if k[1] == "-"}
+    assert not stray, stray
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_module(__file__))

@@ -9,35 +9,33 @@ auth, on loopback, the way docs/security.md tells operators to set it up
 Certificates come from openssl; the password hash is the one in
 examples/web-config.yml ("change-me"). Every wait is bounded.
 
-Usage: python3 -m tools.ops.prometheus_tls [path/to/ssd_exporter]
-(default target/debug/ssd_exporter). Python 3.11 standard library only.
-Prints PASS/FAIL lines and "N passed, N failed"; exits 1 on a failure.
+Usage: python3 -m tools.ops.prometheus_tls [path/to/ssd_exporter] [pytest options]
+(default target/debug/ssd_exporter): a pytest module, one test per check.
 """
 
 import json
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.parse
-from pathlib import Path
+
+import pytest
 
 from tools import ROOT
-from tools.ops.common import (
-    Checks, exporter_binary, free_port, get, make_certs, prometheus_binary, start_prometheus,
-    stop_all, wait_http)
-
-check = Checks()
+from tools.ops.common import (free_port, get, make_certs, prometheus_binary, run_module,
+                              start_prometheus, stop_all, wait_http)
 
 
-def main():
-    binary = exporter_binary()
+@pytest.fixture(scope="module")
+def prometheus(exporter, tmp_path_factory):
+    """Prometheus scraping the demo over TLS in three jobs, once each has been
+    scraped: {"up": {job: up's value or None}, "error": {job: last scrape
+    error}, "devices": ssd_exporter_devices as scraped by tls_good}."""
     prom_bin = prometheus_binary()
     example = (ROOT / "examples/web-config.yml").read_text()
     bcrypt_hash = re.search(r"^  prometheus: (\S+)$", example, re.M).group(1)
-    tmp = Path(tempfile.mkdtemp(prefix="ssd-prom-tls-"))
+    tmp = tmp_path_factory.mktemp("prom-tls")
     procs = []
     try:
         make_certs(tmp)
@@ -49,7 +47,7 @@ def main():
         port, prom_port = free_port(), free_port()
         log = open(tmp / "exporter.log", "w")
         procs.append(subprocess.Popen(
-            [binary, "--demo", "--probe.disable", f"--web.listen-address=127.0.0.1:{port}",
+            [exporter, "--demo", "--probe.disable", f"--web.listen-address=127.0.0.1:{port}",
              f"--web.config.file={tmp / 'web.yml'}"], stdout=log, stderr=log))
         target = f"127.0.0.1:{port}"
         jobs = ""
@@ -89,25 +87,39 @@ def main():
             t = by_job.get(job, {})
             print(f"  {job}: {t.get('health')} {t.get('lastError', '')}")
 
-        def up(job):
-            q = urllib.parse.quote(f'up{{job="{job}"}}')
-            r = json.loads(get(f"{prom}/api/v1/query?query={q}"))["data"]["result"]
-            return r[0]["value"][1] if r else None
+        def query(expr):
+            q = urllib.parse.quote(expr)
+            return json.loads(get(f"{prom}/api/v1/query?query={q}"))["data"]["result"]
 
-        check(up("tls_good") == "1", "https + basic_auth + tls_config.ca_file: up == 1")
-        check(up("tls_bad") == "0", "wrong password: up == 0")
-        check("401" in by_job.get("tls_bad", {}).get("lastError", ""),
-              "wrong password: the scrape error says 401")
-        check(up("plain_http") == "0", "plain HTTP against the TLS port: up == 0")
-        q = urllib.parse.quote('ssd_exporter_devices{job="tls_good"}')
-        r = json.loads(get(f"{prom}/api/v1/query?query={q}"))["data"]["result"]
-        check(bool(r) and float(r[0]["value"][1]) >= 1,
-              "series scraped over TLS reach Prometheus")
+        up = {job: (r[0]["value"][1] if (r := query(f'up{{job="{job}"}}')) else None)
+              for job in ("tls_good", "tls_bad", "plain_http")}
+        devices = query('ssd_exporter_devices{job="tls_good"}')
+        return {"up": up, "error": {j: t.get("lastError", "") for j, t in by_job.items()},
+                "devices": float(devices[0]["value"][1]) if devices else None}
     finally:
         stop_all(procs)
-        shutil.rmtree(tmp, ignore_errors=True)
-    return check.summary()
+
+
+def test_https_basic_auth_ca_file_is_up(prometheus):
+    """https + basic_auth + tls_config.ca_file: up == 1."""
+    assert prometheus["up"]["tls_good"] == "1"
+
+
+def test_wrong_password_is_down(prometheus):
+    assert prometheus["up"]["tls_bad"] == "0"
+
+
+def test_wrong_password_error_says_401(prometheus):
+    assert "401" in prometheus["error"].get("tls_bad", "")
+
+
+def test_plain_http_against_tls_port_is_down(prometheus):
+    assert prometheus["up"]["plain_http"] == "0"
+
+
+def test_series_scraped_over_tls_reach_prometheus(prometheus):
+    assert prometheus["devices"] is not None and prometheus["devices"] >= 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_module(__file__))

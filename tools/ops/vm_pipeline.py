@@ -20,11 +20,10 @@ victoria-metrics package (1.79) provides the three programs. It checks that:
 The pipeline runs the shipped files (vmagent-static.yml, the ExecStart of
 vmagent.service and vmalert.service) with only the addresses, paths and
 intervals replaced; the rules are copies with every `for:` set to 0s, as in
-tools.ops.prometheus_e2e. Every wait is bounded; the stage prints its wall
-time and "N passed, M failed".
+tools.ops.prometheus_e2e. Every wait is bounded.
 
-Usage: python3 -m tools.ops.vm_pipeline [path/to/ssd_exporter]
-(default target/debug/ssd_exporter). Python 3.11 standard library only.
+Usage: python3 -m tools.ops.vm_pipeline [path/to/ssd_exporter] [pytest options]
+(default target/debug/ssd_exporter): a pytest module, one test per check.
 """
 
 import json
@@ -33,18 +32,18 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import pytest
+
 from tools import ROOT
-from tools.ops.common import Checks, exporter_binary, free_port, get, stop_all, wait_http
+from tools.ops.common import free_port, get, run_module, stop_all, wait_http
 from tools.ops.prometheus_e2e import (DEMO_FAIL_SLOW, DEMO_FAILING, DEMO_FAILING_ALERTS,
-                                      DEMO_HEALTHY, check_dashboard_panels, query, rule_exprs,
-                                      rules_for_zero)
+                                      DEMO_HEALTHY, PANELS, RECORDED, panel_id, panel_shows_data,
+                                      query, rules_for_zero)
 
 DEPLOY = ROOT / "deploy" / "victoriametrics"
 HOSTS = ("127.0.0.1", "127.0.0.2", "127.0.0.3")
@@ -57,9 +56,6 @@ ALERTMANAGER_HOST = "alertmanager.example.net:9093"
 # before that.
 WARMUP_SECONDS = 45
 DEADLINE_SECONDS = 130
-
-check = Checks()
-
 
 def exec_start(unit):
     """The command of a systemd unit's ExecStart, continuation lines joined."""
@@ -106,35 +102,39 @@ def run(cmd, timeout=60):
     return p.returncode, (p.stdout + p.stderr).strip()
 
 
-def check_files(tmp):
-    """Every rule file in vmalert, the shipped configs in their checkers."""
-    for f in sorted((ROOT / "alerts").glob("*.rules.yml")):
-        rc, out = run(["vmalert", "-dryRun", f"-rule={f}"])
-        errors = [l for l in out.splitlines() if "error" in l.lower() or "fatal" in l.lower()]
-        check(rc == 0 and not errors, f"vmalert -dryRun loads alerts/{f.name}"
-              + ("" if rc == 0 and not errors else f": {errors[-1:] or out[-300:]}"))
-    for f in ("vmagent-static.yml", "vmagent-kubernetes.yml"):
-        rc, out = run(["vmagent", "-dryRun", f"-promscrape.config={DEPLOY / f}"])
-        check(rc == 0, f"vmagent -dryRun accepts deploy/victoriametrics/{f}"
-              + ("" if rc == 0 else f": {out[-300:]}"))
-    # Debian's promtool has no Kubernetes service discovery, so only the
-    # static config is checked as a Prometheus config.
-    for args in (["deploy/victoriametrics/vmagent-static.yml"],
-                 ["--agent", "deploy/victoriametrics/prometheus-agent.yml"]):
-        rc, out = run(["promtool", "check", "config", *[str(ROOT / a) if a.endswith(".yml")
-                                                          else a for a in args]])
-        check(rc == 0, f"promtool check config {' '.join(args)}"
-              + ("" if rc == 0 else f": {out[-300:]}"))
-    for unit in ("vmagent.service", "vmalert.service"):
-        rc, out = run(["systemd-analyze", "verify", str(DEPLOY / unit)])
-        check(rc == 0 and not out, f"systemd-analyze verify deploy/victoriametrics/{unit}"
-              + ("" if rc == 0 and not out else f": {out[-300:]}"))
+@pytest.mark.parametrize("name", sorted(f.name for f in (ROOT / "alerts").glob("*.rules.yml")))
+def test_vmalert_dry_run_loads(name):
+    rc, out = run(["vmalert", "-dryRun", f"-rule={ROOT / 'alerts' / name}"])
+    errors = [line for line in out.splitlines() if "error" in line.lower() or "fatal" in line.lower()]
+    assert rc == 0 and not errors, errors[-1:] or out[-300:]
 
 
-def start(tmp, ports, log):
+@pytest.mark.parametrize("name", ["vmagent-static.yml", "vmagent-kubernetes.yml"])
+def test_vmagent_dry_run_accepts(name):
+    rc, out = run(["vmagent", "-dryRun", f"-promscrape.config={DEPLOY / name}"])
+    assert rc == 0, out[-300:]
+
+
+# Debian's promtool has no Kubernetes service discovery, so only the static
+# config is checked as a Prometheus config.
+@pytest.mark.parametrize("args", [["deploy/victoriametrics/vmagent-static.yml"],
+                                  ["--agent", "deploy/victoriametrics/prometheus-agent.yml"]],
+                         ids=lambda a: " ".join(a))
+def test_promtool_check_config(args):
+    rc, out = run(["promtool", "check", "config",
+                   *[str(ROOT / a) if a.endswith(".yml") else a for a in args]])
+    assert rc == 0, out[-300:]
+
+
+@pytest.mark.parametrize("unit", ["vmagent.service", "vmalert.service"])
+def test_systemd_analyze_verify(unit):
+    rc, out = run(["systemd-analyze", "verify", str(DEPLOY / unit)])
+    assert rc == 0 and not out, out[-300:]
+
+
+def start(binary, tmp, ports, log):
     """The pipeline: exporters, VictoriaMetrics, vmagent, vmalert."""
     procs = []
-    binary = exporter_binary()
     for host, port in zip(HOSTS, ports["exporters"]):
         procs.append(subprocess.Popen(
             [binary, "--demo", f"--web.listen-address={host}:{port}"], stdout=log, stderr=log))
@@ -182,77 +182,24 @@ def expected_met(vmalert):
                and "SsdFailSlow" in firing.get((h, DEMO_FAIL_SLOW), set()) for h in HOSTS)
 
 
-def check_rules(vmalert):
-    groups = json.loads(get(f"{vmalert}/api/v1/rules"))["data"]["groups"]
-    rules = [r for g in groups for r in g["rules"]]
-    broken = [f"{r['name']}: {r['lastError']}" for r in rules if r.get("lastError")]
-    check(len(rules) > 40 and not broken,
-          f"vmalert evaluates all {len(rules)} rules without an error"
-          + (": " + "; ".join(broken[:5]) if broken else ""))
-
-
-def check_dashboards(vm):
-    check_dashboard_panels(check, vm, "VictoriaMetrics: ")
-
-
-def check_alerts(vm, vmalert):
-    firing = firing_by_drive(vmalert)
-    for h in HOSTS:
-        got = firing.get((h, DEMO_FAILING), set())
-        missing = DEMO_FAILING_ALERTS - got
-        check(not missing, f"{h} {DEMO_FAILING} fires {sorted(got)}"
-              + (f"; missing {sorted(missing)}" if missing else ""))
-        got = firing.get((h, DEMO_FAIL_SLOW), set())
-        check(got == {"SsdFailSlow"}, f"{h} fail-slow {DEMO_FAIL_SLOW} fires {sorted(got)}, "
-              "want ['SsdFailSlow']")
-        for d in sorted(DEMO_HEALTHY):
-            got = firing.get((h, d), set())
-            check(not got, f"{h} healthy {d} fires nothing" + (f": {sorted(got)}" if got else ""))
-    stray = {k: v for k, v in firing.items() if k[0] not in HOSTS or k[1] == "-"}
-    check(not stray, "no alert fires without a demo drive" + (f": {stray}" if stray else ""))
-    result, err = query(vm, 'count by (instance) (ALERTS{alertname="SsdFailSlow",'
-                        f'device="{DEMO_FAIL_SLOW}",alertstate="firing"}})')
-    check(not err and len(result or []) == len(HOSTS),
-          f"vmalert wrote ALERTS back: SsdFailSlow firing in VictoriaMetrics for "
-          f"{len(result or [])} of {len(HOSTS)} hosts" + (f" ({err})" if err else ""))
-    sent = {(a["labels"].get("instance"), a["labels"].get("alertname"))
-            for a in Alertmanager.received}
-    want = {(h, "SsdFailSlow") for h in HOSTS} | {(h, "SsdPlpFailed") for h in HOSTS}
-    check(want <= sent, f"Alertmanager received {len(Alertmanager.received)} alerts, "
-          f"SsdFailSlow and SsdPlpFailed from every host"
-          + (f"; missing {sorted(want - sent)}" if not want <= sent else ""))
-
-
-def check_records(vm):
-    recorded = sorted({name for f in (ROOT / "alerts").glob("*.rules.yml")
-                       for name, _ in rule_exprs(f) if ":" in (name or "")})
-    for name in recorded:
-        result, err = query(vm, name)
-        check(bool(result), f"VictoriaMetrics: recording rule {name}: "
-              + (f"error {err}" if err else f"{len(result)} series"))
-    result, _ = query(vm, "count(model_firmware_instance:"
-                      "ssd_probe_latency_seconds:p99_rate2m_median)")
-    n = int(float(result[0]["value"][1])) if result else 0
-    check(n == len(HOSTS), f"a per-host DC2000B median on each of the {len(HOSTS)} hosts: {n}")
-
-
-def main():
-    started = time.monotonic()
-    missing = [p for p in ("victoria-metrics", "vmagent", "vmalert", "promtool",
-                           "systemd-analyze") if not shutil.which(p)]
+@pytest.fixture(scope="module")
+def pipeline(exporter, tmp_path_factory):
+    """The pipeline running, once the expected alerts fire (or the deadline
+    passed): its URLs and how long the alerts took; stopped after the tests."""
+    missing = [p for p in ("victoria-metrics", "vmagent", "vmalert") if not shutil.which(p)]
     if missing:
-        raise SystemExit(f"not installed: {', '.join(missing)} "
-                         "(apt-get install victoria-metrics prometheus systemd)")
-    tmp = Path(tempfile.mkdtemp(prefix="ssd-vm-"))
-    procs, server = [], None
+        pytest.fail(f"not installed: {', '.join(missing)} (apt-get install victoria-metrics)")
+    tmp = tmp_path_factory.mktemp("vm")
+    print(f"  (logs in {tmp})")
+    Alertmanager.received = []
+    ports = {"exporters": [free_port() for _ in HOSTS], "vm": free_port(),
+             "vmagent": free_port(), "vmalert": free_port(), "alertmanager": free_port()}
+    server = ThreadingHTTPServer(("127.0.0.1", ports["alertmanager"]), Alertmanager)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    procs = []
     try:
-        check_files(tmp)
-        ports = {"exporters": [free_port() for _ in HOSTS], "vm": free_port(),
-                 "vmagent": free_port(), "vmalert": free_port(), "alertmanager": free_port()}
-        server = ThreadingHTTPServer(("127.0.0.1", ports["alertmanager"]), Alertmanager)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
         log = open(tmp / "pipeline.log", "w")
-        procs = start(tmp, ports, log)
+        procs = start(exporter, tmp, ports, log)
         begun = time.monotonic()
         vm, vmalert = f"http://127.0.0.1:{ports['vm']}", f"http://127.0.0.1:{ports['vmalert']}"
         for host, port in zip(HOSTS, ports["exporters"]):
@@ -264,32 +211,92 @@ def main():
             if time.monotonic() - begun >= WARMUP_SECONDS and expected_met(vmalert):
                 break
             time.sleep(2)
-        check(expected_met(vmalert), f"expected alerts firing after "
-              f"{time.monotonic() - begun:.0f} s (at most {DEADLINE_SECONDS} s)")
-        targets = json.loads(get(f"http://127.0.0.1:{ports['vmagent']}/api/v1/targets"))
-        active = targets["data"]["activeTargets"]
-        check(len(active) == len(HOSTS) and all(t["health"] == "up" for t in active),
-              "vmagent scrapes the three exporters: "
-              + ", ".join(f"{t['labels'].get('instance')} {t['health']}" for t in active))
-        check_rules(vmalert)
-        check_records(vm)
-        check_dashboards(vm)
-        check_alerts(vm, vmalert)
+        yield {"vm": vm, "vmalert": vmalert, "vmagent": f"http://127.0.0.1:{ports['vmagent']}",
+               "took": time.monotonic() - begun}
     finally:
         stop_all(procs)
-        if server:
-            server.shutdown()
-        if check.failures and (tmp / "pipeline.log").exists():
-            # the programs' own warnings and errors, not their shutdown chatter
-            lines = (tmp / "pipeline.log").read_text().splitlines()
-            bad = [l for l in lines if re.search(r"\b(warn|error|fatal|panic)", l, re.I)]
-            print("---- pipeline.log (warnings and errors, last 25)")
-            print("\n".join(bad[-25:] or lines[-25:]))
-        shutil.rmtree(tmp, ignore_errors=True)
-    print(f"vm pipeline: wall time {time.monotonic() - started:.0f} s")
-    print(f"vm_pipeline: {check.passed} passed, {check.failed} failed")
-    sys.exit(1 if check.failures else 0)
+        server.shutdown()
+
+
+def test_expected_alerts_fire_in_time(pipeline):
+    assert expected_met(pipeline["vmalert"]), \
+        f"not after {pipeline['took']:.0f} s (at most {DEADLINE_SECONDS} s)"
+
+
+def test_vmagent_scrapes_the_three_exporters(pipeline):
+    active = json.loads(get(f"{pipeline['vmagent']}/api/v1/targets"))["data"]["activeTargets"]
+    assert len(active) == len(HOSTS) and all(t["health"] == "up" for t in active), \
+        ", ".join(f"{t['labels'].get('instance')} {t['health']}" for t in active)
+
+
+def test_vmalert_evaluates_every_rule(pipeline):
+    groups = json.loads(get(f"{pipeline['vmalert']}/api/v1/rules"))["data"]["groups"]
+    rules = [r for g in groups for r in g["rules"]]
+    broken = [f"{r['name']}: {r['lastError']}" for r in rules if r.get("lastError")]
+    assert len(rules) > 40, f"only {len(rules)} rules"
+    assert not broken, "; ".join(broken[:5])
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_recording_rule_has_series(pipeline, name):
+    result, err = query(pipeline["vm"], name)
+    assert result, f"error {err}" if err else "no series"
+
+
+def test_a_dc2000b_median_per_host(pipeline):
+    result, _ = query(pipeline["vm"], "count(model_firmware_instance:"
+                      "ssd_probe_latency_seconds:p99_rate2m_median)")
+    n = int(float(result[0]["value"][1])) if result else 0
+    assert n == len(HOSTS), f"{n} of {len(HOSTS)} hosts"
+
+
+@pytest.mark.parametrize("target", PANELS, ids=panel_id)
+def test_panel_shows_data(pipeline, target):
+    panel_shows_data(pipeline["vm"], target)
+
+
+@pytest.fixture(scope="module")
+def firing(pipeline):
+    return firing_by_drive(pipeline["vmalert"])
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_failing_drive_fires(firing, host):
+    missing = DEMO_FAILING_ALERTS - firing.get((host, DEMO_FAILING), set())
+    assert not missing, f"missing {sorted(missing)}"
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_fail_slow_drive_fires_only_ssd_fail_slow(firing, host):
+    assert firing.get((host, DEMO_FAIL_SLOW), set()) == {"SsdFailSlow"}
+
+
+@pytest.mark.parametrize("drive", sorted(DEMO_HEALTHY))
+@pytest.mark.parametrize("host", HOSTS)
+def test_healthy_drive_fires_nothing(firing, host, drive):
+    assert not firing.get((host, drive)), sorted(firing.get((host, drive), ()))
+
+
+def test_no_alert_without_a_demo_drive(firing):
+    stray = {k: v for k, v in firing.items() if k[0] not in HOSTS or k[1] == "-"}
+    assert not stray, stray
+
+
+def test_vmalert_wrote_alerts_back(pipeline):
+    """SsdFailSlow firing in VictoriaMetrics' ALERTS for every host."""
+    result, err = query(pipeline["vm"], 'count by (instance) (ALERTS{alertname="SsdFailSlow",'
+                        f'device="{DEMO_FAIL_SLOW}",alertstate="firing"}})')
+    assert not err and len(result or []) == len(HOSTS), \
+        f"{len(result or [])} of {len(HOSTS)} hosts" + (f" ({err})" if err else "")
+
+
+def test_alertmanager_received_from_every_host(pipeline):
+    """SsdFailSlow and SsdPlpFailed from every host."""
+    sent = {(a["labels"].get("instance"), a["labels"].get("alertname"))
+            for a in Alertmanager.received}
+    want = {(h, "SsdFailSlow") for h in HOSTS} | {(h, "SsdPlpFailed") for h in HOSTS}
+    assert want <= sent, f"missing {sorted(want - sent)} of {len(Alertmanager.received)} received"
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_module(__file__))

@@ -15,21 +15,21 @@ every loop bounded in count and time:
    sequential scrapes run. Every scrape must be answered and no poll may fail
    for want of descriptors; the scrapes' p50/p99 are printed (BENCHMARKS.md).
 
-Usage: python3 -m tools.ops.web_limits [path/to/ssd_exporter]
-(default target/debug/ssd_exporter). Python 3.11 standard library only.
-Prints PASS/FAIL lines and "N passed, N failed"; exits 1 on a failure.
+Usage: python3 -m tools.ops.web_limits [path/to/ssd_exporter] [pytest options]
+(default target/debug/ssd_exporter): a pytest module, one test per check.
 """
 
+import resource
 import select
 import socket
 import subprocess
 import sys
 import time
 
-from tools import ROOT
-from tools.ops.common import Checks, exporter_binary, free_port, wait_http
+import pytest
 
-check = Checks()
+from tools import ROOT
+from tools.ops.common import free_port, run_module, wait_http
 
 
 def scrape(port, path="/healthz", attempts=50):
@@ -103,48 +103,85 @@ def stop(proc):
     return err
 
 
-def main():
-    binary = str(exporter_binary())
-    base = [binary, "--demo", "--probe.disable"]
-
-    # 1. slow clients against a cap of 8
+@pytest.fixture(scope="module")
+def slow_clients(exporter):
+    """1. 40 stalled half-requests against a cap of 8."""
     port = free_port()
-    proc = run(base + [f"--web.listen-address=127.0.0.1:{port}", "--web.max-connections=8"], port)
-    held = hold(port, 40, b"GET /metrics HTTP/1.1\r\nHost: slow\r\n")
-    check(scrape(port, "/metrics"), "40 stalled half-requests, cap 8: a scraper still gets /metrics")
-    closed = count_closed(held, want=len(held) - 8)
-    check(closed >= len(held) - 8,
-          f"the cap holds: {closed} of {len(held)} stalled connections closed by the server")
-    for s in held:
-        s.close()
-    check(scrape(port), "answers /healthz after the slow clients")
-    stop(proc)
+    proc = run([str(exporter), "--demo", "--probe.disable",
+                f"--web.listen-address=127.0.0.1:{port}", "--web.max-connections=8"], port)
+    try:
+        held = hold(port, 40, b"GET /metrics HTTP/1.1\r\nHost: slow\r\n")
+        seen = {"scraped": scrape(port, "/metrics"), "held": len(held),
+                "closed": count_closed(held, want=len(held) - 8)}
+        for s in held:
+            s.close()
+        seen["healthz_after"] = scrape(port)
+    finally:
+        stop(proc)
+    return seen
 
-    # 2. EMFILE: the hard limit is the soft one, so the exporter cannot raise it
+
+def test_slow_clients_do_not_keep_a_scraper_out(slow_clients):
+    """40 stalled half-requests, cap 8: a scraper still gets /metrics."""
+    assert slow_clients["scraped"]
+
+
+def test_slow_clients_cap_holds(slow_clients):
+    closed, held = slow_clients["closed"], slow_clients["held"]
+    assert closed >= held - 8, f"{closed} of {held} stalled connections closed by the server"
+
+
+def test_slow_clients_healthz_after(slow_clients):
+    assert slow_clients["healthz_after"]
+
+
+@pytest.fixture(scope="module")
+def emfile(exporter):
+    """2. EMFILE: the hard limit is the soft one, so the exporter cannot raise it."""
     port = free_port()
-    proc = run(["prlimit", "--nofile=48:48", "--"] + base
-               + [f"--web.listen-address=127.0.0.1:{port}", "--web.max-connections=1000"], port)
-    held = hold(port, 80, b"")
-    check(scrape(port), "80 idle connections past RLIMIT_NOFILE=48: a scraper still gets in")
-    check(proc.poll() is None, "the exporter survived EMFILE")
-    for s in held:
-        s.close()
-    check(scrape(port, "/metrics"), "serves /metrics after the descriptors came back")
-    err = stop(proc)
-    check("out of file descriptors" in err, "EMFILE was logged (warn)")
+    proc = run(["prlimit", "--nofile=48:48", "--", str(exporter), "--demo", "--probe.disable",
+                f"--web.listen-address=127.0.0.1:{port}", "--web.max-connections=1000"], port)
+    try:
+        held = hold(port, 80, b"")
+        seen = {"scraped": scrape(port), "alive": proc.poll() is None}
+        for s in held:
+            s.close()
+        seen["metrics_after"] = scrape(port, "/metrics")
+    finally:
+        seen["stderr"] = stop(proc)
+    return seen
 
-    # 4. 2,000 slow clients against an exporter limited to 1,024 descriptors
-    import resource
+
+def test_emfile_a_scraper_still_gets_in(emfile):
+    """80 idle connections past RLIMIT_NOFILE=48: a scraper still gets in."""
+    assert emfile["scraped"]
+
+
+def test_emfile_survived(emfile):
+    assert emfile["alive"]
+
+
+def test_emfile_serves_metrics_after_the_descriptors_came_back(emfile):
+    assert emfile["metrics_after"]
+
+
+def test_emfile_logged(emfile):
+    assert "out of file descriptors" in emfile["stderr"]
+
+
+@pytest.fixture(scope="module")
+def many_slow_clients(exporter):
+    """4. 2,000 slow clients against an exporter limited to 1,024 descriptors."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard != resource.RLIM_INFINITY and hard < 2200:
-        check(False, f"the test client needs 2200 descriptors, its hard limit is {hard}")
-    else:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 2200), hard))
-        port = free_port()
-        fixtures = sorted(str(p) for p in ROOT.glob("tests/fixtures/*/*/*") if (p / "meta.toml").exists())
-        replay = [f"--replay={f}" for f in fixtures]
-        proc = run(["prlimit", "--nofile=1024:1024", "--", binary, "--probe.disable", "--poll.interval=1s",
-                    f"--web.listen-address=127.0.0.1:{port}"] + replay, port)
+        pytest.fail(f"the test client needs 2200 descriptors, its hard limit is {hard}")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 2200), hard))
+    port = free_port()
+    fixtures = sorted(str(p) for p in ROOT.glob("tests/fixtures/*/*/*") if (p / "meta.toml").exists())
+    replay = [f"--replay={f}" for f in fixtures]
+    proc = run(["prlimit", "--nofile=1024:1024", "--", str(exporter), "--probe.disable",
+                "--poll.interval=1s", f"--web.listen-address=127.0.0.1:{port}"] + replay, port)
+    try:
         started = time.monotonic()
         held = hold(port, 2000, b"GET /metrics HTTP/1.1\r\nHost: slow\r\nX-Slow: ")
         opened = len(held)
@@ -164,15 +201,24 @@ def main():
         p50, p99 = times[len(times) // 2], times[int(len(times) * 0.99) - 1]
         print(f"  {opened} slow connections opened; 200 scrapes: p50 {p50 * 1000:.1f} ms, "
               f"p99 {p99 * 1000:.1f} ms, {time.monotonic() - started:.1f} s in all")
-        check(ok == 200, f"RLIMIT_NOFILE 1024, {opened} slow clients: {ok} of 200 sequential scrapes answered")
         for s in held:
             s.close()
+    finally:
         err = stop(proc)
-        starved = [l for l in err.splitlines() if "poll failed" in l and ("os error 24" in l or "Too many open files" in l)]
-        check(not starved, f"no poll failed for want of descriptors ({len(starved)} did)")
+    return {"opened": opened, "ok": ok, "stderr": err}
 
-    return check.summary()
+
+def test_many_slow_clients_every_scrape_answered(many_slow_clients):
+    """RLIMIT_NOFILE 1024, 2,000 slow clients: all 200 sequential scrapes answered."""
+    assert many_slow_clients["ok"] == 200, \
+        f"{many_slow_clients['opened']} slow clients: {many_slow_clients['ok']} of 200 answered"
+
+
+def test_many_slow_clients_no_poll_starved_of_descriptors(many_slow_clients):
+    starved = [line for line in many_slow_clients["stderr"].splitlines() if "poll failed" in line
+               and ("os error 24" in line or "Too many open files" in line)]
+    assert not starved, f"{len(starved)} polls failed for want of descriptors"
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_module(__file__))

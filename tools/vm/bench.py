@@ -31,7 +31,7 @@ def _polls(path: Path) -> float | None:
 
 def _one(path: Path, name: str, device: str) -> float | None:
     s = [x.value for x in parse_exposition(path.read_text())
-         if x.name == name and x.label("device") == device]
+         if x.name == name and x.labels.get("device") == device]
     return s[0] if s else None
 
 

@@ -13,8 +13,11 @@ import json
 import math
 from pathlib import Path
 
-from tools.vm.prom import Sample, one, parse_exposition, select
-from tools.vm.probe import PROBE_RATE  # noqa: F401  (run.py passes it to the guest)
+from tools.vm import fault_checks, fwlog, probe, sata, scsi
+from tools.vm.bench import summarize
+from tools.vm.margin import margin
+from tools.vm.prom import Sample, one, parse_exposition, select, series_key, show
+from tools.vm.replay import dump_and_replay, dump_and_replay_sata
 
 CONTROLLERS = {"nvme0": "NVME0000", "nvme1": "NVME0001"}
 SATA_DISKS = {"sda": "SATA0000"}  # checked by sata.py
@@ -122,18 +125,17 @@ def _fmt(labels: dict) -> str:
 
 
 class Report:
-    """Collects PASS/FAIL lines, printing each as it is decided."""
+    """The checks of one boot, each decided as a pytest subtest of that boot's test
+    (``tools.vm.run``): pytest prints and counts them."""
 
-    def __init__(self) -> None:
-        self.passed = 0
-        self.failed = 0
+    def __init__(self, subtests) -> None:
+        self.subtests = subtests
 
     def check(self, name: str, ok: bool, detail: str = "") -> bool:
-        print(f"PASS {name}" if ok else f"FAIL {name}: {detail}", flush=True)
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
+        """Passes or fails the check `name` (failing with `detail`); returns `ok`,
+        so that a check the next ones need can stop them."""
+        with self.subtests.test(msg=name):
+            assert ok, detail
         return ok
 
     # ---- during the run -----------------------------------------------------------
@@ -162,7 +164,7 @@ class Report:
                     'ssd_critical_warning{device="nvme0",condition="reliability"} 1')
         bad = [one(h, "ssd_critical_warning", device="nvme1", condition="reliability")
                for h in history]
-        bad = [str(s) for s in bad if s is None or s.value != 0]
+        bad = [show(s) for s in bad if s is None or s.value != 0]
         self.check("critical_warning_other_drive_unaffected", bool(history) and not bad,
                    f"nvme1 reliability series in {len(bad)} of {len(history)} scrapes: {bad[:2]}")
         self._smart_passed("critical_warning_injected_smart_passed_0", last, 0)
@@ -180,7 +182,7 @@ class Report:
     def unplugged(self, elapsed, last, history) -> None:
         self._timed("hot_unplug_series_removed", elapsed, UNPLUG_LIMIT, last,
                     f"no nvme1 series, ssd_exporter_devices {DEVICES_AFTER_UNPLUG}, nvme0 up")
-        left = [str(s) for s in last if s.label("device") == "nvme1"]
+        left = [show(s) for s in last if s.labels.get("device") == "nvme1"]
         self.check("hot_unplug_no_nvme1_series", not left, f"still served: {left[:3]}")
         d = one(last, "ssd_exporter_devices")
         self.check("hot_unplug_devices_gauge", d is not None and d.value == DEVICES_AFTER_UNPLUG,
@@ -196,7 +198,7 @@ class Report:
                     f'ssd_device_up{{serial="{HOTPLUG_SERIAL}"}} 1')
         new = select(last, "ssd_device_up", serial=HOTPLUG_SERIAL)
         if new:
-            print(f"  (hot-plugged controller served as device=\"{new[0].label('device')}\")")
+            print(f"  (hot-plugged controller served as device=\"{new[0].labels.get('device')}\")")
 
     # ---- after the run ------------------------------------------------------------
 
@@ -211,14 +213,12 @@ class Report:
             self.check("equality", False, "the guest never finished stage a")
             return
         equality(self, share)
-        from tools.vm import scsi
         scsi.harness(self, share)
         scsi.equality(self, share)
         scsi.transports(self, share)
         scsi.lacking_pages_absent(self, share)
         if (share / "d/metrics-after.txt").exists():
             scsi.missing_pages(self, share)
-        from tools.vm import sata
         sata.equality(self, share)
         sata.labels(self, share)
         if (share / "s").is_dir():
@@ -231,16 +231,13 @@ class Report:
             if (share / stage).is_dir():
                 self.check(f"{stage}_exporter_alive", (share / stage / "exporter-alive").exists(),
                            f"the exporter process was gone after {stage} (see exporter.log)")
-        from tools.vm import probe
         probe.all_checks(self, share)
         if (share / "b-set/nvme0-smart-log.json").exists():
             cw = _load_json(share / "b-set/nvme0-smart-log.json").get("critical_warning")
             self.check("critical_warning_injected_nvme_cli", cw == 4,
                        f"nvme-cli critical_warning after qom-set 0x4: {cw}")
-        from tools.vm import fault_checks
         fault_checks.all_checks(self, share)
         if (share / "stage-d.ready").exists():
-            from tools.vm.replay import dump_and_replay, dump_and_replay_sata
             dump_and_replay(self, share, exporter)
             dump_and_replay_sata(self, share, exporter)
             scsi.dump_and_replay(self, share, exporter)
@@ -248,18 +245,11 @@ class Report:
             self.check("dump_replay", False, "the guest never finished stage d")
 
 
-def margin(name: str, ratio: float, detail: str) -> None:
-    """Logs how far a wall-clock check stayed from its limit (limit / measured
-    for a time, measured / required for a count), every run, so a shrinking
-    margin shows before the check flakes under TCG; below 3x the limit is to
-    be widened."""
-    print(f"  MARGIN {name}: {ratio:.1f}x ({detail})", flush=True)
-
 
 def _describe(samples: list[Sample]) -> str:
     if not samples:
         return "(empty or none)"
-    keep = [str(s) for s in samples if s.name in ("ssd_critical_warning", "ssd_exporter_devices",
+    keep = [show(s) for s in samples if s.name in ("ssd_critical_warning", "ssd_exporter_devices",
                                                    "ssd_device_up")]
     return "; ".join(keep[:12]) or f"{len(samples)} samples, none relevant"
 
@@ -290,7 +280,7 @@ def reliability_is(v: int):
 def unplugged(samples: list[Sample]) -> bool:
     d = one(samples, "ssd_exporter_devices")
     up = one(samples, "ssd_device_up", device="nvme0")
-    return (not any(s.label("device") == "nvme1" for s in samples)
+    return (not any(s.labels.get("device") == "nvme1" for s in samples)
             and d is not None and d.value == DEVICES_AFTER_UNPLUG
             and up is not None and up.value == 1)
 
@@ -326,13 +316,13 @@ def equality(r: Report, share: Path) -> None:
         for name, labels, want, moves in identity_expectations(idc, idns) + smart_expectations(smart):
             full = {"device": dev, "serial": serial, **labels}
             s1, s2 = one(m1, name, **full), one(m2, name, **full)
-            checked.update(s.key() for s in (s1, s2) if s is not None)
+            checked.update(series_key(s) for s in (s1, s2) if s is not None)
             cname = f"{dev}.{name}" + (f"{{{','.join(labels.values())}}}" if labels and name != "ssd_device_info" else "")
             if want is None:
                 r.check(cname, False, f"nvme-cli's smart-log JSON has no {ENDURANCE_GROUP_KEY}: "
                         f"nothing to compare the exporter's {s1 or s2} with")
             elif s1 is None or s2 is None:
-                similar = [str(s) for s in select(m1, name, device=dev)]
+                similar = [show(s) for s in select(m1, name, device=dev)]
                 r.check(cname, False, f"no series {name}{_fmt(full)}; same name for {dev}: {similar[:3]}")
             elif moves:
                 ok = s1.value <= want and (want <= s2.value or not fresh)
@@ -341,7 +331,7 @@ def equality(r: Report, share: Path) -> None:
                 ok = _same(s1.value, want) and _same(s2.value, want)
                 r.check(cname, ok, f"exporter {s1.value:g} / {s2.value:g}, nvme-cli {want:g}")
         _capacity(r, m1, dev, serial, idc, share, checked)
-        sensors = {s.label("sensor") for s in select(m1, "ssd_temperature_celsius", device=dev)}
+        sensors = {s.labels.get("sensor") for s in select(m1, "ssd_temperature_celsius", device=dev)}
         want_sensors = {"composite"} | {str(n) for n in range(1, 9)
                                          if _int(smart.get(f"temperature_sensor_{n}", 0))}
         r.check(f"{dev}.temperature_sensors", sensors == want_sensors,
@@ -350,21 +340,20 @@ def equality(r: Report, share: Path) -> None:
         # is a failure too.
         pmr = one(m1, "ssd_critical_warning", device=dev, condition="pmr_read_only")
         if pmr is not None:
-            checked.add(pmr.key())
+            checked.add(series_key(pmr))
         want_pmr = (_int(smart["critical_warning"]) >> 5) & 1
         r.check(f"{dev}.ssd_critical_warning{{pmr_read_only}}",
                 pmr is not None and pmr.value == want_pmr,
                 f"exporter {pmr if pmr is not None else 'no series'}, nvme-cli bit 5 = {want_pmr}")
-        ocp = sorted({s.name for s in m1 if s.label("device") == dev and s.name in OCP_ONLY})
+        ocp = sorted({s.name for s in m1 if s.labels.get("device") == dev and s.name in OCP_ONLY})
         r.check(f"{dev}.no_ocp_series", not ocp, f"OCP-only series without a C0h log: {ocp}")
         errs = [s for s in select(m2, "ssd_poll_errors_total", device=dev, source="smart_log")
                 if s.value != 0]
-        r.check(f"{dev}.no_smart_log_poll_errors", not errs, f"{[str(s) for s in errs]}")
-    from tools.vm import fwlog
+        r.check(f"{dev}.no_smart_log_poll_errors", not errs, f"{[show(s) for s in errs]}")
     fwlog.check(r, share, m1, m2, CONTROLLERS, checked)
     _labels(r, share)
-    unchecked = sorted({str(s) for s in m1 if s.label("device") in CONTROLLERS
-                        and (s.name, s.labels) not in checked and not s.name.startswith(NOT_COMPARED)})
+    unchecked = sorted({show(s) for s in m1 if s.labels.get("device") in CONTROLLERS
+                        and series_key(s) not in checked and not s.name.startswith(NOT_COMPARED)})
     if unchecked:
         print("  (series not compared with nvme-cli: " + "; ".join(unchecked) + ")", flush=True)
 
@@ -375,7 +364,7 @@ def _capacity(r: Report, m: list[Sample], dev: str, serial: str, idc: dict, shar
     either leave the series out or report the namespaces' size (never a fake 0)."""
     s = one(m, "ssd_capacity_bytes", device=dev, serial=serial)
     if s is not None:
-        checked.add(s.key())
+        checked.add(series_key(s))
     tnvmcap = _int(idc["tnvmcap"])
     if tnvmcap:
         r.check(f"{dev}.ssd_capacity_bytes", s is not None and _same(s.value, tnvmcap),
@@ -406,8 +395,8 @@ def _labels(r: Report, share: Path) -> None:
             continue
         for s in samples:
             if (s.name.startswith("ssd_") and not s.name.startswith("ssd_exporter_")
-                    and (not s.label("device") or not s.label("serial"))):
-                bad.setdefault(str(s), str(f.relative_to(share)))
+                    and (not s.labels.get("device") or not s.labels.get("serial"))):
+                bad.setdefault(show(s), str(f.relative_to(share)))
     r.check("every_per_drive_series_has_device_and_serial", not bad,
             f"in {len(files)} scrapes: " + "; ".join(f"{k} ({v})" for k, v in list(bad.items())[:5]))
 
@@ -415,5 +404,4 @@ def _labels(r: Report, share: Path) -> None:
 # ---- stage e ------------------------------------------------------------------------
 
 def bench_result(share: Path) -> dict:
-    from tools.vm.bench import summarize
     return summarize(share / "bench")

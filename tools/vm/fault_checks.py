@@ -9,7 +9,7 @@ from pathlib import Path
 from tools.vm.faults import (FD_SLACK, GONE_LIMIT, POLL_GAP_LIMIT, RECOVERY_LIMIT, REPLUG_LIMIT,
                     SCRAPE_LIMIT, SLOW_READ_SECONDS, SLOW_SERIAL, THREAD_FAULT_SLACK,
                     THREAD_SLACK, TIMEOUT_SEEN_LIMIT, _gone_limit, sas_disk, survivors)
-from tools.vm.prom import Sample, one, parse_exposition, select
+from tools.vm.prom import Sample, one, parse_exposition, select, show
 from tools.vm.work import read_json
 
 
@@ -91,12 +91,12 @@ def common(r, share: Path, stage: str, scrapes: list, survivors: dict[str, str],
             oks = [one(s, "ssd_probe_ios_total", block=block, op="read", result="ok")
                    for _, s in scrapes]
             first, last = oks[0], oks[-1]
-            bad = [str(x) for _, s in scrapes for x in select(s, "ssd_probe_ios_total", block=block)
-                   if x.label("result") in ("error", "timeout") and x.value]
+            bad = [show(x) for _, s in scrapes for x in select(s, "ssd_probe_ios_total", block=block)
+                   if x.labels.get("result") in ("error", "timeout") and x.value]
             r.check(f"fault.{stage}.{block}_probed",
                     first is not None and last is not None and last.value > first.value and not bad,
                     f"ok count {first} -> {last} over the stage; errors/timeouts: {bad[:2]}")
-    restarted = [str(x) for _, s in scrapes for x in select(s, "ssd_exporter_task_restarts_total")
+    restarted = [show(x) for _, s in scrapes for x in select(s, "ssd_exporter_task_restarts_total")
                  if x.value]
     r.check(f"fault.{stage}.no_task_restarts", not restarted, f"{restarted[:3]}")
 
@@ -151,8 +151,8 @@ def nvme(r, share: Path) -> None:
     errs: dict[str, float] = {}
     for _, s in scrapes:
         for x in select(s, "ssd_poll_errors_total", serial=SLOW_SERIAL):
-            errs[x.label("source")] = max(errs.get(x.label("source"), 0), x.value)
-    first = {x.label("source"): x.value
+            errs[x.labels.get("source")] = max(errs.get(x.labels.get("source"), 0), x.value)
+    first = {x.labels.get("source"): x.value
              for x in select(scrapes[0][1] if scrapes else [], "ssd_poll_errors_total",
                              serial=SLOW_SERIAL)}
     grown = {k: v - first.get(k, 0) for k, v in errs.items() if v > first.get(k, 0)}
@@ -194,7 +194,7 @@ def nvme(r, share: Path) -> None:
     up = [s for s in select(after, "ssd_device_up", serial=SLOW_SERIAL) if s.value == 1]
     r.check("fault.nvme.replugged_still_up_after_settling", bool(up),
             f"ssd_device_up for {SLOW_SERIAL} in f-replug/metrics-after.txt: "
-            f"{[str(s) for s in select(after, 'ssd_device_up', serial=SLOW_SERIAL)]}")
+            f"{[show(s) for s in select(after, 'ssd_device_up', serial=SLOW_SERIAL)]}")
 
 
 def _value(samples: list[Sample], name: str, **labels) -> float:
@@ -239,7 +239,7 @@ def scsi_fault(r, share: Path, stage: str, sas: str) -> None:
     errs = {}
     for m_name, m in (("first", first), ("last", last), ("end", end)):
         for x in select(m, "ssd_poll_errors_total", device=sas):
-            errs.setdefault(x.label("source"), {})[m_name] = x.value
+            errs.setdefault(x.labels.get("source"), {})[m_name] = x.value
     grown = {src: v.get("last", 0) - v.get("first", 0) for src, v in errs.items()
              if v.get("last", 0) > v.get("first", 0)}
     ups = [_value(m, "ssd_device_up", device=sas) for _, m in fault]

@@ -94,7 +94,7 @@ def _timeout_seen(samples: list[Sample]) -> bool:
 
 def _gone(samples: list[Sample]) -> bool:
     return (bool(samples) and one(samples, "ssd_exporter_devices") is not None
-            and not any(s.label("serial") == SLOW_SERIAL for s in samples))
+            and not any(s.labels.get("serial") == SLOW_SERIAL for s in samples))
 
 
 def _replugged(samples: list[Sample]) -> bool:
@@ -108,7 +108,7 @@ def _deleted(vm, dev_id: str, timeout: float) -> bool:
     """QEMU has finished the device_del (the guest acknowledged it): the id is free."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        names = {p["name"] for p in vm.qmp.execute("qom-list", path="/machine/peripheral")}
+        names = {p["name"] for p in vm.qmp.cmd("qom-list", path="/machine/peripheral")}
         if dev_id not in names:
             return True
         time.sleep(0.1)
@@ -118,13 +118,13 @@ def _deleted(vm, dev_id: str, timeout: float) -> bool:
 def nvme_stages(vm, drv, report) -> None:
     times: dict[str, float | bool | None] = {}
     drv.wait_ready("f-nvme", 60)
-    vm.qmp.execute("qom-set", path="/objects/tg2", property="limits",
+    vm.qmp.cmd("qom-set", path="/objects/tg2", property="limits",
                    value={"bps-total": SLOW_BPS})
     t0 = time.monotonic()
     drv.go("f-nvme")
     seen, _, _ = drv.watch("f-nvme", _timeout_seen, TIMEOUT_SEEN_LIMIT + 2, stop=False)
     times["timeout_seen"] = seen
-    vm.qmp.execute("device_del", id=SLOW_ID)
+    vm.qmp.cmd("device_del", id=SLOW_ID)
     times["device_del"] = time.monotonic() - t0
     # The kernel's removal waits for the read QEMU holds (lifting the limits does not
     # reschedule a queued request); meanwhile the controller's admin commands fail.
@@ -132,12 +132,12 @@ def nvme_stages(vm, drv, report) -> None:
     gone, _, _ = drv.watch("f-nvme", _gone, max(1.0, limit + 2 - (time.monotonic() - t0)))
     times["series_gone"] = None if gone is None else gone + times["device_del"]
     times["qemu_deleted"] = _deleted(vm, SLOW_ID, 10)
-    vm.qmp.execute("qom-set", path="/objects/tg2", property="limits", value={"bps-total": 0})
+    vm.qmp.cmd("qom-set", path="/objects/tg2", property="limits", value={"bps-total": 0})
     (drv.share / "f-nvme/host-times.json").write_text(json.dumps(times, indent=1))
 
     drv.wait_ready("f-replug", 60)
     if times["qemu_deleted"]:
-        vm.qmp.execute("device_add", driver="nvme", id=SLOW_ID, serial=SLOW_SERIAL,
+        vm.qmp.cmd("device_add", driver="nvme", id=SLOW_ID, serial=SLOW_SERIAL,
                        drive="t2", bus="rp2")
     drv.go("f-replug")
     back, _, _ = drv.watch("f-replug", _replugged, REPLUG_LIMIT + 2)

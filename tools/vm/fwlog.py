@@ -17,7 +17,7 @@ import json
 import re
 from pathlib import Path
 
-from tools.vm.prom import Sample, one, select
+from tools.vm.prom import Sample, one, select, series_key
 
 _SLOT = re.compile(r"Firmware Rev Slot (\d+)")
 
@@ -56,14 +56,14 @@ def check(r, share: Path, m1: list[Sample], m2: list[Sample], controllers: dict,
         r.check(f"{dev}.fw_log_nvme_cli_lists_a_slot", bool(want), f"nvme-cli: {want}")
         for name, m in (("metrics-1", m1), ("metrics-2", m2)):
             rows = select(m, "ssd_firmware_slot_info", device=dev, serial=serial)
-            checked.update(s.key() for s in rows)
-            got = {(s.label("slot"), s.label("revision"), s.label("active")) for s in rows
+            checked.update(series_key(s) for s in rows)
+            got = {(s.labels.get("slot"), s.labels.get("revision"), s.labels.get("active")) for s in rows
                    if s.value == 1}
             r.check(f"{dev}.ssd_firmware_slot_info ({name})", got == want,
                     f"exporter {sorted(got)}, nvme fw-log {sorted(want)}")
             s = one(m, "ssd_firmware_activation_pending", device=dev, serial=serial)
             if s is not None:
-                checked.add(s.key())
+                checked.add(series_key(s))
             r.check(f"{dev}.ssd_firmware_activation_pending ({name})",
                     s is not None and s.value == pending,
                     f"exporter {s}, from nvme-cli's afi {pending}")

@@ -1,22 +1,22 @@
-"""The machine of the VM test: QEMU with its devices, disk images and 9p share, a
-minimal QMP client, and the stage protocol the guest follows (`Driver`). Shared by the
-main boot (`run.py`) and the other boots (`scenarios.py`). Python 3.11 standard library
-only.
+"""The machine of the VM test: QEMU with its devices, disk images and 9p share, its
+QMP client (qemu.qmp), and the stage protocol the guest follows (`Driver`). Shared by
+the main boot (`run.py`) and the other boots (`scenarios.py`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from tools.vm import checks
+from qemu.qmp import QMPError
+from qemu.qmp.legacy import QEMUMonitorProtocol
+
+from tools.vm.margin import margin
 from tools.vm.prom import parse_exposition
 
 IMAGE_SIZE = 64 * 1024 * 1024
@@ -29,49 +29,21 @@ class Failure(Exception):
     """The run cannot continue (boot failed, guest hung, deadline passed)."""
 
 
-class Qmp:
-    """A minimal QMP client: one command at a time, events are skipped."""
-
-    def __init__(self, path: Path, deadline: float):
-        while True:
-            try:
-                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                self.sock.connect(str(path))
-                break
-            except OSError:
-                self.sock.close()
-                if time.monotonic() > deadline:
-                    raise Failure(f"QMP socket {path} did not come up")
-                time.sleep(0.05)
-        self.sock.settimeout(10)
-        self.buf = b""
-        self._read()  # greeting
-        self.execute("qmp_capabilities")
-
-    def _read(self) -> dict:
-        while b"\n" not in self.buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise Failure("QMP connection closed")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
-
-    def execute(self, cmd: str, **args) -> object:
-        msg = {"execute": cmd}
-        if args:
-            msg["arguments"] = args
-        self.sock.sendall(json.dumps(msg).encode() + b"\n")
-        while True:
-            reply = self._read()
-            if "event" in reply:
-                continue
-            if "error" in reply:
-                raise Failure(f"QMP {cmd} {args}: {reply['error']}")
-            return reply.get("return")
-
-    def close(self) -> None:
-        self.sock.close()
+def connect_qmp(path: Path, deadline: float) -> QEMUMonitorProtocol:
+    """A QMP client (qemu.qmp) on QEMU's socket, capabilities negotiated, once QEMU
+    has made the socket (it starts in the background); each command then waits at
+    most 10 s. A command QEMU refuses raises qemu.qmp's ExecuteError (a QMPError)."""
+    while True:
+        qmp = QEMUMonitorProtocol(str(path))
+        try:
+            qmp.connect()
+            qmp.settimeout(10)
+            return qmp
+        except (QMPError, OSError) as e:
+            qmp.close()
+            if time.monotonic() > deadline:
+                raise Failure(f"QMP socket {path} did not come up: {e}") from e
+            time.sleep(0.05)
 
 
 class Vm:
@@ -101,13 +73,13 @@ class Vm:
             "-virtfs", f"local,path={self.share},mount_tag=host,security_model=none,id=host0",
         ] + devices
         self.proc: subprocess.Popen | None = None
-        self.qmp: Qmp | None = None
+        self.qmp: QEMUMonitorProtocol | None = None
 
     def start(self, deadline: float) -> None:
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL,
                                      stdout=open(self.work / "qemu.out", "wb"),
                                      stderr=subprocess.STDOUT, start_new_session=True)
-        self.qmp = Qmp(self.qmp_path, min(deadline, time.monotonic() + 10))
+        self.qmp = connect_qmp(self.qmp_path, min(deadline, time.monotonic() + 10))
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -181,7 +153,7 @@ class Driver:
                 raise Failure(f"the guest did not reach stage {name} within {timeout:.0f} s")
             time.sleep(0.05)
         took = time.monotonic() - start
-        checks.margin(f"stage {name} reached", timeout / max(took, 1e-3),
+        margin(f"stage {name} reached", timeout / max(took, 1e-3),
                       f"after {took:.1f} s, limit {timeout:g} s")
 
     def go(self, name: str) -> None:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools.vm.prom import one, select
-from tools.vm.scenarios import Scenario, until_done
+from tools.vm.prom import one, select, show
+from tools.vm.boot import Scenario, until_done
 from tools.vm.work import read_json, read_scrape, read_text
 
 IMAGES = ("mr0", "mr1")
@@ -91,7 +91,7 @@ def _pd(r, out: Path, dev: str, device_id: int, n: int, m1, m2) -> None:
             "model": js.get("scsi_model_name"), "firmware": js.get("scsi_revision")}
     for m, scrape in (("metrics-1", m1), ("metrics-2", m2)):
         got = one(scrape, "ssd_device_info", **info)
-        near = [str(s) for s in select(scrape, "ssd_device_info", device=dev)]
+        near = [show(s) for s in select(scrape, "ssd_device_info", device=dev)]
         r.check(f"megaraid.{name}.device_info_as_smartctl.{m}", got is not None and got.value == 1,
                 f"want ssd_device_info{info}; the exporter serves {near}")
         up = one(scrape, "ssd_device_up", device=dev, serial=serial)
@@ -101,11 +101,11 @@ def _pd(r, out: Path, dev: str, device_id: int, n: int, m1, m2) -> None:
     place = {"slot": str(n), "sas_address": f"{(0x1221 << 48) | (device_id << 24):#018x}"}
     got = one(m2, "ssd_device_info", device=dev, **place)
     r.check(f"megaraid.{name}.place_from_the_pd_list",
-            got is not None and got.label("enclosure") in (None, ""),
+            got is not None and got.labels.get("enclosure") in (None, ""),
             f"want ssd_device_info{place} without enclosure; the exporter serves "
-            f"{[str(s) for s in select(m2, 'ssd_device_info', device=dev)]}")
+            f"{[show(s) for s in select(m2, 'ssd_device_info', device=dev)]}")
     # The logical drive (/dev/sdX, kind virtual) may carry the same serial.
-    others = [s.label("device") for s in select(m2, "ssd_device_info", serial=serial,
+    others = [s.labels.get("device") for s in select(m2, "ssd_device_info", serial=serial,
                                                    kind="physical")]
     r.check(f"megaraid.{name}.serial_only_here", others == [dev],
             f"serial {serial!r} is served for physical drives {others}, want only {dev} "
@@ -114,7 +114,7 @@ def _pd(r, out: Path, dev: str, device_id: int, n: int, m1, m2) -> None:
     want = js.get("user_capacity", {}).get("bytes")
     r.check(f"megaraid.{name}.capacity_as_smartctl", cap is not None and cap.value == want,
             f"ssd_capacity_bytes {cap}, smartctl {want}")
-    problems = sorted(s.label("problem") for s in select(m2, "ssd_health_problem", device=dev))
+    problems = sorted(s.labels.get("problem") for s in select(m2, "ssd_health_problem", device=dev))
     r.check(f"megaraid.{name}.judged", problems == ["data_missing"],
             f"problems {problems} (QEMU's disk has no log pages)")
     r.check(f"megaraid.{name}.not_probed", not select(m2, "ssd_probe_ios_total", device=dev),

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tools.vm.prom import one, select
-from tools.vm.scenarios import Scenario, until_done
+from tools.vm.prom import one, select, show
+from tools.vm.boot import Scenario, until_done
 from tools.vm.work import read_json, read_scrape, read_text
 
 MP_NQN = "nqn.2026-12.io.test:mp"
@@ -118,9 +118,9 @@ def _multipath(r, out: Path, fs: Sysfs, mp, runs) -> None:
         s = runs[m]
         infos = select(s, "ssd_device_info", serial=MP_SERIAL)
         r.check(f"nvme_fabrics.multipath.one_drive.{m}",
-                [i.label("device") for i in infos] == [name]
-                and infos[0].label("model") == ident["mn"]
-                and infos[0].label("firmware") == ident["fr"],
+                [i.labels.get("device") for i in infos] == [name]
+                and infos[0].labels.get("model") == ident["mn"]
+                and infos[0].labels.get("firmware") == ident["fr"],
                 f"want one ssd_device_info{{device={name!r}, serial={MP_SERIAL!r}, "
                 f"model={ident['mn']!r}, firmware={ident['fr']!r}}}; the exporter serves "
                 f"{[str(i) for i in infos]}")
@@ -128,14 +128,14 @@ def _multipath(r, out: Path, fs: Sysfs, mp, runs) -> None:
         r.check(f"nvme_fabrics.multipath.up.{m}", up is not None and up.value == 1,
                 f"ssd_device_up {up}")
     s = runs["fabrics"]
-    probed = {x.label("block") for x in select(s, "ssd_probe_ios_total", result="ok")
-              if x.value > 0 and x.label("device") == name}
-    paths = [str(x) for x in select(s, "ssd_probe_ios_total")
-             if re.fullmatch(r"nvme\d+c\d+n\d+", x.label("block") or "")]
+    probed = {x.labels.get("block") for x in select(s, "ssd_probe_ios_total", result="ok")
+              if x.value > 0 and x.labels.get("device") == name}
+    paths = [show(x) for x in select(s, "ssd_probe_ios_total")
+             if re.fullmatch(r"nvme\d+c\d+n\d+", x.labels.get("block") or "")]
     r.check("nvme_fabrics.multipath.probed_on_the_head", probed == set(heads) and not paths,
             f"probed blocks {sorted(probed)} (want the head {heads}); on hidden paths {paths[:2]}")
     info = one(s, "ssd_device_info", device=name)
-    addr = info.label("pci_address") if info else None
+    addr = info.labels.get("pci_address") if info else None
     ctrl = next((c for c in ctrls if fs.functions.get(c) == addr), None)
     r.check("nvme_fabrics.multipath.pci_address_as_sysfs", ctrl is not None,
             f"pci_address {addr!r}; the subsystem's functions "
@@ -143,8 +143,8 @@ def _multipath(r, out: Path, fs: Sysfs, mp, runs) -> None:
     if ctrl is None:
         return
     want_slot = fs.slots.get(addr.rsplit(".", 1)[0])
-    r.check("nvme_fabrics.multipath.slot_as_sysfs", info.label("slot") == want_slot,
-            f"slot label {info.label('slot')!r}; /fs/bus/pci/slots gives {want_slot!r} "
+    r.check("nvme_fabrics.multipath.slot_as_sysfs", info.labels.get("slot") == want_slot,
+            f"slot label {info.labels.get('slot')!r}; /fs/bus/pci/slots gives {want_slot!r} "
             f"for {addr} ({fs.slots})")
     for metric, attr, parse in (
             ("ssd_pcie_link_speed_transfers_per_second", "link_speed", _gts),
@@ -183,8 +183,8 @@ def _failover(r, out: Path, fs: Sysfs, mp, runs) -> None:
     s = runs["failover-2"]
     infos = select(s, "ssd_device_info", serial=MP_SERIAL)
     r.check("nvme_fabrics.failover.same_drive",
-            [i.label("device") for i in infos] == [name]
-            and infos[0].label("pci_address") == fs.functions.get(other),
+            [i.labels.get("device") for i in infos] == [name]
+            and infos[0].labels.get("pci_address") == fs.functions.get(other),
             f"want one drive {name} at {other}'s {fs.functions.get(other)}; "
             f"the exporter serves {[str(i) for i in infos]}")
 
@@ -207,7 +207,7 @@ def _tcp(r, out: Path, fs: Sysfs, runs) -> None:
     names = {ctrl} | ({sub[0]} if sub else set())
     default = runs["default"]
     seen = [str(i) for i in select(default, "ssd_device_info")
-            if i.label("serial") == ident["sn"] or i.label("fabric")]
+            if i.labels.get("serial") == ident["sn"] or i.labels.get("fabric")]
     log = read_text(out / "exporter-default.log")
     said = [line for line in log.splitlines() if "a remote target, not watched" in line]
     r.check("nvme_fabrics.tcp.not_watched_by_default", not seen and len(said) == 1
@@ -216,24 +216,24 @@ def _tcp(r, out: Path, fs: Sysfs, runs) -> None:
     s = runs["fabrics"]
     infos = select(s, "ssd_device_info", fabric="tcp")
     if not r.check("nvme_fabrics.tcp.watched_with_fabrics",
-                   len(infos) == 1 and infos[0].label("device") in names
-                   and infos[0].label("serial") == ident["sn"]
-                   and infos[0].label("model") == ident["mn"]
-                   and infos[0].label("transport") == "nvme",
+                   len(infos) == 1 and infos[0].labels.get("device") in names
+                   and infos[0].labels.get("serial") == ident["sn"]
+                   and infos[0].labels.get("model") == ident["mn"]
+                   and infos[0].labels.get("transport") == "nvme",
                    f"want one ssd_device_info{{fabric='tcp', serial={ident['sn']!r}, "
                    f"model={ident['mn']!r}}} named one of {sorted(names)}; served "
                    f"{[str(i) for i in select(s, 'ssd_device_info')]}"):
         return
-    dev = infos[0].label("device")
+    dev = infos[0].labels.get("device")
     up = one(s, "ssd_device_up", device=dev)
     r.check("nvme_fabrics.tcp.up", up is not None and up.value == 1, f"ssd_device_up {up}")
-    unjudged = [str(x) for x in s if x.label("device") == dev and (
+    unjudged = [show(x) for x in s if x.labels.get("device") == dev and (
         x.name in ("ssd_temperature_celsius", "ssd_available_spare_ratio")
         or (x.name == "ssd_health_problem"
-            and re.search("spare|temperature", x.label("problem") or "")))]
+            and re.search("spare|temperature", x.labels.get("problem") or "")))]
     r.check("nvme_fabrics.tcp.no_temperature_or_spare", not unjudged,
             f"served for {dev}: {unjudged[:3]}")
-    probed = [str(x) for x in select(s, "ssd_probe_ios_total", device=dev)]
+    probed = [show(x) for x in select(s, "ssd_probe_ios_total", device=dev)]
     r.check("nvme_fabrics.tcp.not_probed", not probed, f"probe series {probed[:2]}")
 
 
@@ -246,8 +246,8 @@ def _unprivileged(r, out: Path, mp, runs) -> None:
     ident = _id(out, ctrls[0])
     info = one(s, "ssd_device_info", device=name)
     r.check("nvme_fabrics.unprivileged.identity_from_sysfs",
-            info is not None and info.label("serial") == MP_SERIAL
-            and info.label("model") == ident["mn"] and info.label("firmware") == ident["fr"],
+            info is not None and info.labels.get("serial") == MP_SERIAL
+            and info.labels.get("model") == ident["mn"] and info.labels.get("firmware") == ident["fr"],
             f"want {name} {ident}; served {info}")
     up = one(s, "ssd_device_up", device=name)
     r.check("nvme_fabrics.unprivileged.up", up is not None and up.value == 1,
@@ -260,8 +260,8 @@ def _unprivileged(r, out: Path, mp, runs) -> None:
             and temp.value == kelvin - 273,
             f"nvme smart-log (root) {kelvin} K; served {temp}; hwmon "
             f"{read_text(out / 'hwmon.txt').split()[:4]}")
-    refused = {x.label("page"): x.value for x in select(s, "ssd_page_supported", device=name)}
-    failed = [str(x) for x in select(s, "ssd_poll_errors_total", device=name) if x.value > 0]
+    refused = {x.labels.get("page"): x.value for x in select(s, "ssd_page_supported", device=name)}
+    failed = [show(x) for x in select(s, "ssd_poll_errors_total", device=name) if x.value > 0]
     r.check("nvme_fabrics.unprivileged.pages_unsupported_not_failed",
             refused.get("smart_log") == 0 and refused.get("identify") == 0 and not failed,
             f"ssd_page_supported {refused}; poll errors {failed}")

@@ -24,7 +24,7 @@ import json
 import re
 from pathlib import Path
 
-from tools.vm.prom import Sample, one, parse_exposition, select
+from tools.vm.prom import Sample, one, parse_exposition, select, show
 
 PROBE_RATE = 50.0
 # block -> (device label, serial)
@@ -79,8 +79,8 @@ def _val(s: Sample | None) -> float:
 
 
 def _bad_results(m: list[Sample], block: str) -> list[str]:
-    return [str(s) for s in select(m, "ssd_probe_ios_total", block=block)
-            if s.label("result") in ("error", "timeout") and s.value != 0]
+    return [show(s) for s in select(m, "ssd_probe_ios_total", block=block)
+            if s.labels.get("result") in ("error", "timeout") and s.value != 0]
 
 
 # ---- 1. probes run on the real devices (stage p) -------------------------------------
@@ -95,17 +95,17 @@ def running(r, share: Path, blocks: dict[str, tuple[str, str]] = BLOCKS) -> None
     dt = t2 - t1
     for block, (device, serial) in blocks.items():
         ok1, ok2 = _ios(m1, block, "ok"), _ios(m2, block, "ok")
-        labels_ok = all(s is not None and s.label("device") == device and s.label("serial") == serial
+        labels_ok = all(s is not None and s.labels.get("device") == device and s.labels.get("serial") == serial
                         for s in (ok1, ok2))
         r.check(f"probe.{block}.ios_ok", labels_ok and ok1.value > 0 and ok2.value > ok1.value,
                 f"ssd_probe_ios_total{{block=\"{block}\",result=\"ok\"}}: {ok1} then {ok2} "
                 f"(want > 0, rising, device=\"{device}\", serial=\"{serial}\"); "
-                f"all for the block: {[str(s) for s in select(m2, 'ssd_probe_ios_total', block=block)]}")
+                f"all for the block: {[show(s) for s in select(m2, 'ssd_probe_ios_total', block=block)]}")
         bad = _bad_results(m1, block) + _bad_results(m2, block)
         r.check(f"probe.{block}.no_errors_or_timeouts", not bad, f"{bad}")
         if ok1 is not None and ok2 is not None and dt > 0:
             rate = (ok2.value - ok1.value) / dt
-            skipped = {s.label("reason"): s.value for s in select(m2, "ssd_probe_skipped_total", block=block)}
+            skipped = {s.labels.get("reason"): s.value for s in select(m2, "ssd_probe_skipped_total", block=block)}
             busy = one(m2, "ssd_probe_busy_ratio", block=block)
             print(f"  (probe {block}: {rate:.1f} ok/s over {dt:.1f} s at --probe.rate={PROBE_RATE:g}; "
                   f"skipped {skipped}; busy ratio {busy.value if busy else None})", flush=True)
@@ -124,7 +124,7 @@ def _histogram(r, cname: str, m: list[Sample], block: str, device: str, serial: 
     full = {"device": device, "serial": serial, "block": block, "op": "read"}
     count = one(m, "ssd_probe_latency_seconds_count", **full)
     total = one(m, "ssd_probe_latency_seconds_sum", **full)
-    buckets = sorted(((float(s.label("le")), s.value)
+    buckets = sorted(((float(s.labels.get("le")), s.value)
                       for s in select(m, "ssd_probe_latency_seconds_bucket", **full)))
     ok, timeout = _val(_ios(m, block, "ok")), _val(_ios(m, block, "timeout"))
     problems = []
@@ -151,7 +151,7 @@ def _quantiles(r, cname: str, m: list[Sample], block: str, device: str, serial: 
     n = one(m, "ssd_probe_window_samples", **full)
     problems = []
     if missing:
-        any_labels = [str(s) for s in select(m, "ssd_probe_latency_quantile_seconds", block=block)][:2]
+        any_labels = [show(s) for s in select(m, "ssd_probe_latency_quantile_seconds", block=block)][:2]
         problems.append(f"no q={missing} with {full}; for the block: {any_labels}")
     if values and (min(values) <= 0 or values != sorted(values) or max(values) > 10):
         problems.append(f"quantiles not 0 < p50 <= ... <= p99.99 (s): {values}")
@@ -262,9 +262,9 @@ def unplug(r, share: Path) -> None:
             last = parse_exposition(text[1] if len(text) > 1 else "")
         except ValueError:
             pass
-    left = [str(s) for m in (last, a1, a2) for s in m
-            if s.name.startswith("ssd_probe_") and (s.label("block") == UNPLUGGED
-                                                    or s.label("device") == "nvme1")]
+    left = [show(s) for m in (last, a1, a2) for s in m
+            if s.name.startswith("ssd_probe_") and (s.labels.get("block") == UNPLUGGED
+                                                    or s.labels.get("device") == "nvme1")]
     r.check(f"probe.hot_unplug.{UNPLUGGED}_probe_series_gone", not left,
             f"still served after the unplug: {left[:3]}")
 
@@ -374,10 +374,10 @@ def hot_plugged(r, share: Path) -> None:
           if s.value > 0]
     r.check("probe.hot_plug.new_controller_probed", bool(ok),
             f"no ssd_probe_ios_total{{serial=\"{HOTPLUG_SERIAL}\",result=\"ok\"}} > 0 in "
-            f"d/metrics-after.txt: {[str(s) for s in select(m, 'ssd_probe_ios_total', serial=HOTPLUG_SERIAL)]}")
+            f"d/metrics-after.txt: {[show(s) for s in select(m, 'ssd_probe_ios_total', serial=HOTPLUG_SERIAL)]}")
     if ok:
-        print(f"  (hot-plugged controller probed as block=\"{ok[0].label('block')}\", "
-              f"device=\"{ok[0].label('device')}\")", flush=True)
+        print(f"  (hot-plugged controller probed as block=\"{ok[0].labels.get('block')}\", "
+              f"device=\"{ok[0].labels.get('device')}\")", flush=True)
 
 
 def all_checks(r, share: Path) -> None:

@@ -14,7 +14,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from tools.vm.prom import Sample, parse_exposition
+from tools.vm.prom import Sample, parse_exposition, series_key, show
 
 # Series that legitimately differ between live and replay, or between two scrapes.
 VOLATILE = {"ssd_last_poll_timestamp_seconds", "ssd_poll_duration_seconds",
@@ -51,11 +51,11 @@ def _unplaced(s: Sample) -> Sample:
     """`ssd_device_info` without the place labels (sysfs's, not the dump's)."""
     if s.name != "ssd_device_info":
         return s
-    return Sample(s.name, tuple(kv for kv in s.labels if kv[0] not in PLACE_LABELS), s.value)
+    return s._replace(labels={k: v for k, v in s.labels.items() if k not in PLACE_LABELS})
 
 
 def _stable(samples: list[Sample], device: str, skip: frozenset = frozenset()) -> dict:
-    return {u.key(): u for u in map(_unplaced, samples) if u.label("device") == device
+    return {series_key(u): u for u in map(_unplaced, samples) if u.labels.get("device") == device
             and u.name not in VOLATILE and u.name not in skip
             and not u.name.startswith(VOLATILE_PREFIX)}
 
@@ -99,7 +99,7 @@ def fetch_replay(exporter: Path, folder: Path, log: Path, timeout: float = 15):
                 # (ssd_device_up 0, empty identity labels): wait for the real one
                 if any(s.name == "ssd_device_up" and s.value == 1 for s in samples):
                     return samples, ""
-                ups = [str(s) for s in samples if s.name == "ssd_device_up"]
+                ups = [show(s) for s in samples if s.name == "ssd_device_up"]
                 if ups and not placeholder:
                     placeholder = ups
                     print(f"  (replay before its first poll served: {ups})", flush=True)
@@ -126,7 +126,7 @@ def dump_and_replay(r, share: Path, exporter: Path) -> None:
     ok = rc == "0" and all(sizes[f] == n for f, n in DUMP_FILES.items())
     if not r.check("dump_nvme0", ok, f"exit status {rc}, files {sizes} (see d/dump.out)"):
         return
-    _replay_equals_live(r, share, exporter, "nvme0", "", frozenset(NVME_LIVE_ONLY))
+    replay_equals_live(r, share, exporter, "nvme0", "", frozenset(NVME_LIVE_ONLY))
 
 
 def dump_and_replay_sata(r, share: Path, exporter: Path) -> None:
@@ -140,10 +140,10 @@ def dump_and_replay_sata(r, share: Path, exporter: Path) -> None:
     status = (dump / "smart-status.txt").read_text().strip()
     r.check("dump_sda_smart_status", status == "passed",
             f"smart-status.txt holds {status!r}, SMART RETURN STATUS said passed")
-    _replay_equals_live(r, share, exporter, "sda", "sda.", frozenset(SATA_LIVE_ONLY))
+    replay_equals_live(r, share, exporter, "sda", "sda.", frozenset(SATA_LIVE_ONLY))
 
 
-def _replay_equals_live(r, share: Path, exporter: Path, dev: str, prefix: str,
+def replay_equals_live(r, share: Path, exporter: Path, dev: str, prefix: str,
                         skip: frozenset) -> None:
     d, dump = share / "d", share / "dump" / dev
     print(f"  (dump files: {sorted(p.name for p in dump.iterdir())})", flush=True)
@@ -155,8 +155,8 @@ def _replay_equals_live(r, share: Path, exporter: Path, dev: str, prefix: str,
     if not r.check(f"replay_serves_{dev}", replay is not None, err):
         return
     rep, lb, la = (_stable(x, dev, skip) for x in (replay, before, after))
-    missing = sorted(str(la[k]) for k in la.keys() - rep.keys())
-    extra = sorted(str(rep[k]) for k in rep.keys() - la.keys())
+    missing = sorted(show(la[k]) for k in la.keys() - rep.keys())
+    extra = sorted(show(rep[k]) for k in rep.keys() - la.keys())
     r.check(f"{prefix}replay_same_series", not missing and not extra,
             f"only live: {missing[:6]}; only replay: {extra[:6]}")
     diffs = []
@@ -168,11 +168,11 @@ def _replay_equals_live(r, share: Path, exporter: Path, dev: str, prefix: str,
         else:
             good = math.isclose(v, hi, rel_tol=1e-12, abs_tol=1e-9) or (math.isnan(v) and math.isnan(hi))
         if not good:
-            diffs.append(f"{rep[k]} (live {lo:g}..{hi:g})")
+            diffs.append(f"{show(rep[k])} (live {lo:g}..{hi:g})")
     r.check(f"{prefix}replay_same_values", not diffs, "; ".join(diffs[:8]))
     print(f"  (replay: {len(rep.keys() & la.keys())} {dev} series compared, "
           f"{sum(1 for k in rep if _moving(k))} of them as moving counters)", flush=True)
     for name in sorted(skip):
-        live = [str(s) for s in after if s.name == name and s.label("device") == dev]
-        replayed = [str(s) for s in replay if s.name == name and s.label("device") == dev]
+        live = [show(s) for s in after if s.name == name and s.labels.get("device") == dev]
+        replayed = [show(s) for s in replay if s.name == name and s.labels.get("device") == dev]
         print(f"  (not compared, no dump file for it: live {live}, replay {replayed})", flush=True)

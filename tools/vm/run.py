@@ -6,23 +6,30 @@ The main boot's guest (tests/vm/guest/main.sh) runs the exporter next to nvme-cl
 writes everything it sees into a 9p share; this script drives the emulated hardware over
 QMP at the points the guest asks for (stage-<name>.ready -> action -> stage-<name>.go),
 then compares the files. Then each boot of `scenarios.SCENARIOS` (other QEMU devices,
-modules and guest script: the SAS HBA) runs the same way, one after the other. Every wait has a deadline; the whole run has one too, and
-QEMU is killed on any failure. Output: one "PASS name" / "FAIL name: detail" line per
-check and a final "N passed, M failed"; exit status 0 only if nothing failed.
-Python 3.11 standard library only.
+modules and guest script: the SAS HBA) runs the same way, one after the other. Every
+wait has a deadline; the whole run has one too, and QEMU is killed on any failure.
+
+The run is a pytest run of this module: one test per boot, one subtest per check
+(``SUBPASSED[name]`` / ``SUBFAILED[name]`` with the detail), pytest's summary last;
+exit status 0 only if nothing failed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import time
 from pathlib import Path
 
-from tools.vm import checks, faults, scenarios
+import pytest
+from qemu.qmp import QMPError
+
+from tools.vm import boot, checks, faults, probe, scenarios
 from tools.vm.machine import Driver, Failure, Vm
+from tools.vm.margin import margin
 from tools.vm.work import work_folder
 
 IMAGES = ("nvme0", "nvme1", "nvme2", "sata0", "vscsi0")
@@ -83,22 +90,22 @@ def run_vm(vm: Vm, drv: Driver, bench: bool, report: checks.Report) -> None:
         return limit + 2 if serving else 1.0
 
     drv.wait_ready("b-set", 30)
-    vm.qmp.execute("qom-set", path="/machine/peripheral/nvme0",
+    vm.qmp.cmd("qom-set", path="/machine/peripheral/nvme0",
                    property="smart_critical_warning", value=0x4)
     drv.go("b-set")
     report.critical_set(*drv.watch("b-set", checks.reliability_is(1), wt(checks.CRITICAL_LIMIT)))
     drv.wait_ready("b-clear", 30)
-    vm.qmp.execute("qom-set", path="/machine/peripheral/nvme0",
+    vm.qmp.cmd("qom-set", path="/machine/peripheral/nvme0",
                    property="smart_critical_warning", value=0)
     drv.go("b-clear")
     report.critical_cleared(*drv.watch("b-clear", checks.reliability_is(0), wt(checks.CRITICAL_LIMIT)))
 
     drv.wait_ready("c-unplug", 30)
-    vm.qmp.execute("device_del", id="nvme1")
+    vm.qmp.cmd("device_del", id="nvme1")
     drv.go("c-unplug")
     report.unplugged(*drv.watch("c-unplug", checks.unplugged, wt(checks.UNPLUG_LIMIT)))
     drv.wait_ready("c-plug", 30)
-    vm.qmp.execute("device_add", driver="nvme", id="nvme2", serial="NVME0002",
+    vm.qmp.cmd("device_add", driver="nvme", id="nvme2", serial="NVME0002",
                    drive="t2", bus="rp2")
     drv.go("c-plug")
     report.plugged(*drv.watch("c-plug", checks.plugged, wt(checks.PLUG_LIMIT)))
@@ -154,7 +161,7 @@ def bench_report(report: checks.Report, share: Path) -> None:
 def main_boot(args, work: Path, share: Path, report: checks.Report) -> float:
     """The main boot (tests/vm/guest/main.sh); its wall time in seconds."""
     (share / "config").write_text(f"BENCH={1 if args.bench else 0}\n"
-                                  f"PROBE_RATE={checks.PROBE_RATE:g}\n")
+                                  f"PROBE_RATE={probe.PROBE_RATE:g}\n")
     vm = Vm(work, args.kernel, args.initrd, IMAGES, main_devices(work))
     md5_before = vm.image_md5s()
     timeout = args.timeout + (200 if args.bench else 0)
@@ -163,13 +170,13 @@ def main_boot(args, work: Path, share: Path, report: checks.Report) -> float:
     try:
         run_vm(vm, drv, args.bench, report)
         report.check("vm_run", True)
-    except (Failure, OSError) as e:
+    except (Failure, QMPError, OSError) as e:
         report.check("vm_run", False, str(e))
         vm.print_tails()
     finally:
         vm.kill()
     seconds = time.monotonic() - started
-    checks.margin("vm run", timeout / max(seconds, 1e-3),
+    margin("vm run", timeout / max(seconds, 1e-3),
                   f"{seconds:.0f} s, deadline {timeout:g} s")
     # the images as QEMU left them, for probe.never_writes (kept for --recheck)
     (share / "p").mkdir(exist_ok=True)
@@ -181,8 +188,14 @@ def main_boot(args, work: Path, share: Path, report: checks.Report) -> float:
     return seconds
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+BOOTS = ["main"] + [sc.name for sc in scenarios.SCENARIOS]
+# main() hands its arguments to the test below through the environment.
+ARGS = "SSD_VM_RUN_ARGS"
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="python3 -m tools.vm.run",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--kernel", type=Path)
     ap.add_argument("--initrd", type=Path)
     ap.add_argument("--exporter", required=True, type=Path,
@@ -191,43 +204,69 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=900,
                     help="deadline for the main boot in seconds (default 900; "
                          "--bench adds 200); the other boots have their own")
-    boots = ["main"] + [sc.name for sc in scenarios.SCENARIOS]
-    ap.add_argument("--boot", action="append", choices=boots,
+    ap.add_argument("--boot", action="append", choices=BOOTS,
                     help="run only this boot (repeatable; default: all of "
-                         f"{', '.join(boots)})")
+                         f"{', '.join(BOOTS)})")
     ap.add_argument("--keep", type=Path, help="keep the work folder here (default: temp)")
     ap.add_argument("--recheck", type=Path, metavar="WORK",
                     help="no VM: only re-run the checks on the files of a kept run")
-    args = ap.parse_args()
-    chosen = args.boot or boots
-
-    if args.recheck:
-        report = checks.Report()
-        if "main" in chosen:
-            report.offline(args.recheck / "share", args.exporter)
-        for sc in scenarios.chosen(chosen):
-            sc.check(report, args.recheck / sc.name / "share")
-        print(f"{report.passed} passed, {report.failed} failed")
-        return 0 if report.failed == 0 else 1
-    if not args.kernel or not args.initrd:
+    args = ap.parse_args(argv)
+    if not args.recheck and (not args.kernel or not args.initrd):
         ap.error("--kernel and --initrd are required (except with --recheck)")
+    return args
 
-    work, share = work_folder(args.keep, "ssd-vm-")
-    report = checks.Report()
-    seconds = {}
-    if "main" in chosen:
-        seconds["main"] = main_boot(args, work, share, report)
-    for sc in scenarios.chosen(chosen):
-        seconds[sc.name] = scenarios.boot(sc, args.kernel, args.initrd, work / sc.name, report)
-    keep = args.keep or report.failed
-    if not keep:
-        shutil.rmtree(work, ignore_errors=True)
-    sys.stdout.flush()
-    walls = ", ".join(f"{name} {t:.1f} s" for name, t in seconds.items())
-    print(f"vm: {walls}" + (f"; files kept in {work}" if keep else ""),
-          file=sys.stderr, flush=True)
-    print(f"{report.passed} passed, {report.failed} failed")
-    return 0 if report.failed == 0 else 1
+
+def _given() -> argparse.Namespace | None:
+    return parse_args(json.loads(os.environ[ARGS])) if ARGS in os.environ else None
+
+
+@pytest.fixture(scope="module")
+def run_args() -> argparse.Namespace:
+    args = _given()
+    if args is None:
+        pytest.fail("run as python3 -m tools.vm.run ... (tests/vm/run.sh)")
+    return args
+
+
+@pytest.fixture(scope="module")
+def work(run_args, request):
+    """The run's work folder: the kept run's with --recheck; else new (--keep, or
+    a temporary one, removed after the boots unless a check failed)."""
+    if run_args.recheck:
+        yield run_args.recheck
+        return
+    folder, _ = work_folder(run_args.keep, "ssd-vm-")
+    yield folder
+    if run_args.keep or request.session.testsfailed:
+        print(f"vm: files kept in {folder}", file=sys.stderr, flush=True)
+    else:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize("name", (_given() and _given().boot) or BOOTS)
+def test_boot(name, run_args, work, subtests):
+    """One boot and its checks (each a subtest); with --recheck the checks only."""
+    report = checks.Report(subtests)
+    sc = None if name == "main" else next(s for s in scenarios.SCENARIOS if s.name == name)
+    if run_args.recheck:
+        if sc is None:
+            report.offline(work / "share", run_args.exporter)
+        else:
+            sc.check(report, work / name / "share")
+        return
+    if sc is None:
+        seconds = main_boot(run_args, work, work / "share", report)
+    else:
+        seconds = boot.run(sc, run_args.kernel, run_args.initrd, work / name, report)
+    print(f"vm: {name} {seconds:.1f} s", file=sys.stderr, flush=True)
+
+
+def main() -> int:
+    """The boots as a pytest run of this module: one test per boot, one subtest per
+    check."""
+    parse_args(sys.argv[1:])  # a usage error before pytest starts
+    os.environ[ARGS] = json.dumps(sys.argv[1:])
+    return pytest.main([__file__, "-v", "-s", "--tb=short"])
 
 
 if __name__ == "__main__":

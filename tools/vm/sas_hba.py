@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools.vm.prom import one, select
-from tools.vm.scenarios import Scenario, until_done
+from tools.vm.prom import one, select, show
+from tools.vm.boot import Scenario, until_done
 from tools.vm.work import read_json, read_scrape, read_text
 
 IMAGES = ("sas0", "sas1")
@@ -94,7 +94,7 @@ def _disk(r, out: Path, kind: str, dev: str, m1, m2, log: str) -> None:
             "wwn": f"naa.{lun[2:].lower()}" if lun.startswith("0x") else ""}
     for m, scrape in (("metrics-1", m1), ("metrics-2", m2)):
         got = one(scrape, "ssd_device_info", **info)
-        near = [str(s) for s in select(scrape, "ssd_device_info", device=dev)]
+        near = [show(s) for s in select(scrape, "ssd_device_info", device=dev)]
         r.check(f"{name}.device_info_as_smartctl.{m}", got is not None and got.value == 1,
                 f"want ssd_device_info{info}; the exporter serves {near}")
         up = one(scrape, "ssd_device_up", device=dev, serial=serial)
@@ -105,7 +105,7 @@ def _disk(r, out: Path, kind: str, dev: str, m1, m2, log: str) -> None:
             f"ssd_capacity_bytes {cap}, smartctl {want_cap}")
     link = _link_bytes_per_second(read_text(out / f"{dev}-link"))
     rates = select(m2, "ssd_sas_phy_link_rate_bytes_per_second", device=dev)
-    got = [(s.label("phy"), s.value) for s in rates]
+    got = [(s.labels.get("phy"), s.value) for s in rates]
     r.check(f"{name}.link_rate_as_sysfs", link is not None and got == [link],
             f"sysfs sas/{dev}-link {read_text(out / f'{dev}-link').strip()!r} -> {link}; "
             f"the exporter serves {got}")
@@ -116,7 +116,7 @@ def _verdict_and_probe(r, name: str, kind: str, dev: str, m2, log: str) -> None:
     """The physical disk is judged (QEMU's disk has no log pages: data_missing,
     so its status is 3, unknown: docs/metrics.md) and probed; the virtual one neither (no problem, status 0, no probe series), and the
     log says why discovery took each for what it is."""
-    problems = sorted(s.label("problem") for s in select(m2, "ssd_health_problem", device=dev))
+    problems = sorted(s.labels.get("problem") for s in select(m2, "ssd_health_problem", device=dev))
     status = one(m2, "ssd_health_status", device=dev)
     probed = [s for s in select(m2, "ssd_probe_ios_total", block=dev, result="ok") if s.value > 0]
     found = [line for line in log.splitlines() if "drive found" in line and f"device={dev}" in line]
@@ -130,7 +130,7 @@ def _verdict_and_probe(r, name: str, kind: str, dev: str, m2, log: str) -> None:
                 f"problems {problems}, status {status}")
         r.check(f"{name}.not_probed", not select(m2, "ssd_probe_ios_total", block=dev),
                 f"a virtual disk is probed only when probe.device names it: "
-                f"{[str(s) for s in select(m2, 'ssd_probe_ios_total', block=dev)][:2]}")
+                f"{[show(s) for s in select(m2, 'ssd_probe_ios_total', block=dev)][:2]}")
         why = "a QEMU virtual disk"
     r.check(f"{name}.logged_why", any(why in line for line in found),
             f"sas/exporter.log 'drive found' lines for {dev}: {found[:2]} (want {why!r})")

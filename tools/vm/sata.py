@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from tools.vm.prom import Sample, one, parse_exposition, select
+from tools.vm.prom import Sample, one, parse_exposition, select, series_key, show
 from tools.vm.work import read_json
 
 DEVICE = "sda"
@@ -75,12 +75,12 @@ def _find(samples: list[Sample], metric: str, labels: dict) -> Sample | None:
     """prom.one with the labels as a dict: the attribute label `name` would clash
     with one()'s own parameter."""
     found = [s for s in samples
-             if s.name == metric and all(s.label(k) == v for k, v in labels.items())]
+             if s.name == metric and all(s.labels.get(k) == v for k, v in labels.items())]
     return found[0] if len(found) == 1 else None
 
 
 def _sum_errors(m: list[Sample]) -> tuple[float, dict]:
-    errs = {s.label("source"): s.value for s in select(m, "ssd_poll_errors_total", device=DEVICE)}
+    errs = {s.labels.get("source"): s.value for s in select(m, "ssd_poll_errors_total", device=DEVICE)}
     return sum(errs.values()), errs
 
 
@@ -113,9 +113,9 @@ def equality(r, share: Path) -> None:
     def same(cname: str, name: str, labels: dict, want: float) -> None:
         full = {"device": DEVICE, "serial": serial, **labels}
         s1, s2 = one(m1, name, **full), one(m2, name, **full)
-        checked.update(s.key() for s in (s1, s2) if s is not None)
+        checked.update(series_key(s) for s in (s1, s2) if s is not None)
         if s1 is None or s2 is None:
-            similar = [str(s) for s in select(m1, name, device=DEVICE)]
+            similar = [show(s) for s in select(m1, name, device=DEVICE)]
             r.check(cname, False, f"no series {name}{_fmt(full)} (smartctl: {want:g}); "
                     f"same name for {DEVICE}: {similar[:3]}")
         else:
@@ -132,7 +132,7 @@ def equality(r, share: Path) -> None:
     def absent(cname: str, name: str, labels: dict, what: str) -> None:
         """smartctl does not report it: neither may the exporter (no fake 0)."""
         full = {"device": DEVICE, "serial": serial, **labels}
-        found = [str(s) for m in (m1, m2) for s in select(m, name, **full)]
+        found = [show(s) for m in (m1, m2) for s in select(m, name, **full)]
         r.check(cname, not found, f"smartctl reports no {what}, the exporter serves {found}")
 
     _attributes(r, m1, m2, js, serial, checked)
@@ -153,8 +153,8 @@ def equality(r, share: Path) -> None:
                "power_on_time")
     if "rotation_rate" in js:
         print(f"  (sda: smartctl rotation_rate {js['rotation_rate']}: no exporter metric)")
-    unchecked = sorted(str(s) for s in m1 if s.label("device") == DEVICE
-                       and s.key() not in checked and not s.name.startswith(NOT_COMPARED))
+    unchecked = sorted(show(s) for s in m1 if s.labels.get("device") == DEVICE
+                       and series_key(s) not in checked and not s.name.startswith(NOT_COMPARED))
     if unchecked:
         print("  (sda series not compared with smartctl: " + "; ".join(unchecked) + ")",
               flush=True)
@@ -174,10 +174,10 @@ def _attributes(r, m1, m2, js: dict, serial: str, checked: set) -> None:
         for key, metric in ATTR_METRICS.items():
             want = a["raw"]["value"] if key == "raw" else a[key]
             s1, s2 = _find(m1, metric, labels), _find(m2, metric, labels)
-            checked.update(s.key() for s in (s1, s2) if s is not None)
+            checked.update(series_key(s) for s in (s1, s2) if s is not None)
             cname = f"sda.{metric}{{{a['id']},{a['name']}}}"
             if s1 is None or s2 is None:
-                other = [str(s) for s in select(m1, metric, device=DEVICE, id=str(a["id"]))]
+                other = [show(s) for s in select(m1, metric, device=DEVICE, id=str(a["id"]))]
                 r.check(cname, False, f"no series {metric}{_fmt(labels)} (smartctl {want}); "
                         f"same id: {other}")
             elif key == "raw" and a["id"] in MOVING_ATTRS:
@@ -187,9 +187,9 @@ def _attributes(r, m1, m2, js: dict, serial: str, checked: set) -> None:
                 r.check(cname, _same(s1.value, want) and _same(s2.value, want),
                         f"exporter {s1.value:g} / {s2.value:g}, smartctl {want}")
     want_ids = {str(a["id"]) for a in table}
-    extra = sorted({f"{s.name}{{id={s.label('id')},name={s.label('name')}}}"
+    extra = sorted({f"{s.name}{{id={s.labels.get('id')},name={s.labels.get('name')}}}"
                     for m in (m1, m2) for metric in ATTR_METRICS.values()
-                    for s in select(m, metric, device=DEVICE) if s.label("id") not in want_ids})
+                    for s in select(m, metric, device=DEVICE) if s.labels.get("id") not in want_ids})
     r.check("sda.no_extra_attributes", not extra, f"not listed by smartctl: {extra[:6]}")
 
 
@@ -200,7 +200,7 @@ def _power_on(r, m1, m2, js: dict, serial: str, fresh: bool, checked: set) -> No
     full = {"device": DEVICE, "serial": serial}
     s1 = one(m1, "ssd_power_on_seconds_total", **full)
     s2 = one(m2, "ssd_power_on_seconds_total", **full)
-    checked.update(s.key() for s in (s1, s2) if s is not None)
+    checked.update(series_key(s) for s in (s1, s2) if s is not None)
     if s1 is None or s2 is None:
         r.check("sda.ssd_power_on_seconds_total", False,
                 f"no series (smartctl power_on_time.hours {hours})")
@@ -263,8 +263,8 @@ def labels(r, share: Path) -> None:
     """Every sda series carries device and serial (the general check covers every
     scrape; this one makes sure sda is actually in them, with its own serial)."""
     m = _load(share / "a/metrics-1.txt") or []
-    sda = [s for s in m if s.label("device") == DEVICE]
-    bad = [str(s) for s in sda if s.label("serial") != SERIAL]
+    sda = [s for s in m if s.labels.get("device") == DEVICE]
+    bad = [show(s) for s in sda if s.labels.get("serial") != SERIAL]
     r.check("sda.every_series_has_device_and_serial", bool(sda) and not bad,
             f"{len(sda)} sda series; without serial {SERIAL}: {bad[:4]}")
     print(f"  (sda: {len(sda)} series, {len({s.name for s in sda})} metric names)", flush=True)
@@ -278,7 +278,7 @@ def self_test(r, share: Path) -> None:
     before = _load(share / "a/metrics-2.txt") or []
     count = before_js.get("ata_smart_self_test_log", {}).get("standard", {}).get("count")
     if count == 0:
-        pre = [str(x) for x in select(before, "ssd_self_test_last_result", device=DEVICE)]
+        pre = [show(x) for x in select(before, "ssd_self_test_last_result", device=DEVICE)]
         r.check("sda.self_test_none_before", not pre,
                 f"smartctl logs no self-test yet, exporter serves {pre}")
     rc = _rc(s / "selftest.rc")
@@ -302,6 +302,6 @@ def self_test(r, share: Path) -> None:
     for name in ("metrics-1.txt", "metrics-2.txt"):
         m = _load(s / name) or []
         got = select(m, "ssd_self_test_last_result", device=DEVICE)
-        ok = len(got) == 1 and got[0].label("result") == want and got[0].value == 1
+        ok = len(got) == 1 and got[0].labels.get("result") == want and got[0].value == 1
         r.check(f"sda.ssd_self_test_last_result[s/{name}]", ok,
-                f"exporter {[str(x) for x in got]}, smartctl {status!r} -> result=\"{want}\"")
+                f"exporter {[show(x) for x in got]}, smartctl {status!r} -> result=\"{want}\"")

@@ -22,7 +22,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tools.vm.probe import scsi_disks
-from tools.vm.prom import Sample, one, parse_exposition, select
+from tools.vm.prom import Sample, one, parse_exposition, select, show
+from tools.vm.replay import replay_equals_live
 from tools.vm.work import read_json
 
 # what run.py gives QEMU's scsi-hd, and what tests/vm/guest/lib.sh gives scsi_debug
@@ -112,11 +113,11 @@ def equality(r, share: Path) -> None:
             s1, s2 = one(m1, metric, **full), one(m2, metric, **full)
             cname = f"scsi.{name}.{metric}"
             if want is None:
-                got = [str(s) for m in (m1, m2) for s in select(m, metric, device=dev, **labels)]
+                got = [show(s) for m in (m1, m2) for s in select(m, metric, device=dev, **labels)]
                 r.check(cname + "_absent", not got,
                         f"smartctl has no value; the exporter serves {got[:2]}")
             elif s1 is None or s2 is None:
-                near = [str(s) for s in select(m2, metric, device=dev)]
+                near = [show(s) for s in select(m2, metric, device=dev)]
                 r.check(cname, False, f"no {metric}{full}; for {dev}: {near[:3]}")
             else:
                 r.check(cname, s1.value == want and s2.value == want,
@@ -147,11 +148,11 @@ def transports(r, share: Path) -> None:
     want = {"nvme0": "nvme", "sda": "sata", disks.get("VSCSI"): "scsi", disks.get("SAS"): "sas"}
     for dev, transport in want.items():
         info = select(m, "ssd_device_info", device=dev)
-        got = [s.label("transport") for s in info]
+        got = [s.labels.get("transport") for s in info]
         r.check(f"scsi.transport.{dev}", got == [transport],
                 f"ssd_device_info{{device=\"{dev}\"}} transport {got}, want {transport}")
-        pages = {s.label("page") for s in select(m, "ssd_page_supported", device=dev)}
-        sources = {s.label("source") for s in select(m, "ssd_poll_errors_total", device=dev)
+        pages = {s.labels.get("page") for s in select(m, "ssd_page_supported", device=dev)}
+        sources = {s.labels.get("source") for s in select(m, "ssd_poll_errors_total", device=dev)
                    if s.value}
         if transport in ("sas", "scsi"):
             wrong = sorted(p for p in pages | sources if not p.startswith("scsi_"))
@@ -174,20 +175,20 @@ def missing_pages(r, share: Path) -> None:
         return
     for key, dev in sorted(disks.items()):
         pages = select(last, "ssd_page_supported", device=dev)
-        unsupported = sorted(s.label("page") for s in pages if s.value == 0)
+        unsupported = sorted(s.labels.get("page") for s in pages if s.value == 0)
         if key == "VSCSI":
             # a virtual disk: identity pages only, so nothing it lacks is asked
             identity = ("scsi_inquiry", "scsi_vpd_", "scsi_read_capacity")
-            others = sorted(s.label("page") for s in pages
-                            if not s.label("page").startswith(identity))
+            others = sorted(s.labels.get("page") for s in pages
+                            if not s.labels.get("page").startswith(identity))
             r.check(f"scsi.{dev}.virtual_disk_identity_pages_only", bool(pages) and not others,
                     f"pages asked beside the identity pages: {others}")
             unsupported = ["(none asked)"]
         p0 = one(first, "ssd_polls_total", device=dev)
         p1 = one(last, "ssd_polls_total", device=dev)
         polls = (p1.value - p0.value) if p0 and p1 else 0
-        e0 = {s.label("source"): s.value for s in select(first, "ssd_poll_errors_total", device=dev)}
-        e1 = {s.label("source"): s.value for s in select(last, "ssd_poll_errors_total", device=dev)}
+        e0 = {s.labels.get("source"): s.value for s in select(first, "ssd_poll_errors_total", device=dev)}
+        e1 = {s.labels.get("source"): s.value for s in select(last, "ssd_poll_errors_total", device=dev)}
         grown = {k: v - e0.get(k, 0) for k, v in e1.items() if v != e0.get(k, 0)}
         print(f"  ({dev}: unsupported {unsupported}; {polls:g} polls from a/metrics-1 to "
               f"d/metrics-after)", flush=True)
@@ -208,7 +209,6 @@ DUMP_FILES = {
 
 
 def dump_and_replay(r, share: Path, exporter: Path) -> None:
-    from tools.vm.replay import _replay_equals_live
     for key, dev in sorted(scsi_disks(share).items()):
         d, dump = share / "d", share / "dump" / dev
         rc = (d / f"dump-{dev}.rc").read_text().strip() if (d / f"dump-{dev}.rc").exists() else "?"
@@ -219,7 +219,7 @@ def dump_and_replay(r, share: Path, exporter: Path) -> None:
                        f"exit status {rc}; missing {missing}; ATA files {ata}; has {files} "
                        f"(see d/dump-{dev}.out)"):
             continue
-        _replay_equals_live(r, share, exporter, dev, f"{dev}.", frozenset())
+        replay_equals_live(r, share, exporter, dev, f"{dev}.", frozenset())
 
 
 # smartctl -x's words for a log page the disk lacks, and the series the exporter
@@ -253,7 +253,7 @@ def lacking_pages_absent(r, share: Path) -> None:
         rules += [(f"no '{phrase}'", names) for phrase, names in ONLY_WITH if phrase not in text]
         served = {}
         for phrase, names in rules:
-            got = [str(s) for n in names for s in select(m, n, device=dev)]
+            got = [show(s) for n in names for s in select(m, n, device=dev)]
             if got:
                 served[phrase] = got[:2]
         up = one(m, "ssd_device_up", device=dev)

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from tools.vm.prom import one, parse_exposition
-from tools.vm.scenarios import Scenario, until_done
+from tools.vm.boot import Scenario, until_done
 from tools.vm.work import read_json, read_scrape, read_text
 
 
