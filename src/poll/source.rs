@@ -97,20 +97,7 @@ pub const SCSI_VPD_PAGES: [u8; 4] = [
 ];
 
 /// LOG SENSE pages a SCSI poll reads, when page 00h lists them.
-pub const SCSI_LOG_PAGES: [u8; 12] = [
-    log::SUPPORTED_PAGES,
-    log::WRITE_ERRORS,
-    log::READ_ERRORS,
-    log::VERIFY_ERRORS,
-    log::NON_MEDIUM_ERRORS,
-    log::TEMPERATURE,
-    log::START_STOP,
-    log::SELF_TEST,
-    log::SOLID_STATE_MEDIA,
-    log::BACKGROUND_SCAN,
-    log::PROTOCOL_SPECIFIC_PORT,
-    log::INFORMATIONAL_EXCEPTIONS,
-];
+pub const SCSI_LOG_PAGES: [u8; 12] = log::READ_PAGES;
 
 impl Source {
     /// What an NVMe drive can fail on, in exposition order.

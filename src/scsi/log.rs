@@ -31,6 +31,24 @@ pub const BACKGROUND_SCAN: u8 = 0x15;
 pub const PROTOCOL_SPECIFIC_PORT: u8 = 0x18;
 pub const INFORMATIONAL_EXCEPTIONS: u8 = 0x2F;
 
+/// The LOG SENSE pages the exporter reads, each when page 00h lists it: the
+/// one list the SCSI poller, its `page` labels and the simulated SAS drive
+/// all take.
+pub const READ_PAGES: [u8; 12] = [
+    SUPPORTED_PAGES,
+    WRITE_ERRORS,
+    READ_ERRORS,
+    VERIFY_ERRORS,
+    NON_MEDIUM_ERRORS,
+    TEMPERATURE,
+    START_STOP,
+    SELF_TEST,
+    SOLID_STATE_MEDIA,
+    BACKGROUND_SCAN,
+    PROTOCOL_SPECIFIC_PORT,
+    INFORMATIONAL_EXCEPTIONS,
+];
+
 /// One log parameter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogParam {
