@@ -1,6 +1,7 @@
 //! Pure decoders and command builders for SATA drives reached through SCSI
 //! ATA PASS-THROUGH(16) (`SG_IO`): the CDB and the sense data that carries
-//! the ATA registers back ([`passthrough`], [`sense`]), IDENTIFY DEVICE,
+//! the ATA registers back ([`passthrough`]; the sense decoded in
+//! [`crate::scsi::sense`], the completion classified in [`sense`]), IDENTIFY DEVICE,
 //! CHECK POWER MODE, SMART data / thresholds / RETURN STATUS, the Device
 //! Statistics log (04h) and the SMART self-test log (06h).
 //!

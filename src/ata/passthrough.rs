@@ -1,6 +1,7 @@
 //! SCSI ATA PASS-THROUGH(16) (SAT, opcode 85h): the ATA taskfile laid out
 //! as a 16-byte CDB. The sense data that carries the result registers back
-//! is decoded in [`super::sense`] (re-exported here).
+//! is decoded in [`crate::scsi::sense`] and classified in [`super::sense`]
+//! (both re-exported here).
 //!
 //! Field placement (SAT-3 table "ATA PASS-THROUGH (16) command"; the same
 //! bytes smartmontools' `scsiata.cpp` sends):

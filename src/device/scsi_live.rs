@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use super::channel::{Channel, DataIn, SgChannel};
 use super::{FetchError, ScsiRequest, ScsiSource};
-use crate::ata::sense::parse_sense;
+use crate::scsi::sense::parse_sense;
 use crate::scsi::{command, diagnostic};
 
 /// Fixed or descriptor sense: 32 bytes hold key, ASC and ASCQ of either.

@@ -27,8 +27,8 @@ use super::layout::{
     DefectListHeader, DefectListHeader12, InquiryData, ReadCapacity16Data, VpdHeader,
 };
 use super::log_layout::LogPageHeader;
-use crate::ata::sense::{KEY_ILLEGAL_REQUEST, KEY_NO_SENSE, KEY_RECOVERED_ERROR, Sense};
-use crate::ata::sense::{STATUS_CHECK_CONDITION, STATUS_GOOD, scsi_status_name, sense_key_name};
+use crate::scsi::sense::{KEY_ILLEGAL_REQUEST, KEY_NO_SENSE, KEY_RECOVERED_ERROR, Sense};
+use crate::scsi::sense::{STATUS_CHECK_CONDITION, STATUS_GOOD, scsi_status_name, sense_key_name};
 
 /// One SCSI command the exporter reads a page with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

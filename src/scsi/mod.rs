@@ -1,7 +1,8 @@
 //! Pure decoders for SCSI (SAS) disks: identity (INQUIRY, VPD pages, READ
 //! CAPACITY(16)), LOG SENSE pages (the self-test log in [`self_test`],
-//! what an informational exception means in [`exceptions`]) and the grown
-//! defect list header. No I/O;
+//! what an informational exception means in [`exceptions`]), the grown
+//! defect list header, and status and sense data ([`sense`], with the ATA
+//! registers SAT returns in it). No I/O;
 //! every field is big-endian, as SPC-5 and SBC-4 lay them out. smartmontools'
 //! `lib/scsicmds.cpp` and `src/scsiprint.cpp` are the independent reading the
 //! tests were checked against.
@@ -26,6 +27,7 @@ pub mod layout;
 pub mod log;
 pub mod log_layout;
 pub mod self_test;
+pub mod sense;
 
 pub use command::ScsiRequest;
 pub use defects::grown_defects;

@@ -18,7 +18,7 @@ fn an_error_with_sense_is_a_check_condition_the_source_reads() {
     sense[..14].copy_from_slice(&[0x70, 0, 0x05, 0, 0, 0, 0, 0x0A, 0, 0, 0, 0, 0x20, 0x00]);
     let c = completion(0x2D, &sense, 512).unwrap();
     assert_eq!((c.status, c.sense_len, c.transferred), (0x02, 32, 0));
-    let parsed = crate::ata::sense::parse_sense(&sense[..c.sense_len]);
+    let parsed = crate::scsi::sense::parse_sense(&sense[..c.sense_len]);
     assert!(
         crate::scsi::command::outcome(c.status, &parsed)
             .unwrap_err()

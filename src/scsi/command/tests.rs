@@ -1,5 +1,5 @@
 use super::*;
-use crate::ata::sense::parse_sense;
+use crate::scsi::sense::parse_sense;
 
 #[test]
 fn cdbs_match_the_spc_and_sbc_layouts() {
