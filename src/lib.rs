@@ -23,11 +23,12 @@
 //!   error and self-test logs, UUID list, firmware slots, the telemetry
 //!   header, endurance groups and their list, the persistent event log),
 //!   each reading through its page's one layout struct, and NVMe status codes.
-//! - [`ata`]: SATA over SG_IO: pass-through CDBs and sense, and pure decoders
+//! - [`ata`]: SATA over SG_IO: pass-through CDBs and what a completion means, and pure decoders
 //!   for IDENTIFY, SMART data/thresholds/status, Device Statistics, self-tests,
 //!   each reading through its page's one layout struct (`ata::sector`);
 //!   attribute names and raw formats (built-in table, drivedb.h) in `ata::attributes`.
-//! - [`scsi`]: SAS/SCSI disks: the CDBs and what a completion means, and
+//! - [`scsi`]: SAS/SCSI disks: the CDBs, status and sense data (`scsi::sense`, the ATA
+//!   registers of a pass-through answer included) and what a completion means, and
 //!   pure decoders (INQUIRY, VPD, READ CAPACITY(16), LOG SENSE pages, the
 //!   self-test log, grown defects) and what an informational exception means
 //!   (`scsi::exceptions`), reading through big-endian layouts and the one framing of log
@@ -84,20 +85,21 @@
 //! ```text
 //! decode, sys, timefmt, files   (nothing of the crate)
 //! nvme                          → decode
-//! ata                           → decode, files (drivedb.h)
-//! scsi                          → decode, ata (sense data)
+//! scsi                          → decode
+//! ata                           → decode, files (drivedb.h), scsi (sense data: SAT carries the registers)
 //! device                        → sys, nvme, ata, scsi, decode
 //! health                        → nvme, ata, scsi, device, timefmt, probe (op)
-//! poll                          → device, nvme, ata, scsi, health
-//! snapshot                      → poll, health, probe (op; quantiles for the judge)
+//! poll                          → device, nvme, ata, scsi, decode, health
+//! snapshot                      → poll, health, probe (op; quantiles for the judge), device (place)
 //! state                         → snapshot, health, files, timefmt
-//! report                        → snapshot, health, probe (views, QoS: the landing page's latency)
+//! report                        → snapshot, health, probe (views, QoS: the landing page's latency), timefmt
 //! probe                         (nothing of the crate outside it)
 //! metrics                       → snapshot, poll, probe, health, device, nvme, state (counters)
-//! http                          → report, files
-//! dump                          → poll (factory, fallback), device, timefmt
-//! config                        → health, probe, http, poll, device, ata (defaults; namer, scan, poller), metrics (detail), files
-//! cli, logging                  → config
+//! http                          → report, files, sys (unread bytes, free memory)
+//! dump                          → poll (factory, fallback), device, nvme, scsi (page layouts), timefmt
+//! config                        → health, probe, http, poll, device, ata (defaults; namer, scan, poller), metrics (detail), state (default path), files
+//! cli                           → config
+//! logging                       → config, timefmt
 //! check                         → config, poll, snapshot, report, health, device (demo), sys (terminal width)
 //! app                           → everything it wires
 //! ```

@@ -138,17 +138,7 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
 
 #[test]
 fn top_level_modules_import_each_other_without_cycles() {
-    let edges = graph();
-    let mut top: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (from, tos) in &edges {
-        let a = from.split("::").next().unwrap().to_string();
-        for to in tos {
-            let b = to.split("::").next().unwrap().to_string();
-            if a != b {
-                top.entry(a.clone()).or_default().insert(b);
-            }
-        }
-    }
+    let top = top_level(&graph());
     assert!(top.len() > 10, "{top:?}");
     let found = cycles(&top);
     assert!(found.is_empty(), "module cycles: {found:?}\n{top:#?}");
@@ -228,4 +218,99 @@ fn the_cycle_finder_finds_cycles_and_only_cycles() {
     let stripped = self::code(code);
     assert_eq!(paths_after(&stripped, "crate::"), [vec!["poll"]]);
     assert_eq!(paths_after(code, "super::"), [vec!["judgement", "Judge"]]);
+}
+
+fn top_level(edges: &BTreeMap<String, BTreeSet<String>>) -> BTreeMap<String, BTreeSet<String>> {
+    let mut top: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (from, tos) in edges {
+        let a = from.split("::").next().unwrap().to_string();
+        let entry = top.entry(a.clone()).or_default();
+        for to in tos {
+            let b = to.split("::").next().unwrap().to_string();
+            if a != b {
+                entry.insert(b);
+            }
+        }
+    }
+    top
+}
+
+/// The drawing of the house in `src/lib.rs` (`# Layout`, "Today's edges")
+/// as a map: each drawn module to the modules it says it imports; `app`'s
+/// "everything it wires" is left out.
+fn drawn() -> BTreeMap<String, BTreeSet<String>> {
+    let lib = std::fs::read_to_string(repo().join("src/lib.rs")).unwrap();
+    let start = lib
+        .find("Today's edges")
+        .expect("lib.rs draws today's edges");
+    let block: Vec<&str> = lib[start..]
+        .lines()
+        .map(|l| l.trim_start_matches("//!").trim())
+        .skip_while(|l| *l != "```text")
+        .skip(1)
+        .take_while(|l| *l != "```")
+        .collect();
+    let strip_notes = |s: &str| {
+        let mut out = String::new();
+        let mut depth = 0;
+        for c in s.chars() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ if depth == 0 => out.push(c),
+                _ => {}
+            }
+        }
+        out
+    };
+    let names = |s: &str| -> BTreeSet<String> {
+        strip_notes(s)
+            .split(',')
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty())
+            .collect()
+    };
+    let mut map = BTreeMap::new();
+    for line in block {
+        let (from, to) = match line.split_once('→') {
+            Some((from, to)) => (from, to),
+            None => (line, ""),
+        };
+        if to.trim() == "everything it wires" {
+            continue;
+        }
+        for m in names(from) {
+            map.insert(m, names(to));
+        }
+    }
+    map
+}
+
+/// Every top-level module's imports are what `src/lib.rs` draws: a new edge
+/// (or one that went) fails here until the drawing says so.
+#[test]
+fn the_drawing_in_lib_rs_is_the_house() {
+    let mut actual = top_level(&graph());
+    actual.remove("app");
+    let drawn = drawn();
+    let mut wrong = Vec::new();
+    for (m, tos) in &actual {
+        match drawn.get(m) {
+            None => wrong.push(format!("{m} is not drawn (it imports {tos:?})")),
+            Some(d) if d != tos => wrong.push(format!(
+                "{m}: drawn {d:?}, imports {tos:?} (missing from the drawing: {:?}, drawn but gone: {:?})",
+                tos.difference(d).collect::<Vec<_>>(),
+                d.difference(tos).collect::<Vec<_>>()
+            )),
+            Some(_) => {}
+        }
+    }
+    for m in drawn.keys().filter(|m| !actual.contains_key(*m)) {
+        wrong.push(format!("{m} is drawn but is no module of the crate"));
+    }
+    assert!(
+        wrong.is_empty(),
+        "src/lib.rs's drawing:\n{}",
+        wrong.join("\n")
+    );
 }
