@@ -9,11 +9,11 @@ use std::time::{Instant, SystemTime};
 
 use crate::config::Config;
 use crate::device::demo;
-use crate::health::Identity;
 use crate::health::history::History;
 use crate::health::verdict::Status;
 use crate::poll::Poller;
 use crate::poll::factory::{self, placeholder};
+use crate::reading::Identity;
 use crate::report::{self, Layout, Row};
 use crate::snapshot::{self, DriveSnapshot};
 

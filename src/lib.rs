@@ -42,8 +42,10 @@
 //!   identity-refresh schedule (`poll::refresh`); every poller is made in
 //!   `poll::factory` (serve, check, dump, demo and the tests).
 //! - [`dump`]: `ssd_exporter dump`, a poll whose pages are written to a folder.
-//! - [`health`]: the unified reading that NVMe, SATA and SCSI pages map onto; the
-//!   verdict (rules over the reading and its history, with each drive's
+//! - [`reading`]: the unified reading that NVMe, SATA and SCSI pages map onto,
+//!   the pages each transport reads, and the pure mappers from pages to the
+//!   reading (one file per transport); a poll fills it.
+//! - [`health`]: the judge of a reading: the verdict (rules over the reading and its history, with each drive's
 //!   thresholds and mutes passed in as values: `health::tuning`), wear-out
 //!   forecast and datasheet ratings.
 //! - [`probe`]: the latency probe: Poisson schedule, busy back-off, read and
@@ -88,24 +90,26 @@
 //! scsi                          → decode
 //! ata                           → decode, files (drivedb.h), scsi (sense data: SAT carries the registers)
 //! device                        → sys, nvme, ata, scsi, decode
-//! health                        → nvme, ata, scsi, device, timefmt, probe (op)
-//! poll                          → device, nvme, ata, scsi, decode, health
-//! snapshot                      → poll, health, probe (op; quantiles for the judge), device (place)
-//! state                         → snapshot, health, files, timefmt
+//! reading                       → nvme, ata, scsi, device (transport, kind and PCIe names)
+//! health                        → reading, nvme, scsi, device (PCIe facts), timefmt, probe (op)
+//! poll                          → device, nvme, ata, scsi, decode, reading
+//! snapshot                      → poll, reading, health, probe (op; quantiles for the judge), device (place)
+//! state                         → snapshot, reading, health, files, timefmt
 //! report                        → snapshot, health, probe (views, QoS: the landing page's latency), timefmt
 //! probe                         (nothing of the crate outside it)
-//! metrics                       → snapshot, poll, probe, health, device, nvme, state (counters)
+//! metrics                       → snapshot, poll, probe, reading, device, nvme, state (counters)
 //! http                          → report, files, sys (unread bytes, free memory)
 //! dump                          → poll (factory, fallback), device, nvme, scsi (page layouts), timefmt
-//! config                        → health, probe, http, poll, device, ata (defaults; namer, scan, poller), metrics (detail), state (default path), files
+//! config                        → reading, health, probe, http, poll, device, ata (defaults; namer, scan, poller), metrics (detail), state (default path), files
 //! cli                           → config
 //! logging                       → config, timefmt
-//! check                         → config, poll, snapshot, report, health, device (demo), sys (terminal width)
+//! check                         → config, poll, snapshot, report, reading, health, device (demo), sys (terminal width)
 //! app                           → everything it wires
 //! ```
 //!
-//! `poll → health` is the one edge against the intended order (device →
-//! poll → health): a poller maps its pages onto the unified reading itself.
+//! The layers run one way: device → reading ← poll, then health judges the
+//! reading a poll filled (`reading` holds the unified reading, the pages each
+//! transport reads and the pure mappers from pages to the reading).
 #![deny(unsafe_code)]
 
 pub mod app;
@@ -124,6 +128,7 @@ pub mod metrics;
 pub mod nvme;
 pub mod poll;
 pub mod probe;
+pub mod reading;
 pub mod report;
 pub mod scsi;
 pub mod snapshot;

@@ -11,11 +11,11 @@ use crate::health::forecast;
 use crate::health::history::History;
 use crate::health::tuning::{Tuner, Tuning};
 use crate::health::verdict::{self, Context, Verdict};
-use crate::health::{Identity, Reading};
 use crate::poll::{PollOutcome, Source};
 use crate::probe::fleet::Fleet;
 use crate::probe::op::ProbeOp;
 use crate::probe::qos;
+use crate::reading::{Identity, Reading};
 
 /// History must span this long before the forecast prefers the exporter's
 /// own observed wear rate over the drive's lifetime average.

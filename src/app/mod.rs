@@ -130,7 +130,7 @@ impl Ctx {
         &self,
         device: &str,
         origin: &str,
-        identity: crate::health::Identity,
+        identity: crate::reading::Identity,
     ) -> DriveSnapshot {
         let mut s = DriveSnapshot::new(device, origin, identity);
         s.history = History::new(self.config.health.increase_window);

@@ -13,9 +13,9 @@ use std::time::SystemTime;
 use tracing::{error, info, warn};
 
 use crate::config::{Config, ConfigError, Health};
-use crate::health::Identity;
 use crate::health::tuning::{Tuner, Tuning};
 use crate::metrics::ConfigReloads;
+use crate::reading::Identity;
 
 /// Reads and validates the configuration as at start (file, then flags).
 pub type Loader = Arc<dyn Fn() -> Result<Config, ConfigError> + Send + Sync>;

@@ -12,9 +12,9 @@ use regex::Regex;
 use super::keys::{RawHealth, RawHealthSection, RawOverride};
 use super::spec::{Key, KeyDoc, Pattern};
 use super::{ConfigError, Health, bounds, invalid};
-use crate::health::Identity;
 use crate::health::tuning::{Tuner, Tuning};
 use crate::health::verdict::{ProblemName, ProblemSet};
+use crate::reading::Identity;
 
 impl RawHealthSection {
     /// As every section's: a value set in `later` (the flags) wins. No

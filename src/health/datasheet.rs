@@ -3,8 +3,8 @@
 //! model it does not rate gets no number, never a guessed one. To add a
 //! drive, add one `Entry` to `TABLE` and cite where its numbers come from.
 
-use super::reading::Reading;
 use crate::nvme::Condition;
+use crate::reading::Reading;
 
 /// What a datasheet promises for one model and capacity.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use super::datasheet::Rating;
 use super::history::History;
-use super::nvme_depth::endurance_estimate;
-use super::reading::Reading;
+use crate::reading::Reading;
+use crate::reading::nvme_depth::endurance_estimate;
 
 /// Where a drive's rated endurance comes from: the `source` label of
 /// `ssd_rated_endurance_bytes`.

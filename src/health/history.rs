@@ -16,8 +16,8 @@
 use std::collections::VecDeque;
 use std::time::{Duration, SystemTime};
 
-use super::reading::Reading;
 use crate::device::sysfs::pcie::AerSeverity;
+use crate::reading::Reading;
 
 /// A counter whose growth the verdict judges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -400,7 +400,7 @@ impl History {
 
 /// The sum of every phy error count of a SAS disk; `None` without phys (a
 /// disk without log 18h has no such series, never a 0).
-fn phy_errors(s: &crate::health::ScsiReading) -> Option<u128> {
+fn phy_errors(s: &crate::reading::ScsiReading) -> Option<u128> {
     (!s.sas_phys.is_empty()).then(|| {
         s.sas_phys
             .iter()

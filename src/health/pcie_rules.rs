@@ -14,8 +14,8 @@
 
 use super::history::{self, History, Tracked};
 use super::judgement::{Judge, ProblemName, Severity};
-use super::reading::Reading;
 use crate::device::sysfs::pcie::{AerSeverity, Pcie};
+use crate::reading::Reading;
 
 pub(super) fn pcie(r: &Reading, history: &History, j: &mut Judge) {
     let Some(p) = &r.pcie else {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::judgement::Rules;
-use super::reading::Identity;
+use crate::reading::Identity;
 
 /// One drive's health settings.
 #[derive(Clone, Debug, PartialEq)]

@@ -21,11 +21,11 @@ pub use super::judgement::{
     Context, MUTED, Problem, ProblemName, ProblemSet, Rules, Severity, Status, Verdict,
 };
 use super::judgement::{Judge, ProblemName as P};
-use super::reading::Reading;
 use super::verdict_nvme::nvme;
 use super::verdict_rules::{
     counters, latency, plp, self_test, spare, status, temperature, throttling, wear,
 };
+use crate::reading::Reading;
 /// Judges one drive. Record the reading into `history` before calling, so
 /// that the newest poll counts.
 pub fn evaluate(

@@ -4,7 +4,7 @@
 
 use super::history::{self, History, Tracked};
 use super::judgement::{Judge, ProblemName as P, Severity};
-use super::reading::Reading;
+use crate::reading::Reading;
 
 pub(super) fn nvme(r: &Reading, history: &History, j: &mut Judge) {
     let Some(n) = r.nvme.as_ref() else {

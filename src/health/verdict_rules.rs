@@ -5,8 +5,8 @@ use std::time::{Duration, SystemTime};
 
 use super::history::{self, History, Tracked};
 use super::judgement::{Context, Judge, ProblemName as P, Rules, Severity};
-use super::reading::Reading;
 use crate::nvme::Condition;
+use crate::reading::Reading;
 use crate::scsi::exceptions::Condition as IeCondition;
 use crate::scsi::log::InformationalException;
 

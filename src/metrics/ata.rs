@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use prometheus_client::metrics::MetricType;
 
 use super::{Enc, Exposition, family};
-use crate::health::AtaAttribute;
+use crate::reading::AtaAttribute;
 
 /// `(name, help, field)` of the four attribute families.
 type AttrField = (&'static str, &'static str, fn(&AtaAttribute) -> Option<f64>);

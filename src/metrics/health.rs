@@ -7,7 +7,7 @@ use prometheus_client::metrics::MetricType;
 
 use super::tables::{COUNTERS, GAUGES};
 use super::{Enc, Exposition, Wide, counter, family};
-use crate::health::{Reading, reading::THROTTLE_LEVELS};
+use crate::reading::{Reading, THROTTLE_LEVELS};
 use crate::snapshot::DriveSnapshot;
 
 impl Exposition {

@@ -8,8 +8,8 @@ use std::fmt;
 use prometheus_client::metrics::MetricType;
 
 use super::{Enc, Exposition, Wide, counter, family};
-use crate::health::nvme_depth::NvmeReading;
 use crate::nvme::{CriticalWarning, EnduranceGroupLog};
+use crate::reading::nvme_depth::NvmeReading;
 use crate::snapshot::DriveSnapshot;
 
 /// The NVMe drives with their NVMe-only reading.

@@ -8,8 +8,8 @@ use std::fmt;
 use prometheus_client::metrics::MetricType;
 
 use super::{Enc, Exposition, Wide, counter, family};
-use crate::health::ScsiReading;
-use crate::health::reading::{PhyErrorKind, ScsiOp};
+use crate::reading::ScsiReading;
+use crate::reading::{PhyErrorKind, ScsiOp};
 use crate::snapshot::DriveSnapshot;
 
 impl Exposition {

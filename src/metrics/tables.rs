@@ -1,6 +1,6 @@
 //! The per-drive counters and plain gauges of the unified reading, as data.
 
-use crate::health::{Counters, Reading};
+use crate::reading::{Counters, Reading};
 
 /// A per-drive counter: name without `_total`, help, and where it lives.
 pub(super) type CounterDef = (&'static str, &'static str, fn(&Counters) -> Option<u128>);

@@ -6,7 +6,7 @@
 //! answers is, like a local drive's.
 
 use super::{PollOutcome, Poller};
-use crate::health::Reading;
+use crate::reading::Reading;
 
 /// The poller of a fabric drive: `inner`'s outcome without temperature and
 /// spare.

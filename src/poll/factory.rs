@@ -25,7 +25,7 @@ use crate::device::nvme_live::NvmeLive;
 use crate::device::replay::{self, DumpKind, NvmeReplay, SataReplay, ScsiReplay};
 use crate::device::sata_live::SataLive;
 use crate::device::scsi_live::ScsiLive;
-use crate::health::Identity;
+use crate::reading::Identity;
 
 /// How a live drive in standby is treated: polled anyway (`wake`), or
 /// skipped, and then polled once after `max_skips` skips in a row (0 =

@@ -26,7 +26,7 @@ pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(60);
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 use crate::device::{FetchError, SelfTestOp};
-use crate::health::{Identity, Reading};
+use crate::reading::{Identity, Reading};
 
 /// A counted failure: the `source` label of `ssd_poll_errors_total` and a
 /// message naming the device and the page.

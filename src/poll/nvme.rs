@@ -9,9 +9,9 @@ use super::source::Source;
 use super::tracker::Tracker;
 use super::{PollError, PollOutcome, Poller, keep, unprivileged};
 use crate::device::{NvmeRequest, NvmeSource};
-use crate::health::Reading;
-use crate::health::nvme::{NvmePages, identity, reading};
 use crate::nvme::{self, IdCtrl, identify_ns::IdNs, uuid_list};
+use crate::reading::Reading;
+use crate::reading::nvme::{NvmePages, identity, reading};
 
 /// The namespace whose identifiers name the drive (`wwn`).
 const WWN_NSID: u32 = 1;

@@ -20,7 +20,7 @@ use crate::ata::smart::{SmartData, SmartThresholds};
 use crate::ata::{DeviceStatistics, Identify, self_test::SelfTestLog};
 use crate::device::replay::{SMART_STATUS_FILE, sata_file_name};
 use crate::device::{AtaRead, AtaSource};
-use crate::health::sata::{SataPages, identity, reading};
+use crate::reading::sata::{SataPages, identity, reading};
 
 /// Default of `poll.standby_max_skips`: a drive in standby is never woken.
 pub const DEFAULT_STANDBY_MAX_SKIPS: u32 = 0;

@@ -20,7 +20,7 @@ use crate::device::discovery::volume::{self, VolumeFacts};
 use crate::device::discovery::{Kind, Transport};
 use crate::device::replay::scsi_file_name;
 use crate::device::{ScsiRequest, ScsiSource};
-use crate::health::scsi::{ScsiPages, identity, reading};
+use crate::reading::scsi::{ScsiPages, identity, reading};
 use crate::scsi::exceptions::Condition;
 use crate::scsi::identity::{self as id, Inquiry, ReadCapacity16};
 use crate::scsi::{defects, log, self_test};

@@ -143,7 +143,7 @@ pub struct Seen {
     pub standby: bool,
     /// The busy detector says it is too busy (`probe::busy`).
     pub busy: bool,
-    /// The drive's own flag ([`crate::health::Reading::self_test_in_progress`]).
+    /// The drive's own flag ([`crate::reading::Reading::self_test_in_progress`]).
     pub in_progress: Option<bool>,
     /// The newest runs the exporter started, by [`Kind`] index.
     pub last: [Option<SystemTime>; 2],

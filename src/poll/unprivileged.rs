@@ -13,7 +13,7 @@
 use super::tracker::Tracker;
 use super::{PollOutcome, Source};
 use crate::device::sysfs::hwmon::Temps;
-use crate::health::Reading;
+use crate::reading::Reading;
 
 /// Turns a poll whose pages were refused into what sysfs gives
 /// (`temps` is read only then); a poll that was not refused anything is

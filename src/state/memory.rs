@@ -12,9 +12,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tracing::{info, warn};
 
 use super::record::{Payload, Record, SelfTestKind, SelfTestRun};
-use crate::health::Identity;
 use crate::health::history::History;
-use crate::health::nvme_depth::PelMark;
+use crate::reading::Identity;
+use crate::reading::nvme_depth::PelMark;
 use crate::snapshot::DriveSnapshot;
 
 /// Drives kept at most; past it the least recently seen are left out.

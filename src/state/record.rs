@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::health::history::SavedHistory;
-use crate::health::nvme_depth::PelMark;
+use crate::reading::nvme_depth::PelMark;
 
 /// The whole payload after the header line.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

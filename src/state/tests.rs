@@ -6,7 +6,7 @@ use super::memory::{MAX_AGE, MAX_DRIVES, REFRESH};
 use super::*;
 use crate::device::discovery::Transport;
 use crate::health::history::{History, Tracked};
-use crate::health::{Identity, Reading};
+use crate::reading::{Identity, Reading};
 use crate::snapshot::DriveSnapshot;
 
 const T0: u64 = 1_796_083_200; // 2026-12-01T00:00:00Z
@@ -278,7 +278,7 @@ fn a_directory_that_cannot_be_made_is_an_error_to_warn_about() {
 
 #[test]
 fn the_event_log_mark_is_news_saved_and_looked_up_by_serial_and_model() {
-    use crate::health::nvme_depth::{NvmeReading, PelMark, PelSummary};
+    use crate::reading::nvme_depth::{NvmeReading, PelMark, PelSummary};
     let m = Memory::default();
     let mut s = drive("nvme0", identity("S1", ""));
     poll(&m, &mut s, 0, at(T0));

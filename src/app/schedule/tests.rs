@@ -1,7 +1,7 @@
 use super::*;
 use crate::device::discovery::Transport;
-use crate::health::{Identity, Reading};
 use crate::poll::{PollError, PollOutcome};
+use crate::reading::{Identity, Reading};
 use crate::snapshot::DriveSnapshot;
 use std::sync::mpsc;
 

@@ -3,9 +3,9 @@ use std::time::Duration;
 
 use super::*;
 use crate::device::discovery::Transport;
-use crate::health::Reading;
 use crate::poll::PollOutcome;
 use crate::poll::factory::placeholder;
+use crate::reading::Reading;
 
 const DAY: Duration = Duration::from_secs(24 * 3600);
 

@@ -3,8 +3,8 @@
 
 use super::validate;
 use crate::device::discovery::Transport;
-use crate::health::Identity;
 use crate::health::verdict::ProblemName;
+use crate::reading::Identity;
 
 fn drive(model: &str, serial: &str) -> Identity {
     Identity {

@@ -238,8 +238,8 @@ fn every_client_drive_answers_without_an_ocp_log() {
 /// 8-byte entries, READ DEFECT DATA(12)), phy 0 errors 2/2/1/0 at 12 Gbit/s.
 #[test]
 fn the_sas_drive_polls_through_the_real_poller() {
-    use crate::health::reading::ScsiOp;
     use crate::poll::scsi::{ScsiPolicy, ScsiPoller};
+    use crate::reading::ScsiOp;
     let src = DemoScsi::new(FLEET[4], Instant::now());
     let mut p = ScsiPoller::new(Box::new(src), FLEET[4].transport(), ScsiPolicy::LIVE);
     let out = p.poll();

@@ -118,9 +118,9 @@ fn endurance_is_host_writes_over_tbw() {
 /// A reading whose one endurance group estimates `estimate` and counts
 /// `media` written, in the page's billions of bytes.
 fn with_group(estimate: u128, host: u128, media: u128) -> Reading {
-    use crate::health::nvme_depth::NvmeReading;
     use crate::nvme::EnduranceGroupLog;
     use crate::nvme::endurance_group::EnduranceGroupLogPage;
+    use crate::reading::nvme_depth::NvmeReading;
     use zerocopy::IntoBytes;
     let mut p = EnduranceGroupLogPage::zeroed();
     p.endurance_estimate = estimate.into();

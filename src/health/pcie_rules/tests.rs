@@ -6,8 +6,8 @@ use std::time::{Duration, SystemTime};
 
 use crate::device::sysfs::pcie::{AerCounts, AerSeverity, Link, Pcie};
 use crate::health::history::History;
-use crate::health::reading::Reading;
 use crate::health::verdict::{Context, Rules, Severity, Verdict, evaluate};
+use crate::reading::Reading;
 
 const GT: u64 = 1_000_000_000;
 

@@ -2,13 +2,13 @@ use std::time::{Duration, SystemTime};
 
 use zerocopy::IntoBytes;
 
-use crate::health::Reading;
 use crate::health::history::History;
-use crate::health::nvme_depth::NvmeReading;
 use crate::health::verdict::{Context, ProblemName, Rules, Severity, Verdict, evaluate};
 use crate::nvme::ocp::OcpSmartLogPage;
 use crate::nvme::telemetry::TelemetryHeaderPage;
 use crate::nvme::{OcpSmartLog, TelemetryCtrlHeader};
+use crate::reading::Reading;
+use crate::reading::nvme_depth::NvmeReading;
 
 const T0: u64 = 1_796_083_200; // 2026-12-01T00:00:00Z
 

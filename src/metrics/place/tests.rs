@@ -5,9 +5,9 @@ use std::sync::Arc;
 use crate::device::discovery::Transport;
 use crate::device::sysfs::pcie::{AerCounts, AerSeverity, Link, Pcie};
 use crate::device::sysfs::place::Place;
-use crate::health::Reading;
 use crate::metrics::{BuildInfo, TextFormat, encode};
 use crate::poll::factory::placeholder;
+use crate::reading::Reading;
 use crate::snapshot::DriveSnapshot;
 
 fn drive(place: Place, pcie: Option<Pcie>) -> Arc<DriveSnapshot> {

@@ -3,7 +3,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::*;
 use crate::device::discovery::Transport;
-use crate::health::Identity;
+use crate::reading::Identity;
 
 /// Answers each poll with the next outcome of its script (the last one
 /// repeated), counting its polls.

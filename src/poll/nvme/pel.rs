@@ -39,12 +39,12 @@ use std::sync::Arc;
 
 use super::{NvmePoller, RawSink};
 use crate::device::{FetchError, NvmeRequest};
-use crate::health::nvme_depth::{PelSummary, TimelineEvent};
 use crate::nvme::pel::{PelEvent, PelHeader, PersistentEventLog};
 use crate::nvme::pel_events::PelEventType;
 use crate::nvme::{self, IdCtrl, PEL_HEADER_LEN};
 use crate::poll::PollOutcome;
 use crate::poll::source::Source;
+use crate::reading::nvme_depth::{PelSummary, TimelineEvent};
 
 /// The most of the log read (also the most a replay reads of a file).
 pub const MAX_PEL_BYTES: usize = 1 << 20;
@@ -56,7 +56,7 @@ const NO_LPO_MAX: usize = 256 * 1024;
 /// Events in the timeline (newest first).
 pub const TIMELINE_LEN: usize = 10;
 
-pub use crate::health::nvme_depth::PelMark;
+pub use crate::reading::nvme_depth::PelMark;
 
 /// Where a restarted exporter finds the mark it kept for a drive, by the
 /// drive's serial and model (Identify Controller, trimmed): its state

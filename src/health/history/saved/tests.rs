@@ -2,7 +2,7 @@ use std::time::{Duration, SystemTime};
 
 use super::super::{History, MAX_POINTS, Tracked};
 use super::{RestoreError, SavedHistory, SavedSeries};
-use crate::health::Reading;
+use crate::reading::Reading;
 
 const T0: u64 = 1_796_083_200; // 2026-12-01T00:00:00Z
 const HOUR: u64 = 3600;
@@ -185,7 +185,7 @@ fn ms_of(t: SystemTime) -> u64 {
 
 #[test]
 fn sas_phy_errors_survive_a_restart_and_a_rise_while_away_counts() {
-    use crate::health::reading::{SasPhyErrors, ScsiReading};
+    use crate::reading::{SasPhyErrors, ScsiReading};
     let sas = |invalid_dwords: u64| Reading {
         scsi: Some(ScsiReading {
             sas_phys: vec![SasPhyErrors {
@@ -208,9 +208,9 @@ fn sas_phy_errors_survive_a_restart_and_a_rise_while_away_counts() {
 
 #[test]
 fn telemetry_captures_survive_a_restart_and_a_capture_while_away_counts() {
-    use crate::health::nvme_depth::NvmeReading;
     use crate::nvme::TelemetryCtrlHeader;
     use crate::nvme::telemetry::TelemetryHeaderPage;
+    use crate::reading::nvme_depth::NvmeReading;
     use zerocopy::IntoBytes;
     // Log 08h byte 383, the Controller-Initiated Data Generation Number.
     let nvme = |generation: u8| {

@@ -1,6 +1,16 @@
 //! The unified reading of one drive. Every field is optional: a value the
 //! drive does not report stays `None` and produces no series (never a fake 0).
 //! Values are in base units (bytes, seconds, °C, ratios 0–1).
+//!
+//! A poll fills it and [`crate::health`] judges it: the pages each transport
+//! reads ([`nvme::NvmePages`], [`sata::SataPages`], [`scsi::ScsiPages`]) and
+//! the pure mappers from those pages onto the reading live here, one file per
+//! transport ([`nvme_depth`]: the NVMe pages read less often).
+
+pub mod nvme;
+pub mod nvme_depth;
+pub mod sata;
+pub mod scsi;
 
 use crate::device::discovery::{Kind, Transport};
 use crate::nvme::Condition;
@@ -122,7 +132,7 @@ pub struct Reading {
     pub pcie: Option<crate::device::sysfs::pcie::Pcie>,
     /// What only an NVMe drive reports beyond SMART (endurance groups,
     /// firmware slots, events, telemetry); `None` for other transports.
-    pub nvme: Option<super::nvme_depth::NvmeReading>,
+    pub nvme: Option<nvme_depth::NvmeReading>,
 }
 
 /// The operation a SCSI error counter log page counts (03h read, 02h

@@ -10,9 +10,7 @@
 //! for a failure prediction ([`crate::scsi::exceptions`]); log 10h's newest
 //! entry is served, its newest entry with an outcome judged.
 
-use super::reading::{
-    Identity, PhyErrorKind, Reading, SasPhyErrors, ScsiOp, ScsiReading, ScsiSelfTest,
-};
+use super::{Identity, PhyErrorKind, Reading, SasPhyErrors, ScsiOp, ScsiReading, ScsiSelfTest};
 use crate::device::discovery::{Kind, Transport};
 use crate::scsi::exceptions::Condition;
 use crate::scsi::identity::{Inquiry, PROTOCOL_SAS, ReadCapacity16};

@@ -1,7 +1,7 @@
 //! NVMe pages mapped onto the unified [`Reading`].
 
 use super::nvme_depth::{NvmeReading, PelSummary, write_amplification};
-use super::reading::{Counters, Identity, Reading};
+use super::{Counters, Identity, Reading};
 use crate::device::discovery::{Kind, Transport};
 use crate::nvme::{
     CriticalWarning, EnduranceGroupLog, ErrorLog, FwSlotLog, IdCtrl, OcpSmartLog, SelfTestLog,

@@ -2,7 +2,7 @@
 //! (a standard layout), else the attribute the drive's family uses for the
 //! same meaning (`ata::attributes`), as `shared/reference/metrics.md` says.
 
-use super::reading::{AtaAttribute, FailingAttribute, Identity, Reading};
+use super::{AtaAttribute, FailingAttribute, Identity, Reading};
 use crate::ata::attributes::{AttrBytes, DrivePresets, Meaning, MeaningDef, ValueSource};
 use crate::ata::error_log::ErrorLogSummary;
 use crate::ata::smart::{SmartData, SmartStatus, SmartThresholds};
