@@ -1,6 +1,7 @@
 //! Readings unified across transports: one model that NVMe, SATA and SCSI
 //! pages are all mapped onto, so one dashboard and one alert rule cover both.
 
+mod attribute_rules;
 pub mod datasheet;
 pub mod forecast;
 pub mod history;
