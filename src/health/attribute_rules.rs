@@ -47,12 +47,13 @@ pub(super) fn attributes(r: &Reading, j: &mut Judge) {
 }
 
 /// `the drive reports SMART passed, but pre-failure attribute 231
-/// SSD_Life_Left at 10, threshold 10 is at or below its threshold: …`.
+/// SSD_Life_Left at 10, threshold 10: the drive predicts its own failure`:
+/// the numbers say it is at or below its threshold.
 fn reason(these: &[&FailingAttribute], prefailure: bool, passed: bool) -> String {
     let kind = if prefailure { "pre-failure" } else { "old-age" };
-    let (noun, verb) = match these.len() {
-        1 => ("attribute", "is at or below its threshold"),
-        _ => ("attributes", "are at or below their thresholds"),
+    let noun = match these.len() {
+        1 => "attribute",
+        _ => "attributes",
     };
     let list: Vec<String> = these.iter().map(|a| attribute_text(a)).collect();
     let meaning = if prefailure {
@@ -65,7 +66,7 @@ fn reason(these: &[&FailingAttribute], prefailure: bool, passed: bool) -> String
     } else {
         ""
     };
-    format!("{but}{kind} {noun} {} {verb}: {meaning}", list.join("; "))
+    format!("{but}{kind} {noun} {}: {meaning}", list.join("; "))
 }
 
 #[cfg(test)]
