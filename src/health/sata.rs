@@ -108,9 +108,8 @@ fn attributes(
 /// its raw value (smartctl prints `---`) is not judged. A worst value at or
 /// below the threshold with the value above it (smartctl's `In_the_past`)
 /// is not failing now. Each id is judged by its first entry. A normalized
-/// value outside 01h–FDh is not a value (ATA-3: 00h, FEh and FFh are
-/// invalid) and is not judged, where smartctl would print a 00h as
-/// `FAILING_NOW`: the rule, kept from the status fallback.
+/// value outside ATA-3's 01h–FDh is judged too, as smartctl judges it: a
+/// life-left attribute worn down to 00h must not pass for unjudged.
 pub fn failing_attributes(
     smart: &SmartData,
     thresholds: &SmartThresholds,
@@ -121,8 +120,7 @@ pub fn failing_attributes(
         .filter_map(|a| {
             let def = presets.get(a.id);
             let threshold = thresholds.get(a.id).filter(|&t| t != 0)?;
-            let valid = (0x01..=0xFD).contains(&a.value);
-            (def.normalized_valid() && valid && a.value <= threshold).then(|| FailingAttribute {
+            (def.normalized_valid() && a.value <= threshold).then(|| FailingAttribute {
                 id: a.id,
                 name: def.name.clone(),
                 value: a.value,

@@ -254,21 +254,6 @@ fn attributes_without_thresholds_are_unknown() {
     assert!(v.problems.iter().all(|p| p.causes.is_empty()), "{v:?}");
 }
 
-/// ATA-3's valid normalized values are 01h–FDh: a 00h (or FEh, FFh) under
-/// a non-zero threshold is no value, so no problem, where smartctl would
-/// print 00h as `FAILING_NOW`.
-#[test]
-fn a_normalized_value_outside_01h_fdh_is_not_judged() {
-    let rows = [
-        (5, 0x0033, 0x00, 0x00, 10, Never),
-        (9, 0x0032, 0xFE, 0xFE, 0xFD, Never),
-        (231, 0x0033, 0x01, 0x01, 10, Now),
-    ];
-    let r = judged(&rows, Some(SmartStatus::Passed));
-    let got: Vec<u8> = r.failing_attributes.unwrap().iter().map(|a| a.id).collect();
-    assert_eq!(got, vec![231]);
-}
-
 /// At its threshold is failing: smartmontools' `ata_get_attr_state`
 /// (`lib/atacmds.cpp`) returns `ATTRSTATE_FAILED_NOW` for `current <=
 /// threshold`; none of the public tables above has a value equal to its
