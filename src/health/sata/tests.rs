@@ -324,3 +324,20 @@ fn a_repeated_id_is_served_and_judged_by_its_first_entry() {
     assert_eq!(r.ata_attributes[0].value, Some(100));
     assert_eq!(r.failing_attributes, Some(vec![]));
 }
+
+/// A Micron P400e whose 202 `Perc_Rated_Life_Used` reads 182 (drivedb.h's
+/// m4/C400/P400 entry: the raw value is the percent of the rated life
+/// used) is 1.82 used and worn out, not `ok` with its wear unknown.
+#[test]
+fn a_micron_p400e_at_182_percent_of_its_rated_life_is_worn_out() {
+    let presets = Namer::builtin().for_drive("MTFDDAK256MAR-1K1AA", "MA52");
+    let pages = SataPages {
+        smart: Some(smart(&[(202, [182, 0, 0, 0, 0, 0])])),
+        status: Some(SmartStatus::Passed),
+        ..SataPages::default()
+    };
+    let r = reading(&pages, &presets);
+    assert_eq!(r.percentage_used_ratio, Some(1.82));
+    let names: Vec<String> = problems(&r).into_iter().map(|p| p.0).collect();
+    assert!(names.contains(&"wear_out".to_string()), "{names:?}");
+}
