@@ -40,6 +40,7 @@
     alertFor: {
       SsdCriticalWarning: '1m',
       SsdSmartFailed: '1m',
+      SsdAttributeFailing: '5m',
       SsdPlpFailed: '1m',
       SsdPlpTestFailed: '1m',
       SsdPlpHealthLow: '2m',

@@ -110,6 +110,8 @@ pub struct DriveSnapshot {
     /// What `tuning` was resolved for: the tuner's generation, the model
     /// and the serial.
     tuned_for: Option<(u64, String, String)>,
+    /// Whether a suspect OCP Endurance Estimate has been logged.
+    ocp_estimate_logged: bool,
 }
 
 /// What the exporter did of a drive's scheduled self-tests.
@@ -153,6 +155,7 @@ impl DriveSnapshot {
             rated_endurance: None,
             tuning: Arc::default(),
             tuned_for: None,
+            ocp_estimate_logged: false,
         }
     }
 
@@ -257,6 +260,27 @@ impl DriveSnapshot {
         self.tuned_for = Some(key);
     }
 
+    /// Logs once per drive an OCP Endurance Estimate below one full drive
+    /// write: served as reported, not used as a rating.
+    fn log_suspect_ocp_estimate(&mut self, capacity: Option<u128>) {
+        let estimate = self
+            .reading
+            .as_ref()
+            .and_then(|r| forecast::ocp_estimate(r, capacity));
+        if let Some(forecast::OcpEstimate::Suspect(bytes)) = estimate
+            && !self.ocp_estimate_logged
+        {
+            self.ocp_estimate_logged = true;
+            tracing::warn!(
+                device = self.origin,
+                estimate_bytes = bytes,
+                capacity_bytes = capacity.map(|c| c as f64),
+                "ocp c0h endurance estimate is below one full drive write: served, \
+                 not used as the rated endurance (set health.overrides[].rated_endurance_bytes)"
+            );
+        }
+    }
+
     /// Judges the drive after a poll with its [`DriveSnapshot::tuning`]:
     /// records the reading into the history, then the verdict, the
     /// wear-out forecast and the endurance used. `latency_over_qos` is
@@ -285,12 +309,15 @@ impl DriveSnapshot {
             now,
         ));
         // The operator's figure for the drive wins over the datasheet's,
-        // which wins over the drive's own estimate.
+        // which wins over the drive's own estimates.
+        let capacity = self.identity.capacity_bytes;
         self.rated_endurance = forecast::rated_endurance(
             tuning.rated_endurance_bytes,
             rating.as_ref(),
             self.reading.as_ref(),
+            capacity,
         );
+        self.log_suspect_ocp_estimate(capacity);
         self.endurance_used = self
             .reading
             .as_ref()

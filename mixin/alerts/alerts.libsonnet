@@ -104,6 +104,38 @@ local lib = import '../lib.libsonnet';
             },
           },
 
+          {
+            alert: 'SsdAttributeFailing',
+            // A SATA attribute at or below its threshold now (smartctl's
+            // FAILING_NOW), whatever SMART RETURN STATUS says: the exporter's
+            // attribute_failing_prefail (critical: the drive predicts its own
+            // failure) or attribute_failing_old_age (warning: past the
+            // vendor's limit for wear or aging). Drives answer "passed" with a
+            // pre-failure attribute at its threshold, so this is not
+            // SsdSmartFailed. The severity selector leaves a muted one out;
+            // `ssd_exporter check` names the attribute.
+            expr: |||
+              ssd_health_problem{problem=~"attribute_failing_prefail|attribute_failing_old_age", severity=~"critical|warning"}
+              * on(instance, device, serial) group_left(model, firmware) ssd_device_info
+            |||,
+            'for': c.alertFor.SsdAttributeFailing,
+            labels: {
+              severity: '{{ if eq $labels.problem "attribute_failing_prefail" }}critical{{ else }}warning{{ end }}',
+            },
+            annotations: {
+              summary: 'SSD {{ $labels.device }} on {{ $labels.instance }}: a SMART attribute is at or below its threshold',
+              description: lib.fold(|||
+                {{ $labels.model }} {{ $labels.device }} (serial {{ $labels.serial }}, firmware
+                {{ $labels.firmware }}) on {{ $labels.instance }} has
+                {{ if eq $labels.problem "attribute_failing_prefail" }}a pre-failure attribute at or below its
+                threshold: the drive predicts its own failure{{ else }}an old-age attribute at or below its
+                threshold: past the vendor's limit for wear or aging{{ end }}. `ssd_exporter check`
+                names the attribute.
+              |||),
+              runbook_url: 'https://github.com/ssd-exporter/ssd_exporter/blob/main/docs/runbooks.md#ssdattributefailing',
+            },
+          },
+
           // ------------------------------------------------------ power-loss protection
 
           {

@@ -261,9 +261,37 @@ impl SmartData {
         })
     }
 
-    /// The attribute with `id`, if present.
+    /// The attribute with `id`, if present: its first entry, as the
+    /// table orders them.
     pub fn attribute(&self, id: u8) -> Option<&RawAttribute> {
         self.attributes.iter().find(|a| a.id == id)
+    }
+
+    /// Each id's first entry, in table order. Some drives list an id more
+    /// than once (a SATADOM lists attribute 1 four times, with different
+    /// raw values); an id is one attribute, so the first entry is the one
+    /// read, served and judged.
+    pub fn first_entries(&self) -> impl Iterator<Item = &RawAttribute> {
+        let mut seen = [false; 256];
+        self.attributes.iter().filter(move |a| {
+            let first = !seen[usize::from(a.id)];
+            seen[usize::from(a.id)] = true;
+            first
+        })
+    }
+
+    /// The ids listed more than once, each once, in table order.
+    pub fn repeated_ids(&self) -> Vec<u8> {
+        let mut count = [0u8; 256];
+        let mut out = Vec::new();
+        for a in &self.attributes {
+            let n = &mut count[usize::from(a.id)];
+            *n = n.saturating_add(1);
+            if *n == 2 {
+                out.push(a.id);
+            }
+        }
+        out
     }
 }
 

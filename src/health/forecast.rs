@@ -23,16 +23,24 @@ pub enum EnduranceSource {
     /// The drive's own Endurance Estimate, summed over its endurance
     /// groups (NVMe log 09h).
     EnduranceGroup,
+    /// The OCP C0h Endurance Estimate (bytes 191:176), a byte count.
+    Ocp,
 }
 
 impl EnduranceSource {
-    pub const ALL: [EnduranceSource; 3] = [Self::Override, Self::Datasheet, Self::EnduranceGroup];
+    pub const ALL: [EnduranceSource; 4] = [
+        Self::Override,
+        Self::Datasheet,
+        Self::EnduranceGroup,
+        Self::Ocp,
+    ];
 
     pub fn as_label(self) -> &'static str {
         match self {
             Self::Override => "override",
             Self::Datasheet => "datasheet",
             Self::EnduranceGroup => "endurance_group",
+            Self::Ocp => "ocp",
         }
     }
 }
@@ -49,41 +57,65 @@ pub struct RatedEndurance {
     pub written: Option<f64>,
 }
 
-/// The rated endurance of a drive: `override_bytes` (the user's
+/// The rated endurance of a drive: `override_bytes` (the
 /// `rated_endurance_bytes` of the `health.overrides` entry matching the
-/// drive, its `Tuning`'s once issue 22's overrides are merged; `None`
-/// until then) wins, then the datasheet's TBW,
-/// then the drive's own estimate. An OCP C0h Endurance Estimate is not
-/// used: its unit has no source here (it is served raw).
+/// drive) wins, then the datasheet's TBW, then the drive's own endurance
+/// group estimate (log 09h), then its OCP C0h Endurance Estimate where that
+/// is [`OcpEstimate::Usable`] (`capacity` is the drive's, TNVMCAP).
 pub fn rated_endurance(
     override_bytes: Option<f64>,
     rating: Option<&Rating>,
     reading: Option<&Reading>,
+    capacity: Option<u128>,
 ) -> Option<RatedEndurance> {
     let positive = |b: &f64| b.is_finite() && *b > 0.0;
-    if let Some(bytes) = override_bytes.filter(positive) {
-        let source = EnduranceSource::Override;
-        return Some(RatedEndurance {
-            bytes,
-            source,
-            written: None,
-        });
-    }
-    if let Some(bytes) = rating.and_then(|r| r.tbw_bytes).filter(positive) {
-        let source = EnduranceSource::Datasheet;
-        return Some(RatedEndurance {
-            bytes,
-            source,
-            written: None,
-        });
-    }
-    let groups = &reading?.nvme.as_ref()?.endurance_groups;
-    let (bytes, written) = endurance_estimate(groups)?;
-    let source = EnduranceSource::EnduranceGroup;
-    Some(RatedEndurance {
+    let rated = |bytes, source, written| RatedEndurance {
         bytes,
         source,
         written,
+    };
+    if let Some(bytes) = override_bytes.filter(positive) {
+        return Some(rated(bytes, EnduranceSource::Override, None));
+    }
+    if let Some(bytes) = rating.and_then(|r| r.tbw_bytes).filter(positive) {
+        return Some(rated(bytes, EnduranceSource::Datasheet, None));
+    }
+    let nvme = reading?.nvme.as_ref()?;
+    if let Some((bytes, written)) = endurance_estimate(&nvme.endurance_groups) {
+        return Some(rated(bytes, EnduranceSource::EnduranceGroup, written));
+    }
+    match ocp_estimate(reading?, capacity)? {
+        OcpEstimate::Usable(bytes) => Some(rated(bytes, EnduranceSource::Ocp, None)),
+        OcpEstimate::Suspect(_) => None,
+    }
+}
+
+/// The OCP C0h Endurance Estimate (bytes 191:176) as a rating: "estimation
+/// of total data that can be written to the device in bytes" (illumos
+/// `sys/nvme/ocp.h`; nvme-cli's Hyperscale Boot SSD log calls the same
+/// field "Total Writable Lifetime Bytes"), so host bytes written count
+/// against it. 0 is not reported.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OcpEstimate {
+    /// At least one full drive write: a rating.
+    Usable(f64),
+    /// Below one full drive write (TNVMCAP), or the capacity unknown: no
+    /// drive is rated for less, so the field means something else here;
+    /// served, not used, logged once.
+    Suspect(f64),
+}
+
+/// The drive's OCP Endurance Estimate judged against `capacity`; `None`
+/// where the drive has no C0h page or reports 0.
+pub fn ocp_estimate(reading: &Reading, capacity: Option<u128>) -> Option<OcpEstimate> {
+    let estimate = reading.nvme.as_ref()?.ocp.as_ref()?.endurance_estimate;
+    if estimate == 0 {
+        return None;
+    }
+    let bytes = estimate as f64;
+    Some(match capacity {
+        Some(c) if c > 0 && estimate >= c => OcpEstimate::Usable(bytes),
+        _ => OcpEstimate::Suspect(bytes),
     })
 }
 

@@ -58,6 +58,7 @@ problem_names! {
     ReadOnly => "read_only",
     PlpFailed => "plp_failed",
     SmartFailed => "smart_failed",
+    AttributeFailingPrefail => "attribute_failing_prefail",
     WearOut => "wear_out",
     PlpHealthLow => "plp_health_low",
     TemperatureAboveCritical => "temperature_above_critical",
@@ -66,6 +67,7 @@ problem_names! {
     MediaDiesOffline => "media_dies_offline",
     WearHigh => "wear_high",
     SpareLow => "spare_low",
+    AttributeFailingOldAge => "attribute_failing_old_age",
     UnsafeShutdownsIncreasing => "unsafe_shutdowns_increasing",
     ThermalThrottling => "thermal_throttling",
     TemperatureAboveWarning => "temperature_above_warning",
@@ -138,6 +140,15 @@ impl FromIterator<ProblemName> for ProblemSet {
 /// disappears silently, but it does not raise `ssd_health_status`.
 pub const MUTED: &str = "muted";
 
+/// What a problem is about, where it names one part of the drive: the
+/// structured form of what its reason says in words, for whatever needs to
+/// tell two causes of one problem apart (a mute of one attribute).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cause {
+    /// A SATA SMART attribute, by id.
+    Attribute(u8),
+}
+
 /// One active problem: a `ssd_health_problem{problem,severity}` series.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Problem {
@@ -149,6 +160,9 @@ pub struct Problem {
     pub muted: bool,
     /// One sentence for people, with the numbers that tripped the rule.
     pub reason: String,
+    /// What it is about, in the order the reason names them; empty where
+    /// the problem is about the drive as a whole.
+    pub causes: Vec<Cause>,
 }
 
 /// The verdict as one word and one value, the same everywhere: the value
@@ -314,13 +328,33 @@ impl Judge {
     /// Adds a problem; a second one of the same name only raises the
     /// severity (one series per name), its reason giving way to the first.
     pub(super) fn add(&mut self, name: ProblemName, severity: Severity, reason: String) {
+        self.add_caused(name, severity, reason, Vec::new());
+    }
+
+    /// [`Judge::add`] with what the problem is about; a second one of the
+    /// same name adds the causes the first did not have.
+    pub(super) fn add_caused(
+        &mut self,
+        name: ProblemName,
+        severity: Severity,
+        reason: String,
+        causes: Vec<Cause>,
+    ) {
         match self.problems.iter_mut().find(|p| p.name == name) {
-            Some(p) => p.severity = p.severity.max(severity),
+            Some(p) => {
+                p.severity = p.severity.max(severity);
+                for c in causes {
+                    if !p.causes.contains(&c) {
+                        p.causes.push(c);
+                    }
+                }
+            }
             None => self.problems.push(Problem {
                 name,
                 severity,
                 muted: false,
                 reason,
+                causes,
             }),
         }
     }

@@ -2,6 +2,7 @@
 //! reasons, the history it remembers, the wear-out forecast, the datasheet
 //! table and the tuning a site gives it.
 
+mod attribute_rules;
 pub mod datasheet;
 pub mod forecast;
 pub mod history;

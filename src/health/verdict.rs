@@ -18,7 +18,7 @@ use std::time::SystemTime;
 
 use super::history::History;
 pub use super::judgement::{
-    Context, MUTED, Problem, ProblemName, ProblemSet, Rules, Severity, Status, Verdict,
+    Cause, Context, MUTED, Problem, ProblemName, ProblemSet, Rules, Severity, Status, Verdict,
 };
 use super::judgement::{Judge, ProblemName as P};
 use super::verdict_nvme::nvme;
@@ -64,6 +64,7 @@ pub fn evaluate(
         }
         Some(r) => {
             status(r, &mut j);
+            super::attribute_rules::attributes(r, &mut j);
             wear(r, rules, &mut j);
             spare(r, rules, &mut j);
             plp(r, ctx, rules, &mut j);

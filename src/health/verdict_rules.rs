@@ -3,8 +3,9 @@
 
 use std::time::{Duration, SystemTime};
 
+use super::attribute_rules::attribute_text;
 use super::history::{self, History, Tracked};
-use super::judgement::{Context, Judge, ProblemName as P, Rules, Severity};
+use super::judgement::{Cause, Context, Judge, ProblemName as P, Rules, Severity};
 use crate::nvme::Condition;
 use crate::reading::Reading;
 use crate::scsi::exceptions::Condition as IeCondition;
@@ -77,26 +78,19 @@ pub(super) fn status(r: &Reading, j: &mut Judge) {
             );
             j.add(P::SmartFailed, Severity::Critical, text)
         }
-        Some(false)
-            if r.smart_failing_attributes
-                .as_ref()
-                .is_some_and(|f| !f.is_empty()) =>
-        {
-            let failing = r.smart_failing_attributes.as_deref().unwrap_or_default();
-            let list: Vec<String> = failing
-                .iter()
-                .map(|a| {
-                    format!(
-                        "{} {} at {}, threshold {}",
-                        a.id, a.name, a.value, a.threshold
-                    )
-                })
-                .collect();
+        Some(false) if r.smart_passed_from_attributes => {
+            let failing = r.failing_attributes.as_deref().unwrap_or_default();
+            let prefail = failing.iter().filter(|a| a.prefailure);
             let text = format!(
                 "pre-failure attribute at or below its threshold ({}); the SMART status itself could not be read",
-                list.join("; ")
+                prefail
+                    .clone()
+                    .map(attribute_text)
+                    .collect::<Vec<_>>()
+                    .join("; ")
             );
-            j.add(P::SmartFailed, Severity::Critical, text)
+            let causes = prefail.map(|a| Cause::Attribute(a.id)).collect();
+            j.add_caused(P::SmartFailed, Severity::Critical, text, causes)
         }
         Some(false) if !any_bit => j.add(
             P::SmartFailed,

@@ -42,8 +42,8 @@ const GAUGES: &[Gauge] = &[
         |o| Some(o.nuse as f64),
     ),
     (
-        "ssd_ocp_endurance_estimate",
-        "OCP C0h Endurance Estimate as reported; its unit is not confirmed, so it is served raw and not used as a rated endurance.",
+        "ssd_ocp_endurance_estimate_bytes",
+        "OCP C0h Endurance Estimate (bytes 191:176), total bytes the drive expects to take, as reported; a rated endurance (source ocp) only where nothing else rates the drive and it is at least one full drive write.",
         |o| (o.endurance_estimate != 0).then_some(o.endurance_estimate as f64),
     ),
 ];

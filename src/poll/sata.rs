@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use tracing::{debug, info};
+use tracing::{debug, info, warn};
 
 use super::refresh::{self, Refresh};
 use super::source::{DEVSTAT_PAGES, Source};
@@ -70,6 +70,9 @@ pub struct SataPoller {
     devstat_pages: BTreeMap<u8, DevstatPage>,
     /// Polls skipped in a row for standby (`standby_max_skips`).
     standby: StandbySkips,
+    /// Whether the ids the drive lists more than once were logged: once
+    /// per drive, not every poll.
+    repeats_logged: bool,
 }
 
 impl SataPoller {
@@ -86,6 +89,7 @@ impl SataPoller {
             devstat_list: None,
             devstat_pages: BTreeMap::new(),
             standby: StandbySkips::new(policy.standby_max_skips),
+            repeats_logged: false,
         }
     }
 
@@ -125,6 +129,9 @@ impl SataPoller {
             SmartData::parse,
         );
         out.up = smart.is_some();
+        if let Some(s) = &smart {
+            self.log_repeats(s);
+        }
         keep(&mut self.pages.smart, smart);
         self.status(&mut out, sink);
         self.devstat(&mut out, sink, refresh);
@@ -150,6 +157,21 @@ impl SataPoller {
         }
         out.pages = self.tracker.beliefs();
         out
+    }
+
+    /// Logs, once, the attribute ids the drive lists more than once: each
+    /// is served and judged by its first entry.
+    fn log_repeats(&mut self, smart: &SmartData) {
+        let repeated = smart.repeated_ids();
+        if self.repeats_logged || repeated.is_empty() {
+            return;
+        }
+        self.repeats_logged = true;
+        warn!(
+            device = %self.src.origin(),
+            ids = ?repeated,
+            "the drive lists these SMART attribute ids more than once; each is served and judged by its first entry"
+        );
     }
 
     /// Drops the cached decode of every page found unsupported.
@@ -328,6 +350,7 @@ impl Poller for SataPoller {
         self.devstat_list = None;
         self.devstat_pages.clear();
         self.standby = StandbySkips::new(self.policy.standby_max_skips);
+        self.repeats_logged = false;
     }
 }
 

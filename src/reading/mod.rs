@@ -95,10 +95,15 @@ pub struct Reading {
     /// `(condition, set)` for the NVMe endurance-group critical warning summary.
     pub endurance_group_warning: Vec<(Condition, bool)>,
     pub smart_passed: Option<bool>,
-    /// Set when `smart_passed` comes from the ATA attribute check because
-    /// SMART RETURN STATUS could not be read: the pre-failure attributes at
-    /// or below their thresholds (empty: passed).
-    pub smart_failing_attributes: Option<Vec<FailingAttribute>>,
+    /// SATA: `smart_passed` comes from the attribute check because SMART
+    /// RETURN STATUS could not be read (smartctl's "based on an Attribute
+    /// check"), not from the drive's answer.
+    pub smart_passed_from_attributes: bool,
+    /// SATA: every attribute whose normalized value is at or below its
+    /// threshold now (smartctl's `FAILING_NOW`), pre-failure and old-age,
+    /// in the drive's table order; `None` without the data and thresholds
+    /// to judge them.
+    pub failing_attributes: Option<Vec<FailingAttribute>>,
     pub available_spare_ratio: Option<f64>,
     pub available_spare_threshold_ratio: Option<f64>,
     pub percentage_used_ratio: Option<f64>,
@@ -231,15 +236,17 @@ pub struct ScsiSelfTest {
     pub newer: Vec<&'static str>,
 }
 
-/// A pre-failure SATA attribute whose normalized value is at or below its
-/// threshold: the drive predicts its own failure (ATA-3's threshold
-/// exceeded condition).
+/// A SATA attribute whose normalized value is at or below its threshold
+/// now (ATA-3's threshold exceeded condition, smartctl's `FAILING_NOW`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FailingAttribute {
     pub id: u8,
     pub name: String,
     pub value: u8,
     pub threshold: u8,
+    /// Flags bit 0: a pre-failure attribute (the drive predicts its own
+    /// failure); clear, an old-age (usage) one.
+    pub prefailure: bool,
 }
 
 /// One SATA SMART attribute, named from the built-in table or drivedb.h.

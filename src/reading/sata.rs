@@ -51,12 +51,11 @@ pub fn reading(pages: &SataPages, presets: &DrivePresets) -> Reading {
         // Fh = a self-test routine is in progress.
         r.self_test_in_progress = Some(smart.self_test_execution_status >> 4 == 0xF);
         from_attributes(smart, presets, &mut r);
-        if r.smart_passed.is_none()
-            && let Some(t) = &pages.thresholds
-        {
-            let failing = failing_attributes(smart, t, presets);
-            r.smart_passed = Some(failing.is_empty());
-            r.smart_failing_attributes = Some(failing);
+        r.failing_attributes =
+            (pages.thresholds.as_ref()).map(|t| failing_attributes(smart, t, presets));
+        if let (None, Some(failing)) = (r.smart_passed, &r.failing_attributes) {
+            r.smart_passed = Some(!failing.iter().any(|a| a.prefailure));
+            r.smart_passed_from_attributes = true;
         }
     }
     let sector = pages
@@ -75,14 +74,16 @@ pub fn reading(pages: &SataPages, presets: &DrivePresets) -> Reading {
     r
 }
 
+/// Each attribute as served: its first entry where the drive lists an id
+/// more than once ([`SmartData::first_entries`]), so that one id is one
+/// series.
 fn attributes(
     smart: &SmartData,
     thresholds: Option<&SmartThresholds>,
     presets: &DrivePresets,
 ) -> Vec<AtaAttribute> {
     smart
-        .attributes
-        .iter()
+        .first_entries()
         .map(|a| {
             let def = presets.get(a.id);
             let normalized = def.normalized_valid();
@@ -98,23 +99,24 @@ fn attributes(
         .collect()
 }
 
-/// The attribute check smartctl falls back on when SMART RETURN STATUS
-/// cannot be read ("This result is based on an Attribute check", as behind
-/// a MegaRAID controller, whose firmware returns no ATA registers): the
-/// pre-failure attributes (flags bit 0) whose normalized value is at or
-/// below their threshold, ATA-3's threshold exceeded condition. ATA-3
-/// (X3T13/2008D, SMART attribute values and thresholds): values 01h–FDh are
-/// valid, a threshold of 00h is always passing. An attribute whose format
-/// uses the normalized bytes for its raw value is not judged.
+/// The attributes at or below their thresholds now, judged as smartctl
+/// judges each one (`ata_get_attr_state` in smartmontools'
+/// `lib/atacmds.cpp`, its `FAILING_NOW`): a threshold of 00h always passes
+/// (ATA-3, X3T13/2008D: the "always passing" threshold), else a normalized
+/// value at or below the threshold fails, pre-failure (flags bit 0) and
+/// old-age alike; an attribute whose format uses the normalized bytes for
+/// its raw value (smartctl prints `---`) is not judged. A worst value at or
+/// below the threshold with the value above it (smartctl's `In_the_past`)
+/// is not failing now. Each id is judged by its first entry. A normalized
+/// value outside ATA-3's 01h–FDh is judged too, as smartctl judges it: a
+/// life-left attribute worn down to 00h must not pass for unjudged.
 pub fn failing_attributes(
     smart: &SmartData,
     thresholds: &SmartThresholds,
     presets: &DrivePresets,
 ) -> Vec<FailingAttribute> {
     smart
-        .attributes
-        .iter()
-        .filter(|a| a.prefailure() && (0x01..=0xFD).contains(&a.value))
+        .first_entries()
         .filter_map(|a| {
             let def = presets.get(a.id);
             let threshold = thresholds.get(a.id).filter(|&t| t != 0)?;
@@ -123,6 +125,7 @@ pub fn failing_attributes(
                 name: def.name.clone(),
                 value: a.value,
                 threshold,
+                prefailure: a.prefailure(),
             })
         })
         .collect()
@@ -231,4 +234,4 @@ fn from_devstat(d: &DeviceStatistics, sector: u128, r: &mut Reading) {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

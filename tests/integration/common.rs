@@ -82,6 +82,8 @@ pub fn present_files(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<String> {
 pub struct Exporter {
     child: Child,
     pub addr: String,
+    /// Its log lines after the one saying where it listens.
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Drop for Exporter {
@@ -116,9 +118,21 @@ impl Exporter {
                 break rest.split_whitespace().next().unwrap().to_string();
             }
         };
-        // Keep draining stderr so the child never blocks on a full pipe.
-        std::thread::spawn(move || lines.for_each(drop));
-        Exporter { child, addr }
+        // Keep draining stderr so the child never blocks on a full pipe,
+        // the lines kept for `log_lines`.
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = log.clone();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                kept.lock().unwrap().push(line);
+            }
+        });
+        Exporter { child, addr, log }
+    }
+
+    /// The log lines written so far after it started listening.
+    pub fn log_lines(&self) -> Vec<String> {
+        self.log.lock().unwrap().clone()
     }
 
     /// Sends SIGTERM and waits for the exit status.
@@ -197,15 +211,28 @@ fn dechunk(head: &str, body: &str) -> String {
 }
 
 /// `name{labels}` → value for every sample line of a text exposition; label
-/// order is kept as exposed.
+/// order is kept as exposed. Every exposition a test reads goes through
+/// here, so here it is checked that no series is served twice in one
+/// scrape (the same name and labels: OpenMetrics forbids it, Prometheus
+/// drops all but one and counts an error, a client_golang peer fails the
+/// scrape); a second one panics, naming it.
 pub fn parse(text: &str) -> BTreeMap<String, f64> {
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .filter_map(|l| {
-            let (key, value) = l.rsplit_once(' ')?;
-            Some((key.to_string(), value.parse().ok()?))
-        })
-        .collect()
+    let mut out = BTreeMap::new();
+    for l in text.lines() {
+        if l.starts_with('#') || l.trim().is_empty() {
+            continue;
+        }
+        let Some((key, value)) = l.rsplit_once(' ') else {
+            continue;
+        };
+        let Ok(value) = value.parse() else {
+            continue;
+        };
+        if out.insert(key.to_string(), value).is_some() {
+            panic!("the exposition serves {key} more than once");
+        }
+    }
+    out
 }
 
 /// Splits `name{a="1",b="2"}` into the name and its labels.

@@ -196,8 +196,10 @@ fn at_two_widths_the_fleet_fits_serials_stay_whole_and_problems_get_room() {
     assert_eq!(wide.rows, devices.len() as i64, "{wide:?}");
     assert_eq!(wide.serials, wide.rows, "{wide:?}");
     // Before this layout 2 of the 12 fixture drives fitted in 1400x1000;
-    // now 8 (the broken dump's reason holds the checkout's path).
-    assert!(wide.visible >= 6, "{wide:?}");
+    // then 8 (the broken dump's reason holds the checkout's path); 5 since
+    // the failing SATA drive also lists its failing attribute and the
+    // drives sorted first say more.
+    assert!(wide.visible >= 5, "{wide:?}");
     assert_eq!(wide.wrapped_serials, 0, "{wide:?}");
     assert!(wide.overflow <= 0, "horizontal scroll: {wide:?}");
     assert!(

@@ -16,5 +16,6 @@ mod probe;
 mod rules;
 mod sas_verdict;
 mod series;
+mod single_series;
 mod state;
 mod verdict;

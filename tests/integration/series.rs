@@ -155,3 +155,17 @@ fn the_default_loses_only_the_diagnostic_families() {
         "no diagnostic family served at all"
     );
 }
+
+/// The check every scraped exposition goes through (`common::parse`): a
+/// series served twice in one body is refused, not silently kept once.
+#[test]
+#[should_panic(
+    expected = "serves ssd_ata_attribute_raw{device=\"sdx\",serial=\"S\",id=\"1\",name=\"Raw_Read_Error_Rate\"} more than once"
+)]
+fn an_exposition_serving_a_series_twice_is_refused() {
+    let raw =
+        "ssd_ata_attribute_raw{device=\"sdx\",serial=\"S\",id=\"1\",name=\"Raw_Read_Error_Rate\"}";
+    parse(&format!(
+        "# TYPE ssd_ata_attribute_raw gauge\n{raw} 11\n{raw} 12\n"
+    ));
+}

@@ -78,10 +78,18 @@ FAILING = {
     # The truncated SMART log: down, and its smart_log failure counted;
     # with no health data nothing else can fire.
     ("fixtures", "nvme3"): {"SsdDeviceDown", "SsdPollErrors"},
-    # The failing SATA drive: SMART RETURN STATUS failed, 96 % used (the
+    # The failing SATA drive: SMART RETURN STATUS failed, 231 at 5 against
+    # its threshold of 10 (a pre-failure attribute), 96 % used (the
     # forecast, 68 days, is above the 30-day line), static CRC and
     # uncorrectable counts, 52 °C under its 70 °C limit.
-    ("fixtures", "sdd"): {"SsdSmartFailed", "SsdWearCritical", "SsdHealthCritical"},
+    ("fixtures", "sdd"): {
+        "SsdSmartFailed", "SsdAttributeFailing", "SsdWearCritical", "SsdHealthCritical",
+    },
+    # Issue 37's SATA drives whose status passes: sdw's pre-failure 231 at
+    # its threshold (critical, so the catch-all too), sdv's old-age 194
+    # below its own (a warning only).
+    ("fixtures", "sdw"): {"SsdAttributeFailing", "SsdHealthCritical"},
+    ("fixtures", "sdv"): {"SsdAttributeFailing"},
     # The failing SAS drive (sdh): an informational exception (log 2Fh ASC
     # 5Dh), 98 % used with ~26 days left; static defects and errors.
     ("fixtures", "sdh"): {

@@ -47,6 +47,7 @@ pub(super) const FAMILIES: &[FamilyDef] = &[
     INTEL_S3X00,
     MICRON_5X00,
     CRUCIAL,
+    MICRON_MARVELL,
     SAMSUNG_DC,
     NYTRO,
 ];
@@ -310,6 +311,38 @@ const CRUCIAL: FamilyDef = FamilyDef {
         m(246, M::HostWrittenBytes, S::Raw, LBA),
         m(247, M::NandProgramPages, S::Raw, 1.0),
         m(248, M::NandProgramPages, S::Raw, 1.0),
+        m(174, M::UnsafeShutdowns, S::Raw, 1.0),
+    ],
+};
+
+/// The Marvell-based Crucial m4, C400 and Micron P400e/P400m: drivedb.h's
+/// "Crucial/Micron RealSSD m4/C400/P400" entries (both firmware ranges).
+const MICRON_MARVELL: FamilyDef = FamilyDef {
+    family: "Crucial/Micron RealSSD m4/C400/P400",
+    model: concat!(
+        r"C400-MTFDDA[ACK](064|128|256|512)MAM|",
+        r"M4-CT(032|064|128|256|512)M4SSD[123]|",
+        r"MTFDDA[AK](064|128|256|512|050|100|200|400)MA[MNR]-1[JKS]1.*"
+    ),
+    attrs: &[
+        (170, Raw48, None, "Grown_Failing_Block_Ct"),
+        (171, Raw48, None, "Program_Fail_Count"),
+        (172, Raw48, None, "Erase_Fail_Count"),
+        (173, Raw48, None, "Wear_Leveling_Count"),
+        (174, Raw48, None, "Unexpect_Power_Loss_Ct"),
+        (181, Raw16, None, "Non4k_Aligned_Access"),
+        (183, Raw48, None, "SATA_Iface_Downshift"),
+        (189, Raw48, None, "Factory_Bad_Block_Ct"),
+        (202, Raw48, None, "Perc_Rated_Life_Used"),
+        (206, Raw48, None, "Write_Error_Rate"),
+    ],
+    // 202 Perc_Rated_Life_Used: the raw value is the percent of the rated
+    // life used, 0 when new and past 100 beyond it (drivedb.h's name states
+    // the quantity and unit, the rule of this file; Micron's SMART
+    // attribute references define CAh so for its client drives). 174
+    // Unexpect_Power_Loss_Ct as on the client family.
+    meanings: &[
+        m(202, M::PercentageUsed, S::Raw, 1.0),
         m(174, M::UnsafeShutdowns, S::Raw, 1.0),
     ],
 };

@@ -182,3 +182,34 @@ fn layout_writes_land_on_the_spec_bytes() {
     assert_eq!(&b[26..38], &[9, 0x32, 0, 98, 97, 0xD2, 0x04, 0, 0, 0, 0, 0]);
     assert_eq!(b.iter().fold(0u8, |a, &x| a.wrapping_add(x)), 0);
 }
+
+/// A table that lists one id more than once, as a SATADOM lists attribute
+/// 1 four times with different raw values: the decoder keeps every entry
+/// (the page as the drive wrote it), and each id's first entry is the one
+/// that stands for it.
+#[test]
+fn an_id_listed_twice_keeps_its_first_entry() {
+    let mut buf = vec![0u8; 512];
+    for (slot, (id, raw)) in [(1u8, 11u8), (9, 90), (1, 12), (1, 13), (194, 30), (1, 14)]
+        .into_iter()
+        .enumerate()
+    {
+        let at = 2 + 12 * slot;
+        buf[at] = id;
+        buf[at + 3] = 100;
+        buf[at + 5] = raw;
+    }
+    seal(&mut buf);
+    let s = SmartData::parse(&buf).unwrap();
+    assert_eq!(s.attributes.len(), 6);
+    let first: Vec<(u8, u64)> = s.first_entries().map(|a| (a.id, a.raw48())).collect();
+    assert_eq!(first, [(1, 11), (9, 90), (194, 30)]);
+    assert_eq!(s.attribute(1).map(RawAttribute::raw48), Some(11));
+    assert_eq!(s.repeated_ids(), [1]);
+    assert!(
+        SmartData::parse(&smart_page())
+            .unwrap()
+            .repeated_ids()
+            .is_empty()
+    );
+}

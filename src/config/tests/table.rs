@@ -21,19 +21,24 @@ fn the_readme_table_is_the_key_table() {
             .find(README_END)
             .expect("docs/configuration.md lost its end marker");
     let want = crate::cli::readme_table();
-    if std::env::var_os("UPDATE_README").is_some() {
-        std::fs::write(
-            path,
-            format!("{}{want}{}", &readme[..start], &readme[end..]),
-        )
-        .unwrap();
+    if readme[start..end] == want {
         return;
     }
-    assert!(
-        readme[start..end] == want,
-        "docs/configuration.md's configuration table differs from src/config/keys.rs; \
-         regenerate it with UPDATE_README=1 cargo test --lib readme and review the diff.\n\
-         generated:\n{want}"
+    // A rewrite is never a pass, as with UPDATE_GOLDEN: the run that writes
+    // the table has compared nothing.
+    let rewritten = std::env::var_os("UPDATE_README").is_some();
+    if rewritten {
+        let text = format!("{}{want}{}", &readme[..start], &readme[end..]);
+        std::fs::write(path, text).unwrap();
+    }
+    panic!(
+        "docs/configuration.md's configuration table differs from src/config/keys.rs; {}\n\
+         generated:\n{want}",
+        if rewritten {
+            "rewritten by UPDATE_README: review `git diff docs/configuration.md` and run the test again without it"
+        } else {
+            "regenerate it with UPDATE_README=1 cargo test --lib readme (which fails) and review the diff"
+        }
     );
 }
 

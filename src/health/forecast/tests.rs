@@ -100,7 +100,7 @@ fn endurance_is_host_writes_over_tbw() {
         has_plp: Some(false),
     };
     let mut r = Reading::default();
-    let rated = rated_endurance(None, Some(&rating), Some(&r)).unwrap();
+    let rated = rated_endurance(None, Some(&rating), Some(&r), None).unwrap();
     assert_eq!(rated.source, EnduranceSource::Datasheet);
     assert_eq!(endurance_used(&r, &rated), None);
     // 900 TB of 3600 TB = 0.25; 4500 TB = 1.25 (past the rating).
@@ -112,7 +112,7 @@ fn endurance_is_host_writes_over_tbw() {
         tbw_bytes: None,
         ..rating
     };
-    assert_eq!(rated_endurance(None, Some(&unrated), Some(&r)), None);
+    assert_eq!(rated_endurance(None, Some(&unrated), Some(&r), None), None);
 }
 
 /// A reading whose one endurance group estimates `estimate` and counts
@@ -142,22 +142,22 @@ fn a_drive_not_in_the_table_is_judged_against_its_own_estimate() {
     // the media (host 168 461: WA 1.3): 219 000 / 1 752 000 = 0.125
     let mut r = with_group(1_752_000, 168_461, 219_000);
     r.counters.host_written_bytes = Some(1); // not what counts here
-    let rated = rated_endurance(None, None, Some(&r)).unwrap();
+    let rated = rated_endurance(None, None, Some(&r), None).unwrap();
     assert_eq!(rated.source, EnduranceSource::EnduranceGroup);
     assert_eq!(rated.bytes, 1.752e15);
     assert_eq!(endurance_used(&r, &rated), Some(0.125));
     // a user's value wins over everything, and counts host bytes
-    let user = rated_endurance(Some(4.0), None, Some(&r)).unwrap();
+    let user = rated_endurance(Some(4.0), None, Some(&r), None).unwrap();
     assert_eq!(
         (user.source, endurance_used(&r, &user)),
         (EnduranceSource::Override, Some(0.25))
     );
     // no estimate: nothing to judge against
     assert_eq!(
-        rated_endurance(None, None, Some(&with_group(0, 5, 5))),
+        rated_endurance(None, None, Some(&with_group(0, 5, 5)), None),
         None
     );
-    assert_eq!(rated_endurance(Some(f64::NAN), None, None), None);
+    assert_eq!(rated_endurance(Some(f64::NAN), None, None, None), None);
 }
 
 #[test]
@@ -209,4 +209,67 @@ fn a_wear_span_across_a_restart_counts_as_history() {
         wearout_seconds(&now, &fresh, WEEK, None),
         148_608_000.0
     ));
+}
+
+/// A drive with only an OCP C0h page whose Endurance Estimate (bytes
+/// 191:176) is `estimate`.
+fn with_ocp(estimate: u128) -> Reading {
+    use crate::nvme::OcpSmartLog;
+    use crate::nvme::ocp::{OCP_SMART_LOG_GUID, OcpSmartLogPage};
+    use crate::reading::nvme_depth::NvmeReading;
+    use zerocopy::{FromZeros, IntoBytes};
+    let mut p = OcpSmartLogPage::new_zeroed();
+    p.endurance_estimate = estimate.into();
+    p.log_page_guid = OCP_SMART_LOG_GUID;
+    let ocp = OcpSmartLog::parse(p.as_bytes()).unwrap();
+    Reading {
+        nvme: Some(NvmeReading {
+            ocp: Some(ocp),
+            ..NvmeReading::default()
+        }),
+        ..Reading::default()
+    }
+}
+
+/// illumos `sys/nvme/ocp.h`: the estimate is "total data that can be
+/// written to the device in bytes"; a 960 GB drive (TNVMCAP 960 197 124 096)
+/// estimating 1 752 TB is rated 1.752e15 bytes, host bytes counting against
+/// it; one byte short of one drive write, or 0, is no rating.
+#[test]
+fn an_ocp_endurance_estimate_rates_a_drive_nothing_else_rates() {
+    const TNVMCAP: u128 = 960_197_124_096;
+    let mut r = with_ocp(1_752_000_000_000_000);
+    r.counters.host_written_bytes = Some(438_000_000_000_000);
+    let rated = rated_endurance(None, None, Some(&r), Some(TNVMCAP)).unwrap();
+    assert_eq!(
+        (rated.source, rated.bytes),
+        (EnduranceSource::Ocp, 1.752e15)
+    );
+    assert_eq!(endurance_used(&r, &rated), Some(0.25));
+    // the order: override, datasheet, endurance group, then OCP
+    let user = rated_endurance(Some(4e15), None, Some(&r), Some(TNVMCAP)).unwrap();
+    assert_eq!(user.source, EnduranceSource::Override);
+    let mut both = with_group(1_000_000, 1, 1);
+    both.nvme.as_mut().unwrap().ocp = r.nvme.as_ref().unwrap().ocp.clone();
+    let group = rated_endurance(None, None, Some(&both), Some(TNVMCAP)).unwrap();
+    assert_eq!(group.source, EnduranceSource::EnduranceGroup);
+    // below one full drive write: served, not used; 0: not reported
+    let short = with_ocp(TNVMCAP - 1);
+    assert_eq!(
+        rated_endurance(None, None, Some(&short), Some(TNVMCAP)),
+        None
+    );
+    assert_eq!(
+        ocp_estimate(&short, Some(TNVMCAP)),
+        Some(OcpEstimate::Suspect((TNVMCAP - 1) as f64))
+    );
+    assert_eq!(
+        ocp_estimate(&with_ocp(TNVMCAP), Some(TNVMCAP)),
+        Some(OcpEstimate::Usable(TNVMCAP as f64))
+    );
+    assert_eq!(ocp_estimate(&with_ocp(0), Some(TNVMCAP)), None);
+    assert_eq!(
+        rated_endurance(None, None, Some(&with_ocp(0)), Some(TNVMCAP)),
+        None
+    );
 }

@@ -207,8 +207,9 @@ fn without_a_smart_status_the_attributes_against_their_thresholds_decide() {
         };
         let r = reading(&pages, &presets);
         assert_eq!(r.smart_passed, Some(passed), "{dir}");
+        assert!(r.smart_passed_from_attributes, "{dir}");
         let ids: Vec<u8> = r
-            .smart_failing_attributes
+            .failing_attributes
             .as_ref()
             .expect("the attribute check was made")
             .iter()
@@ -228,56 +229,115 @@ fn without_a_smart_status_the_attributes_against_their_thresholds_decide() {
                 "{text}"
             );
         }
-        // The drive's own status, when it could be read, is what counts.
+        // The drive's own status, when it could be read, is what
+        // `ssd_smart_passed` says; the attributes are still judged.
         let read = SataPages {
             status: Some(SmartStatus::Passed),
             ..pages
         };
         let r = reading(&read, &presets);
         assert_eq!(
-            (r.smart_passed, r.smart_failing_attributes),
-            (Some(true), None)
+            (r.smart_passed, r.smart_passed_from_attributes),
+            (Some(true), false)
         );
+        let ids: Vec<u8> = r.failing_attributes.unwrap().iter().map(|a| a.id).collect();
+        assert_eq!(ids, failing, "{dir}");
     }
 }
 
-/// ATA-3's rules for the check: only pre-failure attributes (flags bit 0)
-/// count, a threshold of 00h always passes, and only values 01h–FDh are
-/// valid. `(id, flags, value, threshold)`.
-#[test]
-fn the_attribute_check_follows_ata_3_s_value_and_threshold_rules() {
-    let rows: [(u8, u16, u8, u8); 6] = [
-        (5, 0x0033, 10, 10),       // pre-failure at its threshold: failing
-        (9, 0x0032, 1, 50),        // old-age below threshold: not a failure prediction
-        (12, 0x0033, 1, 0),        // threshold 00h: always passing
-        (171, 0x0033, 0, 10),      // value 00h: invalid
-        (172, 0x0033, 0xFE, 0xFF), // value FEh: invalid
-        (184, 0x0033, 11, 10),     // above its threshold
-    ];
+/// A SATA table as `(id, flags, value, worst, threshold)` rows: the data
+/// and thresholds sectors, checksums sealed.
+pub(crate) fn table(rows: &[(u8, u16, u8, u8, u8)]) -> (SmartData, SmartThresholds) {
     let mut data = vec![0u8; 512];
     let mut thr = vec![0u8; 512];
-    for (i, &(id, flags, value, threshold)) in rows.iter().enumerate() {
+    for (i, &(id, flags, value, worst, threshold)) in rows.iter().enumerate() {
         let at = 2 + 12 * i;
         data[at] = id;
         data[at + 1..at + 3].copy_from_slice(&flags.to_le_bytes());
         data[at + 3] = value;
-        data[at + 4] = value;
+        data[at + 4] = worst;
         thr[at] = id;
         thr[at + 1] = threshold;
     }
     for page in [&mut data, &mut thr] {
-        let sum = page.iter().fold(0u8, |a, &b| a.wrapping_add(b));
+        let sum = page[..511].iter().fold(0u8, |a, &b| a.wrapping_add(b));
         page[511] = sum.wrapping_neg();
     }
+    let data = SmartData::parse(&data).unwrap();
+    (data, SmartThresholds::parse(&thr).unwrap())
+}
+
+/// smartctl's rule (`ata_get_attr_state`, smartmontools `lib/atacmds.cpp`):
+/// a threshold of 00h always passes (ATA-3's "always passing" threshold);
+/// otherwise a value at or below the threshold fails now, whatever the
+/// value (00h and FEh included: smartctl checks no range) and whether
+/// pre-failure or old-age; a worst at or below with the value above is
+/// `In_the_past`, not failing now. `(id, flags, value, worst, threshold)`.
+#[test]
+fn the_attribute_check_follows_smartctl_s_rule() {
+    let (data, thr) = table(&[
+        (5, 0x0033, 10, 10, 10),         // pre-failure at its threshold
+        (9, 0x0032, 1, 1, 50),           // old-age below its threshold
+        (12, 0x0033, 1, 1, 0),           // threshold 00h: always passing
+        (171, 0x0033, 0, 0, 10),         // value 00h: at or below, as smartctl
+        (172, 0x0033, 0xFE, 0xFE, 0xFF), // FEh below FFh, as smartctl
+        (184, 0x0033, 11, 11, 10),       // above its threshold
+        (190, 0x0022, 64, 33, 45),       // worst below: In_the_past only
+    ]);
     let presets = Namer::builtin().for_drive("", "");
-    let failing = failing_attributes(
-        &SmartData::parse(&data).unwrap(),
-        &SmartThresholds::parse(&thr).unwrap(),
-        &presets,
-    );
-    let got: Vec<(u8, u8, u8)> = failing
+    let got: Vec<(u8, u8, u8, bool)> = failing_attributes(&data, &thr, &presets)
         .iter()
-        .map(|a| (a.id, a.value, a.threshold))
+        .map(|a| (a.id, a.value, a.threshold, a.prefailure))
         .collect();
-    assert_eq!(got, [(5, 10, 10)]);
+    assert_eq!(
+        got,
+        [
+            (5, 10, 10, true),
+            (9, 1, 50, false),
+            (171, 0, 10, true),
+            (172, 0xFE, 0xFF, true)
+        ]
+    );
+}
+
+/// A drive that lists an id more than once (a SATADOM lists 1 four times)
+/// is served and judged by each id's first entry: one series per id, and
+/// a later entry at its threshold is not the attribute's state.
+#[test]
+fn a_repeated_id_is_served_and_judged_by_its_first_entry() {
+    let (data, thr) = table(&[
+        (1, 0x000B, 100, 100, 50),
+        (9, 0x0012, 100, 100, 0),
+        (1, 0x000B, 40, 40, 50),
+        (1, 0x000B, 100, 100, 50),
+        (1, 0x000B, 100, 100, 50),
+    ]);
+    let pages = SataPages {
+        smart: Some(data),
+        thresholds: Some(thr),
+        status: Some(SmartStatus::Passed),
+        ..SataPages::default()
+    };
+    let r = reading(&pages, &Namer::builtin().for_drive("", ""));
+    let ids: Vec<u8> = r.ata_attributes.iter().map(|a| a.id).collect();
+    assert_eq!(ids, [1, 9]);
+    assert_eq!(r.ata_attributes[0].value, Some(100));
+    assert_eq!(r.failing_attributes, Some(vec![]));
+}
+
+/// A Micron P400e whose 202 `Perc_Rated_Life_Used` reads 182 (drivedb.h's
+/// m4/C400/P400 entry: the raw value is the percent of the rated life
+/// used) is 1.82 used and worn out, not `ok` with its wear unknown.
+#[test]
+fn a_micron_p400e_at_182_percent_of_its_rated_life_is_worn_out() {
+    let presets = Namer::builtin().for_drive("MTFDDAK256MAR-1K1AA", "MA52");
+    let pages = SataPages {
+        smart: Some(smart(&[(202, [182, 0, 0, 0, 0, 0])])),
+        status: Some(SmartStatus::Passed),
+        ..SataPages::default()
+    };
+    let r = reading(&pages, &presets);
+    assert_eq!(r.percentage_used_ratio, Some(1.82));
+    let names: Vec<String> = problems(&r).into_iter().map(|p| p.0).collect();
+    assert!(names.contains(&"wear_out".to_string()), "{names:?}");
 }

@@ -165,6 +165,25 @@ fn other_builtin_families() {
     assert_eq!(nytro.family.as_deref(), Some("Seagate Nytro SATA SSD"));
     assert_eq!(nytro.get(231).format, RawFormat::Hex56);
 
+    // drivedb.h's m4/C400/P400 entries: 202 Perc_Rated_Life_Used.
+    for model in [
+        "M4-CT256M4SSD2",
+        "C400-MTFDDAC256MAM",
+        "MTFDDAK256MAR-1K1AA",
+    ] {
+        let marvell = n.for_drive(model, "0309");
+        assert_eq!(
+            marvell.family.as_deref(),
+            Some("Crucial/Micron RealSSD m4/C400/P400"),
+            "{model}"
+        );
+        assert_eq!(marvell.get(202).name, "Perc_Rated_Life_Used");
+        assert_eq!(
+            meaning(&marvell.meanings(), 202),
+            Some((Meaning::PercentageUsed, ValueSource::Raw, 1.0))
+        );
+    }
+
     for (model, family) in [
         ("INTEL SSDSC2BB960G7", "Intel S3520 Series SSDs"),
         (
