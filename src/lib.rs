@@ -32,6 +32,10 @@
 //!   self-test log, grown defects) and what an informational exception means
 //!   (`scsi::exceptions`), reading through big-endian layouts and the one framing of log
 //!   parameters and VPD designators (`scsi::layout`, `scsi::log_layout`).
+//! - [`usb`]: drives behind USB bridges as protocol: drivedb.h's device
+//!   types, the `bridge` label, and the frames that carry NVMe admin
+//!   commands through JMicron, ASMedia and Realtek bridges (SAT is
+//!   `ata::passthrough`).
 //! - [`device`]: where page bytes come from — a live controller, a replay
 //!   folder or the `--demo` simulation, behind one trait per transport —
 //!   plus sysfs discovery (which transport drives each disk, and whether it
@@ -86,6 +90,7 @@
 //! nvme                          → decode
 //! ata                           → decode, files (drivedb.h)
 //! scsi                          → decode, ata (sense data)
+//! usb                           → decode, sys (the NVMe command's fields)
 //! device                        → sys, nvme, ata, scsi, decode
 //! health                        → nvme, ata, scsi, device, timefmt, probe (op)
 //! poll                          → device, nvme, ata, scsi, health
@@ -128,3 +133,4 @@ pub mod snapshot;
 pub mod state;
 pub mod sys;
 pub mod timefmt;
+pub mod usb;
