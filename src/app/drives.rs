@@ -129,8 +129,8 @@ pub(crate) async fn discover(ctx: Arc<Ctx>) {
     let mut starting: Option<JoinHandle<()>> = None;
     loop {
         let mut scanned = stuck.take().unwrap_or_else(|| {
-            let config = c.clone();
-            tokio::task::spawn_blocking(move || config.scan_noting())
+            let (config, bridges) = (c.clone(), Arc::clone(ctx.namer.usb_bridges()));
+            tokio::task::spawn_blocking(move || config.scan_noting(&bridges))
         });
         match tokio::time::timeout(Duration::from_secs(10), &mut scanned).await {
             Err(_) => {

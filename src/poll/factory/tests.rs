@@ -27,6 +27,7 @@ fn a_drive_behind_megaraid_is_polled_through_the_management_node() {
         place: Default::default(),
         paths: Vec::new(),
         subsystem: None,
+        usb: None,
     };
     let namer = Arc::new(Namer::builtin());
     let mut p = live(&d, Duration::from_secs(1), Standby::default(), &namer, None);
