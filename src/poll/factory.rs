@@ -51,6 +51,14 @@ pub fn live(
     if let Some(at) = d.megaraid {
         return behind_megaraid(d, at, timeout, standby, namer);
     }
+    if let Some(u) = &d.usb {
+        let policy = SataPolicy {
+            wake_standby: standby.wake,
+            standby_max_skips: standby.max_skips,
+            ..SataPolicy::LIVE
+        };
+        return super::usb::poller(d, u, timeout, policy, namer);
+    }
     let (path, sysfs, kind) = (d.dev_path.clone(), d.sysfs.clone(), d.kind);
     let scsi = move |transport| {
         let src = ScsiLive::new(&path, timeout).with_sysfs(&sysfs);
