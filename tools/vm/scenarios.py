@@ -80,8 +80,9 @@ def boot(sc: Scenario, kernel: Path, initrd: Path, work: Path, report) -> float:
 
 
 def _all() -> list[Scenario]:
-    from tools.vm import megaraid, nvme_fabrics, sas_hba, selftest
-    return [sas_hba.SCENARIO, megaraid.SCENARIO, nvme_fabrics.SCENARIO, selftest.SCENARIO]
+    from tools.vm import megaraid, nvme_fabrics, sas_hba, selftest, usb
+    return [sas_hba.SCENARIO, megaraid.SCENARIO, nvme_fabrics.SCENARIO, selftest.SCENARIO,
+            usb.SCENARIO]
 
 
 SCENARIOS: list[Scenario] = _all()
