@@ -7,7 +7,7 @@
 //!
 //! The way chosen is tried ([`Tried`]): a bridge that refuses the drive's
 //! identify that way (a mandatory command refused and no identity read,
-//! [`fallback::no_ata_behind`]; for drivedb.h's `snt…/sat` types also an
+//! [`no_ata_behind`]; for drivedb.h's `snt…/sat` types also an
 //! Identify Controller naming no model, as smartmontools'
 //! `nvme_or_sat_device` decides) is given the next way, and logged once. A
 //! bridge that answers nothing at all (timeouts, transport errors) is
