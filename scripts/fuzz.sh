@@ -102,6 +102,16 @@ if [ -r /usr/share/smartmontools/drivedb.h ]; then
   mkdir -p $corpus/drivedb
   split -C 4096 -d -a 3 /usr/share/smartmontools/drivedb.h $corpus/drivedb/host-drivedb-
   find $corpus/drivedb -name 'host-drivedb-*' | sort | tail -n +41 | xargs -r rm -f
+  # The start of its USB section (the end of the file), looked up as a
+  # JMicron JMS583 (the target reads VID, PID and bcdDevice from the first
+  # 6 bytes).
+  mkdir -p $corpus/drivedb_usb
+  sed -n '/"USB: /,$p' /usr/share/smartmontools/drivedb.h |
+    split -C 4096 -d -a 3 - $corpus/drivedb_usb/host-usb-
+  find $corpus/drivedb_usb -name 'host-usb-*' | sort | tail -n +11 | xargs -r rm -f
+  for f in $corpus/drivedb_usb/host-usb-*; do
+    { printf '\x2d\x15\x83\x05\x14\x02'; cat "$f"; } >"$f.in" && mv "$f.in" "$f"
+  done
 fi
 for d in fuzz/seeds/*/; do
   t=${d%/}

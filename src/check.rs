@@ -34,7 +34,7 @@ fn candidates(config: &Config) -> anyhow::Result<Vec<Candidate>> {
             drives.push((d.name.into(), format!("demo:{}", d.name), identity, poller));
         }
     } else if config.replay.is_empty() {
-        for d in config.scan() {
+        for d in config.scan(namer.usb_bridges()) {
             let mut identity = placeholder(d.transport, &d.model, &d.serial, &d.firmware);
             identity.kind = d.kind;
             let poller = config.live_poller(&d, &namer, None);

@@ -178,6 +178,8 @@ pub struct Config {
     pub megaraid: bool,
     /// Watch NVMe over fabrics controllers (remote targets) too.
     pub fabrics: bool,
+    /// Watch disks behind USB bridges.
+    pub usb: bool,
     pub include: Option<Regex>,
     pub exclude: Option<Regex>,
     pub log_level: tracing::Level,
@@ -307,6 +309,7 @@ impl TryFrom<RawFile> for Config {
             discovery_interval: RawDiscovery::interval.get(raw.discovery.interval)?,
             megaraid: RawDiscovery::megaraid.get(raw.discovery.megaraid),
             fabrics: RawDiscovery::fabrics.get(raw.discovery.fabrics),
+            usb: RawDiscovery::usb.get(raw.discovery.usb),
             include: RawDevice::include.get(raw.device.include)?,
             exclude: RawDevice::exclude.get(raw.device.exclude)?,
             log_level: RawLog::level.get(raw.log.level)?,

@@ -33,6 +33,10 @@
 //!   self-test log, grown defects) and what an informational exception means
 //!   (`scsi::exceptions`), reading through big-endian layouts and the one framing of log
 //!   parameters and VPD designators (`scsi::layout`, `scsi::log_layout`).
+//! - [`usb`]: drives behind USB bridges as protocol: drivedb.h's device
+//!   types, the `bridge` label, and the frames that carry NVMe admin
+//!   commands through JMicron, ASMedia and Realtek bridges (SAT is
+//!   `ata::passthrough`).
 //! - [`device`]: where page bytes come from — a live controller, a replay
 //!   folder or the `--demo` simulation, behind one trait per transport —
 //!   plus sysfs discovery (which transport drives each disk, and whether it
@@ -89,10 +93,11 @@
 //! nvme                          → decode
 //! scsi                          → decode
 //! ata                           → decode, files (drivedb.h), scsi (sense data: SAT carries the registers)
-//! device                        → sys, nvme, ata, scsi, decode
+//! usb                           → decode, sys (the NVMe command's fields)
+//! device                        → sys, nvme, ata, scsi, usb, decode
 //! reading                       → nvme, ata, scsi, device (transport, kind and PCIe names)
 //! health                        → reading, nvme, scsi, device (PCIe facts), timefmt, probe (op)
-//! poll                          → device, nvme, ata, scsi, decode, reading
+//! poll                          → device, nvme, ata, scsi, usb, decode, reading
 //! snapshot                      → poll, reading, health, probe (op; quantiles for the judge), device (place)
 //! state                         → snapshot, reading, health, files, timefmt
 //! report                        → snapshot, health, probe (views, QoS: the landing page's latency), timefmt
@@ -135,3 +140,4 @@ pub mod snapshot;
 pub mod state;
 pub mod sys;
 pub mod timefmt;
+pub mod usb;

@@ -37,8 +37,9 @@ pub(crate) fn start_replays(ctx: &Ctx) -> anyhow::Result<JoinHandle<()>> {
             factory::replay_with(dir, &ctx.namer, ctx.pel_marks.as_ref())
                 .map_err(anyhow::Error::msg)?;
         let origin = dir.display().to_string();
-        ctx.store
-            .insert(ctx.snapshot(&name, &origin, factory::placeholder(transport, "", "", "")));
+        let mut snap = ctx.snapshot(&name, &origin, factory::placeholder(transport, "", "", ""));
+        snap.place = Arc::new(crate::device::replay::usb::place(dir));
+        ctx.store.insert(snap);
         info!(device = name, folder = %dir.display(), "replaying dump");
         tasks.push(spawn_loop(ctx, name, poller, None));
     }
@@ -129,8 +130,8 @@ pub(crate) async fn discover(ctx: Arc<Ctx>) {
     let mut starting: Option<JoinHandle<()>> = None;
     loop {
         let mut scanned = stuck.take().unwrap_or_else(|| {
-            let config = c.clone();
-            tokio::task::spawn_blocking(move || config.scan_noting())
+            let (config, bridges) = (c.clone(), Arc::clone(ctx.namer.usb_bridges()));
+            tokio::task::spawn_blocking(move || config.scan_noting(&bridges))
         });
         match tokio::time::timeout(Duration::from_secs(10), &mut scanned).await {
             Err(_) => {

@@ -92,8 +92,12 @@ fn block_name(dev: &str) -> String {
 fn probed_blocks(config: &Config) -> Vec<String> {
     let mut blocks: Vec<String> = config.probe.devices.iter().map(|d| block_name(d)).collect();
     if config.replay.is_empty() && !config.demo {
-        for d in config.scan() {
-            blocks.extend(blocks_of(&d.namespaces));
+        // No probe goes to a disk behind a USB bridge: no bridge table
+        // is needed to leave those out.
+        for d in config.scan(&Default::default()) {
+            if d.usb.is_none() {
+                blocks.extend(blocks_of(&d.namespaces));
+            }
         }
     }
     blocks.sort();

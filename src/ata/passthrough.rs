@@ -23,6 +23,8 @@ use super::{CMD_READ_LOG_EXT, CMD_SMART, SECTOR, SMART_LBA_HIGH, SMART_LBA_MID};
 
 /// SCSI operation code of ATA PASS-THROUGH(16).
 pub const ATA_PASS_THROUGH_16: u8 = 0x85;
+/// SCSI operation code of ATA PASS-THROUGH(12).
+pub const ATA_PASS_THROUGH_12: u8 = 0xA1;
 
 /// The ATA registers a command is issued with.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -98,6 +100,39 @@ pub fn cdb16(tf: &Taskfile, proto: Protocol, check_condition: bool, extend: bool
     ]
 }
 
+/// Builds the ATA PASS-THROUGH(12) CDB for a 28-bit `tf` (SAT-3 "ATA
+/// PASS-THROUGH (12) command"; smartmontools `scsiata.cpp`,
+/// `sat_device::ata_pass_through` with `passthru_size` 12), for USB
+/// bridges that take only 12-byte CDBs (drivedb.h `sat,12`). Bytes 1 and
+/// 2 are (16)'s; no 48-bit command fits (SAT: no EXTEND bit), so the high
+/// bytes are not sent.
+///
+/// ```text
+/// byte 0  A1h                     byte 6   LBA 15:8  (LBA mid)
+/// byte 1  protocol << 1           byte 7   LBA 23:16 (LBA high)
+/// byte 2  as in (16)              byte 8   device
+/// byte 3  features 7:0            byte 9   command
+/// byte 4  count 7:0               byte 10  reserved
+/// byte 5  LBA 7:0 (LBA low)       byte 11  control (0)
+/// ```
+pub fn cdb12(tf: &Taskfile, proto: Protocol, check_condition: bool) -> [u8; 12] {
+    let c16 = cdb16(tf, proto, check_condition, false);
+    [
+        ATA_PASS_THROUGH_12,
+        c16[1],
+        c16[2],
+        c16[4],
+        c16[6],
+        c16[8],
+        c16[10],
+        c16[12],
+        c16[13],
+        c16[14],
+        0,
+        0,
+    ]
+}
+
 /// One complete pass-through request: what to put in the CDB and how much
 /// data to expect back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,6 +154,12 @@ impl Command {
             self.check_condition,
             self.extend,
         )
+    }
+
+    /// The ATA PASS-THROUGH(12) CDB; `None` for a 48-bit command, which
+    /// only (16) carries.
+    pub fn cdb12(&self) -> Option<[u8; 12]> {
+        (!self.extend).then(|| cdb12(&self.taskfile, self.protocol, self.check_condition))
     }
 
     /// Bytes the device transfers: count × 512 for PIO data-in, else 0.

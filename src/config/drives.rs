@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::Config;
 use crate::ata::attributes::Namer;
+use crate::ata::attributes::drivedb::usb::UsbTable;
 use crate::device::discovery::{self, Discovered, Filter};
 use crate::device::megaraid_live;
 use crate::poll::nvme::pel::PelMarks;
@@ -20,17 +21,20 @@ impl Config {
         factory::namer(&paths)
     }
 
-    /// The drives sysfs shows now, filtered as configured.
-    pub fn scan(&self) -> Vec<Discovered> {
-        self.scan_noting().drives
+    /// The drives sysfs shows now, filtered as configured; the types of
+    /// USB bridges from `bridges` (drivedb.h's USB section,
+    /// [`Namer::usb_bridges`]).
+    pub fn scan(&self, bridges: &Arc<UsbTable>) -> Vec<Discovered> {
+        self.scan_noting(bridges).drives
     }
 
     /// [`Config::scan`], and the controllers it leaves alone and why.
-    pub fn scan_noting(&self) -> discovery::Scan {
+    pub fn scan_noting(&self, bridges: &Arc<UsbTable>) -> discovery::Scan {
         let f = Filter {
             include: self.include.clone(),
             exclude: self.exclude.clone(),
             fabrics: self.fabrics,
+            usb: self.usb.then(|| Arc::clone(bridges)),
         };
         let mut scan = discovery::scan_noting(&self.sysfs, &self.dev, &f);
         if self.megaraid {

@@ -260,6 +260,14 @@ sections! {
         /// temperature judgement and never probed unless `probe.device`
         /// names a namespace; by default they are logged once and left alone
         fabrics: Option<bool> = Switch {} => ["discovery.fabrics"];
+        /// also watch disks behind USB bridges: SATA through SAT and NVMe
+        /// through JMicron, ASMedia and Realtek bridges, as drivedb.h's
+        /// USB section names the bridge; a bridge it does not know, or
+        /// lists as unsupported, is sent nothing and served from sysfs, not
+        /// judged; never probed, never self-tested (docs/transports.md, "USB disks")
+        usb: Option<bool> = Bool {
+            default: crate::device::discovery::usb::DEFAULT_ON,
+        } => ["discovery.usb"];
     }
 
     RawDevice "device." {

@@ -32,6 +32,7 @@ impl Config {
             discovery_interval,
             megaraid,
             fabrics,
+            usb,
             include,
             exclude,
             log_level,
@@ -81,6 +82,7 @@ impl Config {
             ),
             (RawDiscovery::megaraid.name, *megaraid != new.megaraid),
             (RawDiscovery::fabrics.name, *fabrics != new.fabrics),
+            (RawDiscovery::usb.name, *usb != new.usb),
             (
                 RawDevice::include.name,
                 pattern(include) != pattern(&new.include),

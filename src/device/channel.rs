@@ -25,6 +25,9 @@ pub enum DataIn<'a> {
     None,
     /// The device fills this buffer; its length is the transfer length.
     Buffer(&'a mut [u8]),
+    /// The device reads this buffer: a USB bridge's command block
+    /// (`crate::usb::jmicron`), never data for the medium.
+    Out(&'a [u8]),
 }
 
 /// How a command the channel delivered completed at the drive.
@@ -118,6 +121,7 @@ impl Channel for SgChannel {
             let dir = match &mut data {
                 DataIn::None => DataDir::None,
                 DataIn::Buffer(buf) => DataDir::FromDevice(buf),
+                DataIn::Out(buf) => DataDir::ToDevice(buf),
             };
             let result = sg_io(self.file()?, cdb, dir, sense, timeout);
             attempts += 1;

@@ -13,11 +13,12 @@
 //! decides, as smartmontools' `autodetect_sat_device` does (`poll::fallback`
 //! drives the disk as SCSI when the IDENTIFY is refused). [`volume`]
 //! decides whether a SCSI disk is a physical drive or a virtual volume
-//! ([`Kind`]).
+//! ([`Kind`]). A disk behind a USB bridge is [`usb`]'s to decide.
 
 pub mod megaraid;
 pub mod nvme;
 pub mod sas;
+pub mod usb;
 pub mod volume;
 
 use std::path::{Path, PathBuf};
@@ -248,6 +249,8 @@ pub struct Discovered {
     /// NVMe multipath: the subsystem's sysfs folder, where controllers that
     /// come later are found.
     pub subsystem: Option<PathBuf>,
+    /// A disk behind a USB bridge: the bridge and how it is read.
+    pub usb: Option<usb::UsbDisk>,
 }
 
 /// One controller of an NVMe drive.
@@ -272,9 +275,15 @@ impl Discovered {
     /// A virtual volume's latency is the controller's or the host's, a
     /// fabric namespace's the network's and the target's (and the target
     /// may be shared): either is probed only when `probe.device` names it.
-    /// A drive behind a MegaRAID controller has no block device here.
+    /// A drive behind a MegaRAID controller has no block device here. A
+    /// disk behind a USB bridge is probed only when named too: a read
+    /// wakes a sleeping USB disk, and its latency is the bridge's and the
+    /// bus's as much as the drive's.
     pub fn probed(&self) -> bool {
-        self.kind == Kind::Physical && self.place.fabric.is_empty() && self.megaraid.is_none()
+        self.kind == Kind::Physical
+            && self.place.fabric.is_empty()
+            && self.megaraid.is_none()
+            && self.usb.is_none()
     }
 }
 
@@ -286,6 +295,9 @@ pub struct Filter {
     pub exclude: Option<Regex>,
     /// Watch NVMe over fabrics controllers too (`discovery.fabrics`).
     pub fabrics: bool,
+    /// Watch disks behind USB bridges (`discovery.usb`), their types from
+    /// this table (drivedb.h's USB section); `None`: not watched.
+    pub usb: Option<std::sync::Arc<crate::ata::attributes::drivedb::usb::UsbTable>>,
 }
 
 impl Filter {
@@ -318,9 +330,8 @@ pub fn scan(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> {
 pub fn scan_noting(sysfs: &Path, dev: &Path, filter: &Filter) -> Scan {
     let index = PlaceIndex::read(sysfs, dev);
     let mut found = nvme::scan(sysfs, dev, filter, &index);
-    found
-        .drives
-        .extend(scsi_disks_in(sysfs, dev, filter, &index));
+    let disks = scsi_disks_in(sysfs, dev, filter, &index, &mut found.skipped);
+    found.drives.extend(disks);
     found
 }
 
@@ -335,10 +346,22 @@ pub fn nvme_controllers(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discov
 /// not `sd*`), each with the transport [`scsi_transport`] gives it, sorted
 /// by name.
 pub fn scsi_disks(sysfs: &Path, dev: &Path, filter: &Filter) -> Vec<Discovered> {
-    scsi_disks_in(sysfs, dev, filter, &PlaceIndex::read(sysfs, dev))
+    scsi_disks_in(
+        sysfs,
+        dev,
+        filter,
+        &PlaceIndex::read(sysfs, dev),
+        &mut Vec::new(),
+    )
 }
 
-fn scsi_disks_in(sysfs: &Path, dev: &Path, filter: &Filter, index: &PlaceIndex) -> Vec<Discovered> {
+fn scsi_disks_in(
+    sysfs: &Path,
+    dev: &Path,
+    filter: &Filter,
+    index: &PlaceIndex,
+    skipped: &mut Vec<(String, String)>,
+) -> Vec<Discovered> {
     let Ok(entries) = std::fs::read_dir(sysfs.join("block")) else {
         return Vec::new();
     };
@@ -350,6 +373,9 @@ fn scsi_disks_in(sysfs: &Path, dev: &Path, filter: &Filter, index: &PlaceIndex) 
                 return None;
             }
             let facts = scsi_facts(&e.path());
+            if let Some(u) = facts.usb.then(|| usb::usb_facts(&e.path())).flatten() {
+                return usb::disk(&e.path(), dev, &facts, u, filter, index, skipped);
+            }
             let (kind, why) = scsi_kind(&facts);
             let transport = match scsi_transport(&facts)? {
                 // A virtual volume is watched for its identity only, with
@@ -389,6 +415,7 @@ fn scsi_disks_in(sysfs: &Path, dev: &Path, filter: &Filter, index: &PlaceIndex) 
                 subsystem: None,
                 sysfs: e.path(),
                 megaraid: None,
+                usb: None,
                 name,
             })
         })

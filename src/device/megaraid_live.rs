@@ -248,6 +248,7 @@ fn discovered(sysfs: &Path, node: &Path, pd: Pd, at: PdAddress) -> Discovered {
         place: pd.place(),
         paths: Vec::new(),
         subsystem: None,
+        usb: None,
     }
 }
 
@@ -304,6 +305,13 @@ impl Channel for MegaraidChannel {
         let buf = match data {
             DataIn::None => &mut none[..],
             DataIn::Buffer(b) => b,
+            // Only a USB bridge's source sends data out.
+            DataIn::Out(_) => {
+                return Err(FetchError::Unsupported(format!(
+                    "{what} on {}: no data-out command goes through the controller",
+                    self.origin()
+                )));
+            }
         };
         let data_len = buf.len();
         let (at, timeout) = (self.at, self.timeout);

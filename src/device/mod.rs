@@ -12,6 +12,7 @@ pub mod replay;
 pub mod sata_live;
 pub mod scsi_live;
 pub mod sysfs;
+pub mod usb_live;
 
 use std::fmt;
 

@@ -2,6 +2,8 @@
 //! drive. Files are read again on every fetch, so a test can change a page
 //! between two polls; a missing optional file means "not supported".
 
+pub mod usb;
+
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 

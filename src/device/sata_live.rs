@@ -1,6 +1,7 @@
 //! A live SATA disk, read with ATA PASS-THROUGH(16) CDBs through a command
 //! channel (`channel`): SG_IO on `/dev/sdX`, or a MegaRAID controller's
-//! pass-through to one of its physical drives.
+//! pass-through to one of its physical drives; behind a USB bridge that
+//! takes only 12-byte CDBs, ATA PASS-THROUGH(12).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -28,6 +29,9 @@ pub struct SataLive {
     devstat_via_smart_log: bool,
     /// `<sysfs>/block/sdX`, for drivetemp's hwmon chip; `None` for `dump`.
     sysfs: Option<PathBuf>,
+    /// Send ATA PASS-THROUGH(12) (a USB bridge of drivedb.h type
+    /// `sat,12`): 48-bit commands are then unsupported.
+    cdb12: bool,
 }
 
 impl SataLive {
@@ -42,7 +46,27 @@ impl SataLive {
             chan,
             devstat_via_smart_log: false,
             sysfs: None,
+            cdb12: false,
         }
+    }
+
+    /// Sends ATA PASS-THROUGH(12) instead of (16).
+    pub fn with_12_byte_cdbs(mut self) -> Self {
+        self.cdb12 = true;
+        self
+    }
+
+    /// The CDB of `cmd` in the length this disk takes.
+    fn cdb(&self, what: &str, cmd: &Command) -> Result<Vec<u8>, FetchError> {
+        if !self.cdb12 {
+            return Ok(cmd.cdb().to_vec());
+        }
+        cmd.cdb12().map(|c| c.to_vec()).ok_or_else(|| {
+            FetchError::Unsupported(format!(
+                "{what} on {}: a 48-bit command needs ATA PASS-THROUGH(16), which this bridge does not take",
+                self.chan.origin()
+            ))
+        })
     }
 
     /// Reads the disk's hwmon temperature under `block_dir` (`<sysfs>/block/sdX`)
@@ -95,7 +119,8 @@ impl SataLive {
             Protocol::PioIn => DataIn::Buffer(data),
             Protocol::NonData => DataIn::None,
         };
-        let out = self.chan.issue(what, &cmd.cdb(), dir, &mut sense_buf)?;
+        let cdb = self.cdb(what, cmd)?;
+        let out = self.chan.issue(what, &cdb, dir, &mut sense_buf)?;
         let sense = sense::parse_sense(&sense_buf[..out.sense_len.min(SENSE_LEN)]);
         match sense::outcome(out.status, &sense, cmd.check_condition) {
             Ok(regs) => {

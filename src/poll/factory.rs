@@ -51,6 +51,14 @@ pub fn live(
     if let Some(at) = d.megaraid {
         return behind_megaraid(d, at, timeout, standby, namer);
     }
+    if let Some(u) = &d.usb {
+        let policy = SataPolicy {
+            wake_standby: standby.wake,
+            standby_max_skips: standby.max_skips,
+            ..SataPolicy::LIVE
+        };
+        return super::usb::poller(d, u, timeout, policy, namer);
+    }
     let (path, sysfs, kind) = (d.dev_path.clone(), d.sysfs.clone(), d.kind);
     let scsi = move |transport| {
         let src = ScsiLive::new(&path, timeout).with_sysfs(&sysfs);
@@ -137,7 +145,11 @@ pub fn replay_with(
     marks: Option<&PelMarks>,
 ) -> Result<(String, Transport, Box<dyn Poller>), String> {
     let name = replay::device_name(dir);
-    Ok(match replay::dump_kind(dir)? {
+    let kind = replay::dump_kind(dir)?;
+    if let Some(bridge) = replay::usb::bridge(dir)? {
+        return replay_bridged(dir, name, kind, bridge, namer, marks);
+    }
+    Ok(match kind {
         DumpKind::Nvme => (
             name,
             Transport::Nvme,
@@ -147,15 +159,7 @@ pub fn replay_with(
                 marks,
             )),
         ),
-        DumpKind::Sata => (
-            name,
-            Transport::Sata,
-            Box::new(SataPoller::new(
-                Box::new(SataReplay::new(dir)),
-                namer.clone(),
-                SataPolicy::EVERY_PAGE,
-            )),
-        ),
+        DumpKind::Sata => (name, Transport::Sata, sata_replay(dir, namer)),
         // SAS or SCSI: the poller tells from the pages (VPD 83h, log 18h).
         DumpKind::Scsi => (
             name,
@@ -167,6 +171,42 @@ pub fn replay_with(
             )),
         ),
     })
+}
+
+fn sata_replay(dir: &Path, namer: &Arc<Namer>) -> Box<dyn Poller> {
+    Box::new(SataPoller::new(
+        Box::new(SataReplay::new(dir)),
+        namer.clone(),
+        SataPolicy::EVERY_PAGE,
+    ))
+}
+
+/// A dump read through a USB bridge (`usb-bridge.txt`): SATA pages through
+/// SAT, NVMe pages through one of the NVMe families, whose refusals apply.
+fn replay_bridged(
+    dir: &Path,
+    name: String,
+    kind: DumpKind,
+    bridge: crate::usb::Bridge,
+    namer: &Arc<Namer>,
+    marks: Option<&PelMarks>,
+) -> Result<(String, Transport, Box<dyn Poller>), String> {
+    use crate::device::replay::usb::{BridgedReplay, nvme_family};
+    match (kind, bridge, nvme_family(bridge)) {
+        (DumpKind::Sata, crate::usb::Bridge::Sat, _) => {
+            Ok((name, Transport::Sata, sata_replay(dir, namer)))
+        }
+        (DumpKind::Nvme, _, Some(family)) => {
+            let src = Box::new(BridgedReplay::new(dir, family));
+            let poller = nvme(src, PollPolicy::EVERY_PAGE, marks);
+            Ok((name, Transport::Nvme, Box::new(poller)))
+        }
+        _ => Err(format!(
+            "{}: usb-bridge.txt says {}, which does not carry the {kind:?} pages the dump holds (sat carries SATA pages; jmicron, asmedia, realtek NVMe pages)",
+            dir.display(),
+            bridge.as_label()
+        )),
+    }
 }
 
 /// A simulated drive of the `--demo` fleet, through the live policies (its

@@ -14,6 +14,7 @@ pub mod source;
 pub mod standby;
 pub mod tracker;
 pub mod unprivileged;
+pub mod usb;
 
 pub use source::Source;
 

@@ -55,6 +55,7 @@ pub const SG_IO: u32 = 0x2285;
 /// `interface_id` must be `'S'`.
 const SG_INTERFACE_ID: c_int = b'S' as c_int;
 const SG_DXFER_NONE: c_int = -1;
+const SG_DXFER_TO_DEV: c_int = -2;
 const SG_DXFER_FROM_DEV: c_int = -3;
 
 mod ffi {
@@ -63,8 +64,10 @@ mod ffi {
     nix::ioctl_readwrite_bad!(sg_io, super::SG_IO, super::sg_io_hdr);
 }
 
-/// Which way data moves. Only reads are needed: the exporter never writes to
-/// a drive.
+/// Which way data moves. The exporter never writes to a drive's medium:
+/// the only data out is a USB bridge's command block (JMicron's NVMe
+/// pass-through, `crate::usb::jmicron`), which the bridge reads to know
+/// which command to send.
 #[derive(Debug)]
 pub enum DataDir<'a> {
     /// No data phase (non-data ATA commands such as SMART RETURN STATUS).
@@ -72,6 +75,8 @@ pub enum DataDir<'a> {
     /// The device fills this buffer (PIO data-in). Its length is the
     /// transfer length.
     FromDevice(&'a mut [u8]),
+    /// The device reads this buffer (a bridge's command block).
+    ToDevice(&'a [u8]),
 }
 
 /// What the kernel reported for one `SG_IO` call.
@@ -197,13 +202,22 @@ pub fn sg_io(
         .ok()
         .filter(|&n| n > 0)
         .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
+    let len_of = |buf: &[u8]| {
+        c_uint::try_from(buf.len()).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
+    };
     let (dxfer_direction, dxferp, dxfer_len) = match data {
         DataDir::None => (SG_DXFER_NONE, std::ptr::null_mut(), 0),
         DataDir::FromDevice(buf) => {
-            let len = c_uint::try_from(buf.len())
-                .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+            let len = len_of(buf)?;
             (SG_DXFER_FROM_DEV, buf.as_mut_ptr().cast::<c_void>(), len)
         }
+        // The header's pointer is `void *` for both directions; with
+        // SG_DXFER_TO_DEV the kernel only reads through it.
+        DataDir::ToDevice(buf) => (
+            SG_DXFER_TO_DEV,
+            buf.as_ptr().cast::<c_void>().cast_mut(),
+            len_of(buf)?,
+        ),
     };
     let mx_sb_len = u8::try_from(sense.len()).unwrap_or(u8::MAX);
     let sbp = if mx_sb_len == 0 {
@@ -242,8 +256,10 @@ pub fn sg_io(
     // above) passed by `&mut` because the kernel writes the status fields
     // back. `cmdp` points to `cdb`, readable for `cmd_len` bytes; `dxferp`
     // (when not null) points to the caller's exclusive buffer, writable for
-    // `dxfer_len` bytes; `sbp` (when not null) points to `sense`, writable
-    // for `mx_sb_len` ≤ `sense.len()` bytes. All three borrows outlive the
+    // `dxfer_len` bytes, or with SG_DXFER_TO_DEV to the caller's shared
+    // buffer, which the kernel only reads, for `dxfer_len` bytes; `sbp`
+    // (when not null) points to `sense`, writable for `mx_sb_len` ≤
+    // `sense.len()` bytes. All three borrows outlive the
     // call, which is synchronous. No iovec is used (`iovec_count` 0).
     let ret = unsafe { ffi::sg_io(file.as_raw_fd(), &mut hdr) };
     ret.map_err(io::Error::from)?;
@@ -254,7 +270,10 @@ pub fn sg_io(
         driver_status: hdr.driver_status,
         sense_len: hdr.sb_len_wr.min(mx_sb_len),
         resid: hdr.resid,
-        transferred: transferred_len(dxfer_len as usize, hdr.resid),
+        transferred: match dxfer_direction {
+            SG_DXFER_FROM_DEV => transferred_len(dxfer_len as usize, hdr.resid),
+            _ => 0,
+        },
         duration_ms: hdr.duration,
     })
 }

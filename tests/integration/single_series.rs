@@ -45,13 +45,21 @@ fn check(what: &str, exporter: &Exporter, out: &mut Vec<String>) {
 /// The demo's drives, once each has been polled.
 fn demo() -> Exporter {
     let e = Exporter::start(&["--demo"]);
-    let first = parse(&e.get("/metrics", "").1);
-    let devices: BTreeSet<String> = first
-        .keys()
-        .filter(|k| k.starts_with("ssd_device_info{"))
-        .filter_map(|k| split_series(k).1.remove("device"))
-        .collect();
-    assert!(!devices.is_empty(), "the demo serves no drive");
+    // Drives appear once discovery ran: wait for them (a loaded machine
+    // can take seconds), rather than take the first scrape's empty list.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let devices: BTreeSet<String> = loop {
+        let found: BTreeSet<String> = parse(&e.get("/metrics", "").1)
+            .keys()
+            .filter(|k| k.starts_with("ssd_device_info{"))
+            .filter_map(|k| split_series(k).1.remove("device"))
+            .collect();
+        if !found.is_empty() || std::time::Instant::now() > deadline {
+            break found;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert!(!devices.is_empty(), "the demo serves no drive within 60 s");
     e.scrape_after_polls(&devices.into_iter().collect::<Vec<_>>(), 1.0);
     e
 }

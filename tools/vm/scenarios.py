@@ -21,11 +21,11 @@ module imports ``tools.vm.boot``, never this one: this list imports every boot's
 
 from __future__ import annotations
 
-from tools.vm import megaraid, nvme_fabrics, sas_hba, selftest
+from tools.vm import megaraid, nvme_fabrics, sas_hba, selftest, usb
 from tools.vm.boot import Scenario
 
 SCENARIOS: list[Scenario] = [sas_hba.SCENARIO, megaraid.SCENARIO, nvme_fabrics.SCENARIO,
-                             selftest.SCENARIO]
+                             selftest.SCENARIO, usb.SCENARIO]
 
 
 def chosen(names: list[str]) -> list[Scenario]:

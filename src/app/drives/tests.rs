@@ -53,6 +53,7 @@ async fn a_namespace_listed_on_a_later_pass_gets_its_probe() {
         place: Default::default(),
         paths: Vec::new(),
         subsystem: None,
+        usb: None,
     };
     let mut running = Drives(HashMap::new());
     let starts = reconcile(&mut running, vec![found(&[])], &ctx);
@@ -116,6 +117,7 @@ async fn a_virtual_volume_gets_no_probe() {
         place: Default::default(),
         paths: Vec::new(),
         subsystem: None,
+        usb: None,
     };
     let mut running = Drives(HashMap::new());
     let starts = reconcile(&mut running, vec![disk(Kind::Virtual)], &ctx);

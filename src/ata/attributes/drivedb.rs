@@ -12,6 +12,8 @@ use regex_syntax::hir::literal::Extractor;
 
 use super::presets::{Preset, parse_presets};
 
+pub mod usb;
+
 /// Where smartmontools keeps drivedb.h, the updated copy first: the
 /// default of `path.drivedb` (first existing wins).
 pub const DEFAULT_PATHS: [&str; 2] = [
@@ -125,6 +127,8 @@ pub struct DriveDb {
     pub default: Vec<Preset>,
     /// Drive entries in file order (first match wins).
     pub entries: Vec<DbEntry>,
+    /// The USB bridge entries (`USB: …`), in file order.
+    pub usb: usb::UsbTable,
 }
 
 impl DriveDb {
@@ -179,8 +183,21 @@ impl DriveDb {
             self.version = Some(family);
             return;
         }
-        // '$' marks a disabled entry; USB entries map bridge ids, not drive models.
-        if family.starts_with('$') || family.starts_with("USB:") {
+        // '$' marks a disabled entry.
+        if family.starts_with('$') {
+            return;
+        }
+        // USB entries map bridge ids to device types, not drive models.
+        if family.starts_with("USB:") {
+            match usb::entry(family.clone(), &model, &firmware, &presets) {
+                Ok(e) => {
+                    if let Err(why) = &e.device_type {
+                        errors.push(at(format!("{why} (a bridge it matches is unknown)")));
+                    }
+                    self.usb.entries.push(e);
+                }
+                Err(e) => errors.push(at(e)),
+            }
             return;
         }
         if family == "DEFAULT" {

@@ -5,6 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::builtin::DEFAULTS;
+use super::drivedb::usb::UsbTable;
 use super::drivedb::{DbEntry, DriveDb, Pattern};
 use super::families::{FAMILIES, FamilyDef};
 use super::presets::{Media, Preset};
@@ -30,12 +31,15 @@ struct DefaultDef {
     only: Option<Media>,
 }
 
-/// Attribute naming for all drives: built-in table plus an optional drivedb.h.
+/// Attribute naming for all drives: built-in table plus an optional
+/// drivedb.h; and that file's USB bridge entries (there is no built-in
+/// USB table: without drivedb.h every bridge is unknown).
 #[derive(Debug, Clone)]
 pub struct Namer {
     defaults: Arc<Vec<Option<DefaultDef>>>,
     file: Vec<DbEntry>,
     builtin: Vec<(DbEntry, &'static [MeaningDef])>,
+    usb: Arc<UsbTable>,
 }
 
 /// The attribute definitions for one drive.
@@ -68,7 +72,13 @@ impl Namer {
             defaults: Arc::new(defaults),
             file: Vec::new(),
             builtin,
+            usb: Arc::default(),
         }
+    }
+
+    /// The drivedb.h file's USB bridge entries (empty without a file).
+    pub fn usb_bridges(&self) -> &Arc<UsbTable> {
+        &self.usb
     }
 
     /// How many drive entries came from a drivedb.h file (0: the built-in
@@ -94,6 +104,7 @@ impl Namer {
             }
         }
         namer.file = db.entries;
+        namer.usb = Arc::new(db.usb);
         (namer, errors)
     }
 

@@ -109,3 +109,59 @@ fn high_bytes_only_with_extend() {
         ]
     );
 }
+
+// ATA PASS-THROUGH(12), byte by byte from smartmontools `scsiata.cpp`
+// `sat_device::ata_pass_through` with passthru_size 12: cdb[0] = A1h,
+// cdb[1] = protocol << 1 | extend, cdb[2] = ck_cond << 5 | t_dir << 3 |
+// byte_block << 2 | t_length, cdb[3] features, cdb[4] sector count,
+// cdb[5..8] LBA low/mid/high, cdb[8] device, cdb[9] command.
+
+#[test]
+fn identify_and_smart_read_data_as_12_byte_cdbs() {
+    let identify = Command {
+        taskfile: Taskfile {
+            command: 0xEC,
+            count: 1,
+            ..Default::default()
+        },
+        protocol: Protocol::PioIn,
+        check_condition: false,
+        extend: false,
+    };
+    assert_eq!(
+        identify.cdb12(),
+        Some([
+            0xA1, 0x08, 0x0E, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0xEC, 0x00, 0x00
+        ])
+    );
+    assert_eq!(
+        Command::smart(0xD0, 0, 1).cdb12(),
+        Some([
+            0xA1, 0x08, 0x0E, 0xD0, 0x01, 0x00, 0x4F, 0xC2, 0x00, 0xB0, 0x00, 0x00
+        ])
+    );
+    // SMART READ LOG 06h: the address in LBA low.
+    assert_eq!(
+        Command::smart(0xD5, 0x06, 1).cdb12(),
+        Some([
+            0xA1, 0x08, 0x0E, 0xD5, 0x01, 0x06, 0x4F, 0xC2, 0x00, 0xB0, 0x00, 0x00
+        ])
+    );
+}
+
+#[test]
+fn non_data_with_ck_cond_as_a_12_byte_cdb() {
+    // SMART RETURN STATUS: protocol 3, ck_cond, t_length 0.
+    assert_eq!(
+        Command::smart(0xDA, 0, 0).cdb12(),
+        Some([
+            0xA1, 0x06, 0x2C, 0xDA, 0x00, 0x00, 0x4F, 0xC2, 0x00, 0xB0, 0x00, 0x00
+        ])
+    );
+}
+
+#[test]
+fn no_48_bit_command_fits_in_12_bytes() {
+    // smartmontools: "48-bit ATA commands require SAT ATA PASS-THROUGH (16)".
+    assert_eq!(Command::read_log_ext(0x04, 1, 1).cdb12(), None);
+}

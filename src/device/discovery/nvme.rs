@@ -251,6 +251,7 @@ fn drive(
         place,
         paths,
         subsystem: subsystem.filter(|_| multipath).map(|s| s.dir.clone()),
+        usb: None,
         megaraid: None,
         name,
     })

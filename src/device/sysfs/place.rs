@@ -16,6 +16,9 @@
 //!   `drivers/misc/enclosure.c`): the enclosure's logical identifier (`id`)
 //!   or, without one, its name, and the component's `slot` number or,
 //!   without one, its name;
+//! - `bus`, `bridge`: a disk behind a USB bridge (`bus="usb"`) and what
+//!   drivedb.h says the bridge speaks (`crate::usb::Bridge`), from
+//!   discovery (`device::discovery::usb`) or a dump's `usb-bridge.txt`;
 //! - `path`: the persistent name udev gives the drive's block device in
 //!   `/dev/disk/by-path` (the first in name order when there are several).
 //!   Without udev there is no such folder and no `path` label: the names
@@ -29,11 +32,33 @@ use std::path::{Path, PathBuf};
 
 use super::pcie::is_pci_address;
 use super::{attr, name_of};
+use crate::usb::Bridge;
+
+/// The bus a drive is attached through, where it is not the host's own
+/// (PCIe, a SATA or SAS controller): the `bus` label of `ssd_device_info`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Bus {
+    Usb,
+}
+
+impl Bus {
+    pub const ALL: [Bus; 1] = [Self::Usb];
+
+    pub fn as_label(self) -> &'static str {
+        match self {
+            Self::Usb => "usb",
+        }
+    }
+}
 
 /// Where one drive sits and how it is attached; empty fields are labels
 /// not served.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Place {
+    /// Behind a USB bridge: `Usb`.
+    pub bus: Option<Bus>,
+    /// That bridge.
+    pub bridge: Option<Bridge>,
     /// NVMe over fabrics: the controller's sysfs `transport` (`tcp`,
     /// `rdma`, `fc`, `loop`); empty for a local controller.
     pub fabric: String,
@@ -47,8 +72,10 @@ pub struct Place {
 
 impl Place {
     /// The labels, in exposition order (empty values are not served).
-    pub fn labels(&self) -> [(&'static str, &str); 7] {
+    pub fn labels(&self) -> [(&'static str, &str); 9] {
         [
+            ("bus", self.bus.map_or("", Bus::as_label)),
+            ("bridge", self.bridge.map_or("", Bridge::as_label)),
             ("fabric", &self.fabric),
             ("pci_address", &self.pci_address),
             ("slot", &self.slot),

@@ -27,6 +27,7 @@ fn a_drive_behind_megaraid_is_polled_through_the_management_node() {
         place: Default::default(),
         paths: Vec::new(),
         subsystem: None,
+        usb: None,
     };
     let namer = Arc::new(Namer::builtin());
     let mut p = live(&d, Duration::from_secs(1), Standby::default(), &namer, None);
@@ -47,4 +48,19 @@ fn a_drive_behind_megaraid_is_polled_through_the_management_node() {
             e.message
         );
     }
+}
+
+#[test]
+fn a_bridged_dump_must_hold_what_its_bridge_carries() {
+    let namer = Arc::new(Namer::builtin());
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("id-ctrl.bin"), vec![0u8; 4096]).unwrap();
+    std::fs::write(dir.path().join("usb-bridge.txt"), "sat\n").unwrap();
+    let e = replay(dir.path(), &namer).err().unwrap();
+    assert!(e.contains("sat") && e.contains("Nvme"), "{e}");
+    std::fs::write(dir.path().join("usb-bridge.txt"), "realtek\n").unwrap();
+    let (_, transport, _) = replay(dir.path(), &namer).unwrap();
+    assert_eq!(transport, Transport::Nvme);
+    std::fs::write(dir.path().join("usb-bridge.txt"), "nonsense\n").unwrap();
+    assert!(replay(dir.path(), &namer).is_err());
 }

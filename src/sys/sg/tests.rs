@@ -140,3 +140,24 @@ fn empty_or_oversized_cdb_is_rejected_before_the_kernel() {
     let e = sg_io(&f, &long, DataDir::None, &mut sense, Duration::ZERO).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
 }
+
+#[test]
+fn a_data_out_command_on_a_regular_file_is_refused_by_the_kernel() {
+    let f = tempfile::tempfile().unwrap();
+    let block = [0u8; 512];
+    let mut sense = [0u8; 32];
+    let cdb = [0xA1u8, 0x80, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0];
+    let err = sg_io(
+        &f,
+        &cdb,
+        DataDir::ToDevice(&block),
+        &mut sense,
+        Duration::from_secs(1),
+    )
+    .unwrap_err();
+    let errno = err.raw_os_error();
+    assert!(
+        errno == Some(libc::ENOTTY) || errno == Some(libc::EINVAL),
+        "{err:?}"
+    );
+}

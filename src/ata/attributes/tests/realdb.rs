@@ -33,6 +33,11 @@ fn real_drivedb_parses() {
     assert!(db.entries.len() > 300, "{} entries", db.entries.len());
     assert!(db.default.len() > 60);
     assert!(db.entries.iter().all(|e| !e.family.starts_with("USB:")));
+    assert!(
+        db.usb.entries.len() > 150,
+        "{} USB entries",
+        db.usb.entries.len()
+    );
 }
 
 #[test]
@@ -278,4 +283,29 @@ fn a_lookup_compiles_only_the_entries_its_model_could_match() {
         "{compiled} of {} entries compiled for one lookup",
         db.entries.len()
     );
+}
+
+#[test]
+#[ignore = "reads /usr/share/smartmontools/drivedb.h; scripts/test-all.sh runs it"]
+fn real_drivedb_usb_bridges() {
+    use crate::ata::attributes::drivedb::usb::UsbLookup;
+    let (namer, _) = Namer::with_drivedb(&installed());
+    let t = namer.usb_bridges();
+    // As the file (7.3, r5319) says, lines 5673, 5911, 6039 and 6045.
+    for (vid, pid, bcd, want) in [
+        (0x0bda, 0x9210, 0x2100, "sntrealtek"),
+        (0x152d, 0x0583, 0x0214, "sntjmicron"),
+        (0x174c, 0x2362, 0x0100, "sntasmedia"),
+        (0x174c, 0x55aa, 0x0100, "sat"),
+    ] {
+        let UsbLookup::Found(e) = t.lookup(vid, pid, Some(bcd)) else {
+            panic!("{vid:04x}:{pid:04x} not found");
+        };
+        assert_eq!(e.device_type.as_deref(), Ok(want), "{}", e.family);
+    }
+    // QEMU's USB disks are no bridge drivedb.h knows.
+    assert!(matches!(
+        t.lookup(0x46f4, 0x0001, Some(0)),
+        UsbLookup::Unknown
+    ));
 }
