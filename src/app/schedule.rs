@@ -1,4 +1,4 @@
-//! Each drive's poll loop: poll on a worker of the [`Pool`] under a
+//! Each drive's poll loop: poll on a worker of the pool (`app::pool`) under a
 //! deadline, publish the outcome to the [`Store`], come due again a
 //! jittered interval later, repeat.
 //!
