@@ -78,7 +78,9 @@
 //!   `health.overrides` in `config::overrides`; `config::yaml`: the
 //!   file's errors in YAML's terms), log output and
 //!   timestamps, and the wiring that runs it all (`app::schedule`: each
-//!   drive's supervised poll loop with its deadline; `app::persist`: the
+//!   drive's supervised poll loop with its deadline; `app::pool`: the few
+//!   worker threads every drive's polls run on, and the watchdog that
+//!   writes off and replaces a worker stuck past a deadline; `app::persist`: the
 //!   state file loaded at start, saved each poll interval and at shutdown;
 //!   `app::reload`: the config reload on SIGHUP).
 //!

@@ -54,15 +54,16 @@ fn spawn_loop(
     poller: Box<dyn Poller>,
     after: Option<schedule::AfterPoll>,
 ) -> JoinHandle<()> {
-    tokio::spawn(schedule::run_with(
-        name,
+    let drive = schedule::Drive {
+        device: name,
         poller,
-        schedule_of(&ctx.config),
-        ctx.judge.clone(),
-        ctx.store.clone(),
-        ctx.gone.clone(),
+        schedule: schedule_of(&ctx.config),
+        judge: ctx.judge.clone(),
+        store: ctx.store.clone(),
+        gone: ctx.gone.clone(),
         after,
-    ))
+    };
+    tokio::spawn(schedule::run(ctx.pool.clone(), drive))
 }
 
 /// One task owning `tasks`: aborting it aborts them all.

@@ -5,6 +5,7 @@
 pub mod drives;
 mod host;
 mod persist;
+mod pool;
 pub mod reload;
 pub mod schedule;
 mod selftest;
@@ -122,6 +123,8 @@ pub(crate) struct Ctx {
     pel_marks: Option<crate::poll::nvme::pel::PelMarks>,
     /// The scheduled self-tests (`selftest.*`; idle without a schedule).
     selftests: Arc<selftest::SelfTests>,
+    /// The threads every drive's polls run on.
+    pool: Arc<pool::Pool>,
 }
 
 impl Ctx {
@@ -253,6 +256,8 @@ pub async fn run(config: Config, load: reload::Loader) -> anyhow::Result<()> {
         ..State::default()
     };
     state.build.config = Some(reloads.clone());
+    let workers = Arc::new(metrics::PollWorkers::default());
+    state.build.workers = Some(workers.clone());
     let state = Arc::new(state);
     let health = Arc::new(reload::LiveHealth::new(config.health.clone()));
     // Off the runtime: parsing drivedb.h (up to 16 MiB) takes a while.
@@ -280,6 +285,7 @@ pub async fn run(config: Config, load: reload::Loader) -> anyhow::Result<()> {
         },
         pel_marks: persist.as_ref().map(|p| p.pel_marks()),
         selftests: selftests.clone(),
+        pool: Arc::new(pool::Pool::new(pool::CORE, workers)),
     });
     let saver = persist
         .clone()

@@ -11,7 +11,7 @@ use std::time::Duration;
 use tracing::warn;
 
 use super::sysfs::hwmon::{self, Temps};
-use super::sysfs::pcie::{self, AerError, Pcie};
+use super::sysfs::pcie::{AerError, Pcie, PcieWatch};
 use super::{FetchError, NvmeRequest, NvmeSource};
 use crate::nvme::NvmeStatus;
 use crate::sys::nvme::{AdminCommand, AdminError, Controller};
@@ -109,7 +109,15 @@ pub struct NvmeLive {
     multipath: Option<Paths>,
     ctrl: Option<Controller>,
     timeout: Duration,
+    /// The PCI function's link and AER files, held open between polls;
+    /// `None` until the first poll reads them, and after they stop reading.
+    pcie: Option<PcieWatch>,
 }
+
+/// The PCIe maxima (the function's and its port's), and AER files that
+/// were absent, are read again every this many polls; the current link and
+/// the AER counters every poll.
+const PCIE_MAXIMA_EVERY: u64 = 10;
 
 /// The controllers of a multipath drive, read from its subsystem's folder
 /// when it fails over, so a controller that came later is one to fail over to.
@@ -132,6 +140,7 @@ impl NvmeLive {
             multipath: None,
             ctrl: None,
             timeout,
+            pcie: None,
         }
     }
 
@@ -238,6 +247,7 @@ impl NvmeLive {
         self.path = node;
         self.sysfs = Some(dir);
         self.ctrl = None;
+        self.pcie = None;
         true
     }
 }
@@ -292,8 +302,12 @@ impl NvmeSource for NvmeLive {
             }
             r => r,
         };
-        let dying = self.sysfs.as_deref().is_some_and(is_dying);
-        result.map_err(|(e, path_failure)| gone_if_dying(e, path_failure && dying))
+        // Asked only of a failure on the path: a poll that succeeds reads
+        // no sysfs file.
+        result.map_err(|(e, path_failure)| {
+            let dying = path_failure && self.sysfs.as_deref().is_some_and(is_dying);
+            gone_if_dying(e, dying)
+        })
     }
 
     fn self_test(&mut self, op: super::SelfTestOp) -> Result<(), FetchError> {
@@ -335,12 +349,15 @@ impl NvmeSource for NvmeLive {
     }
 
     fn pcie(&mut self) -> Option<(Pcie, Vec<AerError>)> {
-        let function = std::fs::canonicalize(self.sysfs.as_ref()?.join("device")).ok()?;
-        let is_function = function
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(pcie::is_pci_address);
-        is_function.then(|| pcie::read(&function))
+        if self.pcie.is_none() {
+            let device = self.sysfs.as_ref()?.join("device");
+            self.pcie = PcieWatch::resolve(&device, PCIE_MAXIMA_EVERY);
+        }
+        let read = self.pcie.as_mut()?.read();
+        if read.is_none() {
+            self.pcie = None;
+        }
+        read
     }
 
     fn hwmon(&mut self) -> Option<Temps> {

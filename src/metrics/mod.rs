@@ -36,9 +36,11 @@ mod scsi;
 mod selftest;
 mod tables;
 mod verdict;
+mod workers;
 
 pub use cache::{Cache, Segment};
 pub use reload::ConfigReloads;
+pub use workers::{PollWorkers, WorkerState};
 
 /// Exposition formats (`/metrics` content negotiation picks one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +59,8 @@ pub struct BuildInfo {
     pub state: Option<Arc<crate::state::Counters>>,
     /// `ssd_exporter_config_last_reload_*`; `None` (tests) serves none.
     pub config: Option<Arc<ConfigReloads>>,
+    /// `ssd_exporter_poll_workers`; `None` (tests, `check`) serves none.
+    pub workers: Option<Arc<PollWorkers>>,
     /// How much detail the drives' and probes' series carry.
     pub detail: Detail,
 }
@@ -105,6 +109,7 @@ impl Default for BuildInfo {
             revision: env!("SSD_EXPORTER_REVISION").to_string(),
             state: None,
             config: None,
+            workers: None,
             detail: Detail::default(),
         }
     }
@@ -332,6 +337,7 @@ impl Exposition {
             )?;
             self.state_file(enc)?;
             self.config_reloads(enc)?;
+            self.poll_workers(enc)?;
         }
         if drives {
             self.collection(enc)?;

@@ -1,6 +1,6 @@
 //! One poll of one drive: fetch its pages, decode them, map them onto the
 //! unified reading, and say what failed. Pollers are synchronous (they run
-//! on a blocking thread under a deadline, see `app::schedule`).
+//! on a poll worker thread under a deadline, see `app::schedule`).
 
 pub mod fabric;
 pub mod factory;

@@ -145,8 +145,10 @@ if [ -n "${SSD_VM_PEER:-}" ]; then
     db=/var/lib/smartmontools/drivedb/drivedb.h
     [ -e "$db" ] || db=/usr/share/smartmontools/drivedb.h
     mkdir -p "$root/peer" && cp "$db" "$root/peer/drivedb.h"
-    ! command -v strace > /dev/null || copy_with_libs "$root" "$(command -v strace)" /usr/bin/strace
 fi
+# strace where the host has it: the peer's syscall counts, and the system calls
+# of one poll in the bench (guest/bench.sh)
+! command -v strace > /dev/null || copy_with_libs "$root" "$(command -v strace)" /usr/bin/strace
 cp "$HERE/guest/init" "$root/init"
 chmod 755 "$root/init"
 # The MegaRAID drop-in's node maker, as the package installs it (megaraid boot).

@@ -37,6 +37,7 @@ async fn a_namespace_listed_on_a_later_pass_gets_its_probe() {
             None,
             Arc::default(),
         )),
+        pool: Arc::new(crate::app::pool::Pool::new(1, Arc::default())),
     };
     let found = |namespaces: &[&str]| Discovered {
         name: "nvme9".into(),
@@ -100,6 +101,7 @@ async fn a_virtual_volume_gets_no_probe() {
             None,
             Arc::default(),
         )),
+        pool: Arc::new(crate::app::pool::Pool::new(1, Arc::default())),
     };
     crate::probe::fake_block_device(&sys, &dev, "sdq");
     let disk = |kind| Discovered {

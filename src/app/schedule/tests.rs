@@ -5,6 +5,29 @@ use crate::reading::{Identity, Reading};
 use crate::snapshot::DriveSnapshot;
 use std::sync::mpsc;
 
+/// [`super::run`] on a pool of its own (two workers), without an
+/// after-poll hook.
+async fn run(
+    device: String,
+    poller: Box<dyn Poller>,
+    schedule: Schedule,
+    judge: Judge,
+    store: Arc<Store>,
+    gone: Arc<Notify>,
+) {
+    let pool = Arc::new(Pool::new(2, Arc::default()));
+    let drive = Drive {
+        device,
+        poller,
+        schedule,
+        judge,
+        store,
+        gone,
+        after: None,
+    };
+    super::run(pool, drive).await
+}
+
 fn identity() -> Identity {
     Identity {
         transport: Transport::Nvme,

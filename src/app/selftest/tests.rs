@@ -217,6 +217,30 @@ fn off_serves_nothing_and_sends_nothing() {
     assert!(store.get("sda").unwrap().self_tests.is_none());
 }
 
+#[test]
+fn off_reads_no_block_stat() {
+    let dir = tempfile::tempdir().unwrap();
+    // A FIFO nobody writes to: opening it to read blocks until a writer
+    // comes, so a hook that reads it does not return.
+    let stat = dir.path().join("stat");
+    nix::unistd::mkfifo(&stat, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let store = store(&["sda"]);
+    let tests = Arc::new(SelfTests::new(Policy::default(), None, store.clone()));
+    let hook = tests.cover("sda", Some(stat.clone()));
+    let (done_tx, done) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let (mut p, _) = fake(Ok(()));
+        hook("sda", &mut p);
+        done_tx.send(()).unwrap();
+    });
+    let returned = done.recv_timeout(Duration::from_secs(5)).is_ok();
+    if !returned {
+        // Let the stuck read end before failing.
+        drop(std::fs::OpenOptions::new().write(true).open(&stat));
+    }
+    assert!(returned, "the hook read the stat file with self-tests off");
+}
+
 /// A poller whose self-test command blocks until released (a drive that
 /// hangs in the command).
 struct Stuck {

@@ -15,7 +15,7 @@ use std::path::Path;
 
 /// The most a sysfs attribute holds (one page); a longer file is not an
 /// attribute the kernel wrote, and is cut there.
-const ATTR_LIMIT: u64 = 4096;
+pub(crate) const ATTR_LIMIT: u64 = 4096;
 
 /// The text of the attribute `dir/name`, trimmed; `None` when it cannot be
 /// read (absent, not readable, not text).

@@ -24,7 +24,8 @@ use std::path::Path;
 
 use thiserror::Error;
 
-use super::{attr, name_of};
+mod watch;
+pub use watch::PcieWatch;
 
 /// An AER counter file: the `severity` label of `ssd_pcie_errors_total`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -224,41 +225,13 @@ pub struct Pcie {
 }
 
 /// Reads the link and AER files of the PCI function at `dev` (a folder
-/// such as `/sys/devices/pci0000:00/0000:00:02.0/0000:01:00.0`); an AER
-/// file that is present but does not parse is returned as the error beside
-/// what did read.
+/// such as `/sys/devices/pci0000:00/0000:00:02.0/0000:01:00.0`) once; an
+/// AER file that is present but does not parse is returned as the error
+/// beside what did read. A poll reads through a [`PcieWatch`] instead.
 pub fn read(dev: &Path) -> (Pcie, Vec<AerError>) {
-    let speed = |dir: &Path, name| attr(dir, name).as_deref().and_then(parse_speed);
-    let width = |dir: &Path, name| attr(dir, name).as_deref().and_then(parse_width);
-    let port = dev
-        .parent()
-        .filter(|p| name_of(p).is_some_and(is_pci_address));
-    let mut link = Link {
-        current_speed: speed(dev, "current_link_speed"),
-        max_speed: speed(dev, "max_link_speed"),
-        current_width: width(dev, "current_link_width"),
-        max_width: width(dev, "max_link_width"),
-        ..Link::default()
-    };
-    if let Some(port) = port {
-        link.port_max_speed = speed(port, "max_link_speed");
-        link.port_max_width = width(port, "max_link_width");
-    }
-    let mut pcie = Pcie {
-        link,
-        aer: Vec::new(),
-    };
-    let mut errors = Vec::new();
-    for severity in AerSeverity::ALL {
-        let Some(text) = attr(dev, severity.file()) else {
-            continue;
-        };
-        match parse_aer(&text, severity) {
-            Ok(counts) => pcie.aer.push(counts),
-            Err(e) => errors.push(e),
-        }
-    }
-    (pcie, errors)
+    PcieWatch::at(dev.to_path_buf(), 1)
+        .read()
+        .unwrap_or_default()
 }
 
 /// A PCI function's sysfs name: `DDDD:BB:DD.F` in hex (`0000:01:00.0`).

@@ -122,6 +122,13 @@ run_bench_scsi() {
         cat /proc/$EXPORTER_PID/task/*/stat > "$B/exporter-tasks-1" 2>/dev/null
         schedstat "$B/schedstat-1"
         cat /proc/uptime > "$B/uptime-1"
+        # what the process does per NVMe poll (after the measurement, which
+        # the tracer would slow): every system call of every thread for 3 s
+        if [ "$_d" = nvme0 ] && command -v strace > /dev/null; then
+            scrape "$B/strace-metrics-0.txt"
+            timeout 3 strace -f -tt -p "$EXPORTER_PID" -o "$B/strace.txt" 2>/dev/null
+            scrape "$B/strace-metrics-1.txt"
+        fi
         kill "$EXPORTER_PID" 2>/dev/null
         sleep 0.5
         case $_d in nvme*|sda) continue ;; esac
