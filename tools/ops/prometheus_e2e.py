@@ -9,7 +9,11 @@ checks that:
   not; the healthy drives fire none;
 - every recording rule produces series;
 - every `ssd_*` name the dashboards, the rules and the docs' runbooks use is
-  one the exporter really emits (compared with both live expositions).
+  one the exporter really emits (compared with both live expositions);
+- what each drive costs in its TSDB: `count by (device) ({__name__=~"ssd_.+"})`
+  per drive of the demo (probed) and of the fixtures, printed with and
+  without the probe histogram's classic buckets and held to the targets in
+  BENCHMARKS.md ("Series per drive").
 
 The rules are loaded with every `for:` shortened to 0s (a copy in a temp
 dir): the point is whether each expression matches real data, not the wait.
@@ -246,6 +250,58 @@ def test_prometheus_scrapes_both_exporters(stack):
     targets = json.loads(get(f"{stack['prom']}/api/v1/targets"))["data"]["activeTargets"]
     assert len(targets) == 2 and all(t["health"] == "up" for t in targets), \
         ", ".join(f"{t['scrapeUrl']} {t['health']} {t['lastError']}" for t in targets)
+
+
+# The targets of BENCHMARKS.md's "Series per drive", counted in the TSDB: a
+# text scrape (classic buckets) and, since a native histogram is one series,
+# the count without the probe histogram's `_bucket` series.
+SERIES_PER_DRIVE_TEXT = 100
+SERIES_PER_DRIVE_NATIVE = 60
+PER_DRIVE = 'count by (fleet, device) ({__name__=~"ssd_.+"%s})'
+NO_BUCKETS = ', __name__!="ssd_probe_latency_seconds_bucket"'
+
+
+def series_per_drive(prom):
+    """{(fleet, device): (with classic buckets, without the probe's buckets)}
+    counted by Prometheus over its TSDB's current series."""
+    counts = {}
+    for i, extra in enumerate(("", NO_BUCKETS)):
+        result, err = query(prom, PER_DRIVE % extra)
+        assert not err, err
+        for r in result:
+            if "device" not in r["metric"]:
+                continue  # the exporter's own series, no drive's
+            key = (r["metric"].get("fleet", "?"), r["metric"]["device"])
+            counts.setdefault(key, [0, 0])[i] = int(r["value"][1])
+    return counts
+
+
+@pytest.fixture(scope="module")
+def per_drive(stack):
+    counts = series_per_drive(stack["prom"])
+    print("\n  series per drive in the TSDB (fleet device: with classic buckets, without the "
+          "probe histogram's buckets)")
+    for (fleet, device), (text, native) in sorted(counts.items()):
+        print(f"    {fleet:8} {device:8} {text:4} {native:4}")
+    return counts
+
+
+def test_series_per_drive_counted(per_drive):
+    """Every demo drive and every replayed fixture is counted."""
+    demo = {d for (fleet, d) in per_drive if fleet == "demo"}
+    assert DEMO_HEALTHY | {DEMO_FAILING, DEMO_FAIL_SLOW} <= demo, sorted(demo)
+    assert len([k for k in per_drive if k[0] == "fixtures"]) >= len(FIXTURE_HEALTHY)
+
+
+def test_series_per_drive_text_target(per_drive):
+    over = {f"{f}/{d}": n[0] for (f, d), n in per_drive.items() if n[0] > SERIES_PER_DRIVE_TEXT}
+    assert not over, f"over {SERIES_PER_DRIVE_TEXT} series (text scrape): {over}"
+
+
+def test_series_per_drive_native_target(per_drive):
+    over = {f"{f}/{d}": n[1] for (f, d), n in per_drive.items()
+            if n[1] > SERIES_PER_DRIVE_NATIVE}
+    assert not over, f"over {SERIES_PER_DRIVE_NATIVE} series (native histogram): {over}"
 
 
 def test_every_name_used_is_emitted(stack):
