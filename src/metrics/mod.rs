@@ -91,10 +91,11 @@ impl Detail {
 /// counters repeat its SMART log's; the OCP page's die, block and version
 /// detail; a SATA attribute's worst, threshold and raw value, since the
 /// verdict judges the threshold and the unified families carry the raw
-/// counts that matter; the OCP system area failures and the throttling
-/// level, which nothing shipped reads).
-pub const DIAGNOSTICS: [&str; 23] = [
+/// counts that matter; the temperature range seen, the OCP system area
+/// failures and the throttling level, which nothing shipped reads).
+pub const DIAGNOSTICS: [&str; 24] = [
     "ssd_page_supported",
+    "ssd_temperature_seen_celsius",
     "ssd_system_area_failures",
     "ssd_thermal_throttle_level",
     "ssd_ata_attribute_worst",
