@@ -377,7 +377,7 @@ function(c)
   local sata = [
     p.row('SATA attributes', collapsed=true),
     p.add(p.table('SATA SMART attributes',
-                  'Every attribute\'s normalized value as the drive reports it, named as '
+                  "Every attribute's normalized value as the drive reports it, named as "
                   + 'smartctl names it (worst, threshold and raw with metrics.diagnostics: '
                   + 'true; the verdict judges the threshold either way).',
                   [q('max by (id, name) (' + sel('ssd_ata_attribute_value') + ')',
