@@ -179,6 +179,8 @@ fn probes_without_ops_or_busy_ratios_write_the_families_the_library_does() {
         None,
     );
     quiet.skipped.clear();
+    // No failed I/O and no skip: lazily served, only `ok` by default.
+    quiet.ops[0].ios = IoCounts::new(5, 0, 0);
     assert_same(&drives, &[quiet]);
 }
 
