@@ -885,8 +885,14 @@ local lib = import '../lib.libsonnet';
             // A page (`source`) that keeps failing. One failure keeps the 15m
             // increase above 0 for less than 15 minutes, so `for: 30m` needs
             // failures recurring for half an hour: a single blip never fires.
+            // A source's counter is served from its first failure on (zero
+            // counts are lazy), so that first failure is the series appearing:
+            // `unless ... offset` sees it, where increase() needs two samples.
             expr: |||
-              (increase(ssd_poll_errors_total[%(pollErrorsWindow)s]) > 0)
+              (
+                increase(ssd_poll_errors_total[%(pollErrorsWindow)s]) > 0
+                or (ssd_poll_errors_total unless ssd_poll_errors_total offset %(pollErrorsWindow)s) > 0
+              )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
             ||| % f,
             'for': c.alertFor.SsdPollErrors,
@@ -941,8 +947,14 @@ local lib = import '../lib.libsonnet';
             // and was restarted by the exporter's supervision. Each restart is a
             // bug or a device the exporter cannot handle; it keeps watching, but
             // something is wrong. The 1h increase keeps it firing for an hour.
+            // A task's counter is served from its first restart on (zero counts
+            // are lazy): the series appearing is that restart, which
+            // `unless ... offset 1h` sees for an hour, where increase() cannot.
             expr: |||
-              (increase(ssd_exporter_task_restarts_total[1h]) > 0)
+              (
+                increase(ssd_exporter_task_restarts_total[1h]) > 0
+                or (ssd_exporter_task_restarts_total unless ssd_exporter_task_restarts_total offset 1h) > 0
+              )
               * on(instance, device, serial) group_left(model, firmware) ssd_device_info
             |||,
             labels: {

@@ -372,17 +372,18 @@ function(c)
                        link=false), 12),
   ];
 
-  local attributes = ['value', 'worst', 'threshold', 'raw'];
-  local value(i) = 'Value #' + std.char(65 + i);
+  // Only the normalized value is served by default: the verdict judges it
+  // against the threshold (worst, threshold and raw with metrics.diagnostics).
   local sata = [
     p.row('SATA attributes', collapsed=true),
     p.add(p.table('SATA SMART attributes',
-                  'Every attribute as the drive reports it, named as smartctl names it.',
-                  [q('max by (id, name) (' + sel('ssd_ata_attribute_' + n) + ')',
+                  "Every attribute's normalized value as the drive reports it, named as "
+                  + 'smartctl names it (worst, threshold and raw with metrics.diagnostics: '
+                  + 'true; the verdict judges the threshold either way).',
+                  [q('max by (id, name) (' + sel('ssd_ata_attribute_value') + ')',
                      instant=true,
-                     format='table') for n in attributes],
+                     format='table')],
                   transformations=[
-                    p.merge,
                     {
                       id: 'convertFieldType',
                       options: {
@@ -390,8 +391,7 @@ function(c)
                         fields: {},
                       },
                     },
-                    p.organize(order=['id', 'name'] + [value(i) for i in std.range(0, 3)],
-                               rename={ [value(i)]: attributes[i] for i in std.range(0, 3) }),
+                    p.organize(order=['id', 'name', 'Value'], rename={ Value: 'value' }),
                   ],
                   sortBy=[['id', false]],
                   deviceLink=false), 14, 14),

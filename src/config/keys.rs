@@ -440,8 +440,12 @@ sections! {
             ],
         } => ["metrics.probe-buckets" "BUCKETS"];
         /// also serve the diagnostic families no shipped alert, rule or
-        /// dashboard reads: `ssd_page_supported`, the endurance group
-        /// detail, the OCP page's die, block and version detail
+        /// dashboard reads (`ssd_page_supported`, the temperature range
+        /// seen, a SATA attribute's worst,
+        /// threshold and raw value, the endurance group detail, the OCP
+        /// page's die, block, version, system area and throttling level
+        /// detail) and the lazily served
+        /// counters and warning conditions from 0
         diagnostics: Option<bool> = Switch {} => ["metrics.diagnostics"];
     }
 

@@ -312,7 +312,7 @@ impl Cache {
                 let shown = probes.iter().filter(|p| !pending.contains(&p.drive));
                 std::borrow::Cow::Owned(shown.cloned().collect())
             };
-            let direct = super::probe_text::write(drives, &probes, detail.probe_buckets, format)
+            let direct = super::probe_text::write(drives, &probes, detail, format)
                 .and_then(|(text, families)| Pieces::written(text, families));
             if let Some(p) = direct {
                 *slot = Some(Arc::new(p));

@@ -128,10 +128,14 @@ impl Exposition {
             MetricType::Gauge,
             modes,
         )?;
+        // Zero counts are served lazily (see `Detail::lazy`): the alerts
+        // see a counter's first appearance (docs/metrics.md, "Lazily served").
+        let lazy = self.build.detail.lazy();
         let errors = self.drives.iter().flat_map(|d| {
             let sources = poll_sources(d);
             sources
                 .into_iter()
+                .filter(move |&(_, n)| n > 0 || !lazy)
                 .map(move |(s, n)| (Self::with(d, [("source", s)]), Wide(u128::from(n))))
         });
         counter(
@@ -140,8 +144,7 @@ impl Exposition {
             "Failed reads of a drive, per page or command.",
             errors,
         )?;
-        // Every supervised task a drive has is served from 0, so that the
-        // first restart is an increase a rule can see: the poll loop always,
+        // Every supervised task a drive has, lazily: the poll loop always,
         // the probe while the drive has one.
         let restarts = self.drives.iter().flat_map(|d| {
             let probes = self.probe_restarts.get(d.device.as_str()).copied();
@@ -149,6 +152,7 @@ impl Exposition {
                 Task::Poll => Some((t, d.restarts.get(&t).copied().unwrap_or(0))),
                 Task::Probe => probes.map(|n| (t, n)),
             });
+            let counts = counts.filter(move |&(_, n)| n > 0 || !lazy);
             counts.map(move |(t, n)| (Self::with(d, [("task", t.as_label())]), Wide(u128::from(n))))
         });
         counter(
@@ -172,8 +176,8 @@ impl Exposition {
     }
 }
 
-/// Sources a drive's error counter is shown for: the ones it can fail on,
-/// from zero, so `increase()` sees the first failure, plus any other seen.
+/// Sources a drive's error counter is counted for: the ones it can fail
+/// on, from zero, plus any other seen.
 fn poll_sources(d: &DriveSnapshot) -> Vec<(&'static str, u64)> {
     use crate::device::discovery::Transport;
     let known: &[Source] = match d.identity.transport {

@@ -57,11 +57,16 @@ impl Exposition {
             MetricType::Gauge,
             seen,
         )?;
+        // A condition not raised is served only with diagnostics (see
+        // `Detail::lazy`): `ssd_health_status` judges every bit either way.
+        let lazy = self.build.detail.lazy();
         let bits = |f: fn(&Reading) -> &Vec<(Condition, bool)>| {
             readings.iter().flat_map(move |(d, r)| {
-                f(r).iter().map(move |&(c, set)| {
-                    (Self::with(d, [("condition", c.as_label())]), f64::from(set))
-                })
+                f(r).iter()
+                    .filter(move |&&(_, set)| set || !lazy)
+                    .map(move |&(c, set)| {
+                        (Self::with(d, [("condition", c.as_label())]), f64::from(set))
+                    })
             })
         };
         family(

@@ -72,17 +72,39 @@ pub struct BuildInfo {
 pub struct Detail {
     /// `metrics.probe_buckets`: the probe histogram's buckets.
     pub probe_buckets: crate::probe::histogram::Buckets,
-    /// `metrics.diagnostics`: also the [`DIAGNOSTICS`] families.
+    /// `metrics.diagnostics`: also the [`DIAGNOSTICS`] families, and every
+    /// lazily served series from 0 (see [`Detail::lazy`]).
     pub diagnostics: bool,
+}
+
+impl Detail {
+    /// Whether counts that are still zero (and NVMe critical warning
+    /// conditions that are not raised) are left out. By default they are:
+    /// a drive's poll errors per source, its tasks' restarts, its probe's
+    /// failed I/Os and skips, its persistent event log types never logged.
+    /// A counter then appears with its first count, which a rule sees
+    /// with `(x unless x offset 15m)` beside `increase(x[15m]) > 0`.
+    pub fn lazy(self) -> bool {
+        !self.diagnostics
+    }
 }
 
 /// Families served only with `metrics.diagnostics: true`: what the
 /// exporter believes about each page, and page detail that no shipped
 /// alert, rule or dashboard reads (a one-group drive's endurance group
 /// counters repeat its SMART log's; the OCP page's die, block and version
-/// detail).
-pub const DIAGNOSTICS: [&str; 18] = [
+/// detail; a SATA attribute's worst, threshold and raw value, since the
+/// verdict judges the threshold and the unified families carry the raw
+/// counts that matter; the temperature range seen, the OCP system area
+/// failures and the throttling level, which nothing shipped reads).
+pub const DIAGNOSTICS: [&str; 24] = [
     "ssd_page_supported",
+    "ssd_temperature_seen_celsius",
+    "ssd_system_area_failures",
+    "ssd_thermal_throttle_level",
+    "ssd_ata_attribute_worst",
+    "ssd_ata_attribute_threshold",
+    "ssd_ata_attribute_raw",
     "ssd_endurance_group_estimate_bytes",
     "ssd_endurance_group_capacity_bytes",
     "ssd_endurance_group_unallocated_bytes",
@@ -100,6 +122,19 @@ pub const DIAGNOSTICS: [&str; 18] = [
     "ssd_nand_erase_cycles",
     "ssd_command_timeouts",
     "ssd_ocp_info",
+];
+
+/// Families whose zero-valued series are served only with
+/// `metrics.diagnostics: true` (see [`Detail::lazy`]); of
+/// `ssd_probe_ios_total`, `result="ok"` is served from 0 either way.
+pub const LAZY: [&str; 7] = [
+    "ssd_poll_errors",
+    "ssd_exporter_task_restarts",
+    "ssd_probe_ios",
+    "ssd_probe_skipped",
+    "ssd_pel_events",
+    "ssd_critical_warning",
+    "ssd_endurance_group_critical_warning",
 ];
 
 impl Default for BuildInfo {

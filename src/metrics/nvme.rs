@@ -216,15 +216,18 @@ impl Exposition {
             .iter()
             .filter_map(|(d, n)| Some((*d, n.pel.as_ref()?)))
             .collect();
+        // A type never logged is served only with diagnostics (lazy).
+        let lazy = self.build.detail.lazy();
         let counts = pels.iter().flat_map(|(d, p)| {
             p.counts
                 .iter()
+                .filter(move |&&(_, n)| n > 0 || !lazy)
                 .map(move |&(t, n)| (Self::with(d, [("type", t.as_label())]), Wide(u128::from(n))))
         });
         counter(
             enc,
             "ssd_pel_events",
-            "Persistent event log events of this type the exporter has seen, each counted once (log 0Dh); 0 for a type the drive supports and has not logged.",
+            "Persistent event log events of this type the exporter has seen, each counted once (log 0Dh); served from the first event of the type (from 0 with metrics.diagnostics).",
             counts,
         )?;
         let newest = pels.iter().flat_map(|(d, p)| {

@@ -7,7 +7,8 @@ use prometheus_client::metrics::MetricType;
 use prometheus_client::encoding::{EncodeLabel, EncodeLabelSet, LabelSetEncoder};
 
 use super::{Enc, Exposition, Wide, counter, family};
-use crate::probe::fleet::ProbeView;
+use crate::probe::fleet::{OpView, ProbeView};
+use crate::probe::op::IoResult;
 use crate::probe::qos;
 
 use crate::probe::runner::SkipReason;
@@ -39,13 +40,22 @@ pub(super) const BUSY: (&str, &str) = (
     "The probe's own share of the drive's busy time over the last interval.",
 );
 
-/// Every reason's skips, each served from 0 (so the first skip is an
-/// increase a rule can see), in label order.
-pub(super) fn skips(p: &ProbeView) -> std::collections::BTreeMap<SkipReason, u64> {
+/// The skips to serve, in label order: every reason's from 0, or where
+/// `lazy` (see [`super::Detail::lazy`]) only the reasons with a skip.
+pub(super) fn skips(p: &ProbeView, lazy: bool) -> std::collections::BTreeMap<SkipReason, u64> {
     let mut counts: std::collections::BTreeMap<SkipReason, u64> =
         SkipReason::ALL.iter().map(|&r| (r, 0)).collect();
     counts.extend(p.skipped.iter().copied());
+    counts.retain(|_, n| *n > 0 || !lazy);
     counts
+}
+
+/// An op's I/O counts to serve: `ok` always (the rate every panel divides
+/// by), `error` and `timeout` from 0 or, where `lazy`, from their first.
+pub(super) fn ios(o: &OpView, lazy: bool) -> impl Iterator<Item = (IoResult, u64)> + '_ {
+    o.ios
+        .iter()
+        .filter(move |&(r, n)| r == IoResult::Ok || n > 0 || !lazy)
 }
 
 /// Drive name → serial.
@@ -88,6 +98,7 @@ impl Exposition {
             .map(|d| (d.device.as_str(), d.identity.serial.as_str()))
             .collect();
         let serials = &serials;
+        let lazy = enc.detail.lazy();
         self.probe_histogram(enc, serials)?;
         let quantiles = self.probes.iter().flat_map(|p| {
             p.ops.iter().flat_map(move |o| {
@@ -111,7 +122,7 @@ impl Exposition {
         family(enc, SAMPLES.0, SAMPLES.1, MetricType::Gauge, samples)?;
         let ios = self.probes.iter().flat_map(|p| {
             p.ops.iter().flat_map(move |o| {
-                o.ios.iter().map(move |(r, n)| {
+                ios(o, lazy).map(move |(r, n)| {
                     let own = [("op", o.op.as_label()), ("result", r.as_label())];
                     ((Self::probe_base(serials, p), own), Wide(u128::from(n)))
                 })
@@ -119,7 +130,7 @@ impl Exposition {
         });
         counter(enc, IOS.0, IOS.1, ios)?;
         let skipped = self.probes.iter().flat_map(|p| {
-            skips(p).into_iter().map(move |(r, n)| {
+            skips(p, lazy).into_iter().map(move |(r, n)| {
                 let own = [("reason", r.as_label())];
                 ((Self::probe_base(serials, p), own), Wide(u128::from(n)))
             })

@@ -21,8 +21,8 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
-use super::TextFormat;
-use super::probe::{BUSY, IOS, LATENCY, QUANTILE, SAMPLES, SKIPPED, skips};
+use super::probe::{BUSY, IOS, LATENCY, QUANTILE, SAMPLES, SKIPPED, ios, skips};
+use super::{Detail, TextFormat};
 use crate::probe::fleet::ProbeView;
 use crate::probe::histogram::Buckets;
 use crate::snapshot::DriveSnapshot;
@@ -44,7 +44,7 @@ enum Kind {
 pub(super) fn write(
     drives: &[Arc<DriveSnapshot>],
     probes: &[ProbeView],
-    buckets: Buckets,
+    detail: Detail,
     format: TextFormat,
 ) -> Option<(String, Families)> {
     let serials: HashMap<&str, &str> = drives
@@ -74,7 +74,8 @@ pub(super) fn write(
         format,
         families: Vec::with_capacity(6),
     };
-    w.histogram(probes, &bases, buckets)?;
+    w.histogram(probes, &bases, detail.probe_buckets)?;
+    let lazy = detail.lazy();
     let probe_bases = || probes.iter().zip(&bases);
     if probe_bases().any(|(p, _)| p.ops.iter().any(|o| !o.quantiles.is_empty())) {
         w.header(QUANTILE, Kind::Gauge);
@@ -104,11 +105,11 @@ pub(super) fn write(
             }
         }
         w.close();
-        // Every op serves every result (IoCounts::iter).
+        // Every op serves `ok` (probe::ios).
         w.header(IOS, Kind::Counter);
         for (p, base) in probe_bases() {
             for o in &p.ops {
-                for (r, n) in o.ios.iter() {
+                for (r, n) in ios(o, lazy) {
                     w.series(IOS.0, "_total", base, |s| {
                         own(s, "op", o.op.as_label());
                         own(s, "result", r.as_label());
@@ -119,11 +120,10 @@ pub(super) fn write(
         }
         w.close();
     }
-    if !probes.is_empty() {
-        // Every reason of every probe, from 0.
+    if probes.iter().any(|p| !skips(p, lazy).is_empty()) {
         w.header(SKIPPED, Kind::Counter);
         for (p, base) in probe_bases() {
-            for (r, n) in skips(p) {
+            for (r, n) in skips(p, lazy) {
                 w.series(SKIPPED.0, "_total", base, |s| {
                     own(s, "reason", r.as_label());
                 });

@@ -239,7 +239,9 @@ fn openmetrics_exposition_has_the_same_samples() {
         .map(|(k, v)| format!("{k}: text {v}, OpenMetrics {}", om[k]))
         .collect();
     assert!(differ.is_empty(), "{}", differ.join("\n"));
-    assert!(plain.len() > 1000, "{} samples", plain.len());
+    // Far more than a parse of a broken page (758 with the lazy zeros and
+    // the diagnostic families left out).
+    assert!(plain.len() > 600, "{} samples", plain.len());
 }
 
 /// The first `ssd_polls_total` series of a scrape.

@@ -2,7 +2,8 @@
 //! what the binary serves, counted from its exposition — every fixture
 //! replayed by default and with `metrics.diagnostics`, and a `--demo`
 //! drive's probe series with each `metrics.probe_buckets` — and the default
-//! as the full exposition less only the diagnostic families.
+//! as the full exposition less only the diagnostic families and the lazy
+//! families' zeros.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -135,11 +136,31 @@ fn the_default_loses_only_the_diagnostic_families() {
             .any(|d| name == *d || name.strip_suffix("_total") == Some(d))
     };
     let volatile = |k: &str| split_series(k).0.starts_with("process_") || k.contains("_timestamp_");
+    let lazy = |k: &str| {
+        let name = split_series(k).0;
+        ssd_exporter::metrics::LAZY
+            .iter()
+            .any(|d| name == *d || name.strip_suffix("_total") == Some(d))
+    };
+    // A lazy family's zeros go, nothing else of it.
     let lost: Vec<&String> = full
         .keys()
         .filter(|k| !default.contains_key(*k) && !diagnostic(k))
+        .filter(|k| !(lazy(k) && full[*k] == 0.0))
         .collect();
     assert!(lost.is_empty(), "lost by default: {lost:?}");
+    let zeros: Vec<&String> = default
+        .keys()
+        .filter(|k| lazy(k) && default[*k] == 0.0 && !k.contains("result=\"ok\""))
+        .collect();
+    assert!(
+        zeros.is_empty(),
+        "lazy but served at 0 by default: {zeros:?}"
+    );
+    assert!(
+        full.iter().any(|(k, v)| lazy(k) && *v == 0.0),
+        "no zero of a lazy family served with diagnostics"
+    );
     let kept: Vec<&String> = default.keys().filter(|k| diagnostic(k)).collect();
     assert!(
         kept.is_empty(),

@@ -9,7 +9,11 @@ checks that:
   not; the healthy drives fire none;
 - every recording rule produces series;
 - every `ssd_*` name the dashboards, the rules and the docs' runbooks use is
-  one the exporter really emits (compared with both live expositions).
+  one the exporter really emits (compared with both live expositions);
+- what each drive costs in its TSDB: `count by (device) ({__name__=~"ssd_.+"})`
+  per drive of the demo (probed) and of the fixtures, printed with and
+  without the probe histogram's classic buckets and held to the targets in
+  BENCHMARKS.md ("Series per drive").
 
 The rules are loaded with every `for:` shortened to 0s (a copy in a temp
 dir): the point is whether each expression matches real data, not the wait.
@@ -158,6 +162,24 @@ RECORDED = sorted({name for f in RULE_FILES for name, _ in rule_exprs(f) if ":" 
 ALERTS = {name for f in RULE_FILES for name, _ in rule_exprs(f) if ":" not in name}
 
 
+def lazy_families():
+    """The families docs/metrics.md's "Lazily served" table names as served
+    from their first count (not "always"): a zero of theirs is served only
+    with `metrics.diagnostics`, so a healthy exposition may lack them."""
+    doc = (ROOT / "docs/metrics.md").read_text()
+    table = doc.split("| family | served by default | why |", 1)[1].split("\n\n", 1)[0]
+    names = set()
+    for row in table.splitlines()[2:]:  # past the header line's end and |---|
+        cells = row.split(" | ")
+        if len(cells) > 1 and cells[1] != "always":
+            names |= set(re.findall(r"`(ssd_[a-z0-9_]+)`", cells[0]))
+    assert len(names) >= 5, f"docs/metrics.md's lazily served table: only {sorted(names)}"
+    return names
+
+
+LAZY = lazy_families()
+
+
 def panel_id(target) -> str:
     uid, title, ref, _ = target
     return f"{uid}/{title}/{ref}"
@@ -167,9 +189,12 @@ def panel_shows_data(server, target) -> None:
     """A dashboard panel's query returns data from `server` (Prometheus or
     VictoriaMetrics, the same API): the fleet view with every drive; the
     drive view for each of DRIVE_VIEW_DEVICES in turn, passing if it shows
-    data for at least one of them."""
+    data for at least one of them. A panel that reads only lazily served
+    counters (LAZY) passes empty, but not with an error."""
     uid, _, _, expr = target
     devices = DRIVE_VIEW_DEVICES if uid == "ssd-exporter-drive" else [".*"]
+    # A panel of lazily served counters only is empty while nothing failed.
+    may_be_empty = grafana.metric_names(expr) <= LAZY
     shown, errors, q = [], [], ""
     for device in devices:
         q = grafana.substitute(expr, instance_regex=".*", device_regex=device)
@@ -178,7 +203,7 @@ def panel_shows_data(server, target) -> None:
             errors.append(err)
         elif result:
             shown.append(device)
-    assert shown and not errors, \
+    assert (shown or may_be_empty) and not errors, \
         (f"error {errors[0]}" if errors else "data for no drive") + f"  [{q}]"
 
 
@@ -256,6 +281,58 @@ def test_prometheus_scrapes_both_exporters(stack):
         ", ".join(f"{t['scrapeUrl']} {t['health']} {t['lastError']}" for t in targets)
 
 
+# The targets of BENCHMARKS.md's "Series per drive", counted in the TSDB: a
+# text scrape (classic buckets) and, since a native histogram is one series,
+# the count without the probe histogram's `_bucket` series.
+SERIES_PER_DRIVE_TEXT = 100
+SERIES_PER_DRIVE_NATIVE = 60
+PER_DRIVE = 'count by (fleet, device) ({__name__=~"ssd_.+"%s})'
+NO_BUCKETS = ', __name__!="ssd_probe_latency_seconds_bucket"'
+
+
+def series_per_drive(prom):
+    """{(fleet, device): (with classic buckets, without the probe's buckets)}
+    counted by Prometheus over its TSDB's current series."""
+    counts = {}
+    for i, extra in enumerate(("", NO_BUCKETS)):
+        result, err = query(prom, PER_DRIVE % extra)
+        assert not err, err
+        for r in result:
+            if "device" not in r["metric"]:
+                continue  # the exporter's own series, no drive's
+            key = (r["metric"].get("fleet", "?"), r["metric"]["device"])
+            counts.setdefault(key, [0, 0])[i] = int(r["value"][1])
+    return counts
+
+
+@pytest.fixture(scope="module")
+def per_drive(stack):
+    counts = series_per_drive(stack["prom"])
+    print("\n  series per drive in the TSDB (fleet device: with classic buckets, without the "
+          "probe histogram's buckets)")
+    for (fleet, device), (text, native) in sorted(counts.items()):
+        print(f"    {fleet:8} {device:8} {text:4} {native:4}")
+    return counts
+
+
+def test_series_per_drive_counted(per_drive):
+    """Every demo drive and every replayed fixture is counted."""
+    demo = {d for (fleet, d) in per_drive if fleet == "demo"}
+    assert DEMO_HEALTHY | {DEMO_FAILING, DEMO_FAIL_SLOW} <= demo, sorted(demo)
+    assert len([k for k in per_drive if k[0] == "fixtures"]) >= len(FIXTURE_HEALTHY)
+
+
+def test_series_per_drive_text_target(per_drive):
+    over = {f"{f}/{d}": n[0] for (f, d), n in per_drive.items() if n[0] > SERIES_PER_DRIVE_TEXT}
+    assert not over, f"over {SERIES_PER_DRIVE_TEXT} series (text scrape): {over}"
+
+
+def test_series_per_drive_native_target(per_drive):
+    over = {f"{f}/{d}": n[1] for (f, d), n in per_drive.items()
+            if n[1] > SERIES_PER_DRIVE_NATIVE}
+    assert not over, f"over {SERIES_PER_DRIVE_NATIVE} series (native histogram): {over}"
+
+
 def test_every_name_used_is_emitted(stack):
     """Every ssd_* name the dashboards, rules and runbooks use is in a live exposition."""
     emitted = exposition_names(stack["demo_text"]) | exposition_names(stack["replay_text"])
@@ -271,6 +348,8 @@ def test_every_name_used_is_emitted(stack):
         used.setdefault(n, "docs/runbooks.md")
     # a histogram is named by its family in prose, by its series in queries
     emitted |= {n.removesuffix("_bucket") for n in emitted if n.endswith("_bucket")}
+    # a lazily served counter appears with its first count
+    emitted |= LAZY
     unknown = sorted(f"{n} ({where})" for n, where in used.items()
                      if n not in emitted and n not in RECORDED)
     assert len(used) > 30, f"only {len(used)} ssd_* names found: the scan is broken"

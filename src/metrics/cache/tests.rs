@@ -76,10 +76,15 @@ fn cached_text_is_the_whole_encode_byte_for_byte() {
         probe(&first, &format!("{first}n1"), 2),
         probe("nvme99", "nvme99n1", 0),
     ];
-    let build = BuildInfo::default();
-    let cache = Cache::default();
     let published = Arc::new(probes.clone());
-    for format in [TextFormat::OpenMetrics, TextFormat::Prometheus] {
+    // By default and with every family and zero served.
+    for (format, diagnostics) in [TextFormat::OpenMetrics, TextFormat::Prometheus]
+        .into_iter()
+        .flat_map(|f| [(f, false), (f, true)])
+    {
+        let mut build = BuildInfo::default();
+        build.detail.diagnostics = diagnostics;
+        let cache = Cache::default();
         let want = super::super::encode(drives.clone(), probes.clone(), &build, format);
         // Twice: once filling the cache, once from it.
         for _ in 0..2 {
@@ -100,7 +105,8 @@ fn cached_text_is_the_whole_encode_byte_for_byte() {
         assert_ne!(stable(&again), stable(&want));
         assert!(want.contains("ssd_probe_latency_seconds_bucket"));
         assert!(want.contains("task=\"probe\""));
-        assert!(want.contains("ssd_ata_attribute_raw"));
+        assert_eq!(want.contains("ssd_ata_attribute_raw"), diagnostics);
+        assert_eq!(want.contains("source=\"smart_log\"} 0"), diagnostics);
         assert!(want.contains("ssd_sas_phy_errors"));
     }
 }
