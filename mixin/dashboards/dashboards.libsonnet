@@ -3,7 +3,8 @@
 // Grafana), with _config.ssdSelector added to every ssd_* selector of every
 // query when it is set: panel targets (`expr`) and the query variables of
 // the templating (`query`, `definition`). With the default empty selector
-// the dashboards are the files, unchanged.
+// the dashboards are the files, unchanged. With _config.nativeHistograms
+// their probe latency queries read the native histogram.
 local lib = import '../lib.libsonnet';
 
 // `dash` with `matchers` added to every query.
@@ -33,10 +34,26 @@ local withSelector(dash, matchers) =
        else {});
   if matchers == '' then dash else all(dash);
 
+// `dash` reading the probe latency as a native histogram: the one series
+// ssd_probe_latency_seconds instead of its classic _bucket series. The
+// queries keep their `sum by (le, ...)`: a native histogram has no `le`, so
+// it is summed whole, and histogram_quantile() reads its buckets.
+local withNative(dash, native) =
+  local rewrite(e) = std.strReplace(e, 'ssd_probe_latency_seconds_bucket{', 'ssd_probe_latency_seconds{');
+  local target(t) =
+    if std.objectHas(t, 'expr') && std.isString(t.expr) then t { expr: rewrite(t.expr) } else t;
+  local panel(p) =
+    p
+    + (if std.objectHas(p, 'targets') then { targets: [target(t) for t in p.targets] } else {})
+    + (if std.objectHas(p, 'panels') then { panels: [panel(q) for q in p.panels] } else {});
+  if !native then dash
+  else dash + (if std.objectHas(dash, 'panels') then { panels: [panel(p) for p in dash.panels] } else {});
+
 {
   grafanaDashboards+:: {
-    local matchers = $._config.ssdSelector,
-    'ssd-fleet.json': withSelector(std.parseJson(importstr '../../dashboards/ssd-fleet.json'), matchers),
-    'ssd-drive.json': withSelector(std.parseJson(importstr '../../dashboards/ssd-drive.json'), matchers),
+    local c = $._config,
+    local load(json) = withNative(withSelector(std.parseJson(json), c.ssdSelector), c.nativeHistograms),
+    'ssd-fleet.json': load(importstr '../../dashboards/ssd-fleet.json'),
+    'ssd-drive.json': load(importstr '../../dashboards/ssd-drive.json'),
   },
 }

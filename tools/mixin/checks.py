@@ -20,6 +20,9 @@ closing "mixin: N passed, M failed":
      defaults: in the code (src/health/judgement.rs, Rules::DEFAULT), in the
      README's configuration table and in examples/config.yml.
   e. The jsonnet is as jsonnetfmt writes it.
+  f. Rendered with nativeHistograms: true, the rules load in promtool, no
+     rule or dashboard query reads the probe latency's _bucket or _count
+     series, and with the native forms put back everything is the default.
 
 Needs jsonnet and promtool (PROMTOOL=... to choose one); standard library only.
 """
@@ -42,6 +45,8 @@ CUSTOM = ("{ ssdExporterSelector: 'job=\"node-ssd\"', ssdSelector: 'cluster=\"eu
           "failSlowFactor: 4 }")
 CLUSTER = 'cluster="eu1"'
 SITE_TEST = ROOT / "tests/mixin/site_test.yml"
+# Prometheus storing the probe latency as a native histogram.
+NATIVE = "{ nativeHistograms: true }"
 
 # _config key -> (exporter health key, how the two must compare)
 SAME_AS_EXPORTER = {
@@ -223,6 +228,51 @@ def check_custom(tmp: Path) -> list[str]:
     return problems
 
 
+def check_native(tmp: Path) -> list[str]:
+    """Rendered with nativeHistograms, the rule files load in promtool; no
+    rule or dashboard reads the probe latency's classic _bucket or _count
+    series; and with the native forms put back, every rule and dashboard is
+    the default one (the switch touched nothing else). The rules and the
+    panels at work against Prometheus with native histograms:
+    tools/ops/prometheus_native.py."""
+    problems = []
+    native_dir = tmp / "native"
+    native_dir.mkdir()
+    for rel, text in render.render_all(NATIVE).items():
+        path = native_dir / Path(rel).name
+        path.write_text(text)
+        problems += promtool_check(path)
+    native, default = render.evaluate(NATIVE), render.evaluate()
+    classic = re.compile(r"ssd_probe_latency_seconds_(bucket|count)\b")
+    count = re.compile(r"histogram_count\(increase\(ssd_probe_latency_seconds(\{[^}]*\}\[[^]]*\])\)\)")
+
+    def undo(expr: str) -> str:
+        expr = count.sub(r"increase(ssd_probe_latency_seconds_count\1)", expr)
+        expr = expr.replace("ssd_probe_latency_seconds{", "ssd_probe_latency_seconds_bucket{")
+        return re.sub(r"(?m)^(\s*)and$", r"\1and ignoring(le)", expr)
+
+    reads = 0
+    for field in ("prometheusAlerts", "prometheusRules"):
+        for rule, plain in zip(rules_of(native[field]), rules_of(default[field])):
+            name = rule.get("alert") or rule.get("record")
+            if classic.search(rule["expr"]):
+                problems.append(f"rule {name} reads classic buckets:\n{rule['expr']}")
+            reads += "ssd_probe_latency_seconds{" in rule["expr"]
+            if undo(rule["expr"]) != plain["expr"] or rule.get("annotations") != plain.get("annotations"):
+                problems.append(f"rule {name} differs from the default in more than the histogram")
+    for file, dash in native["grafanaDashboards"].items():
+        for q in dashboard_queries(dash):
+            if classic.search(q):
+                problems.append(f"{file} reads classic buckets: {q}")
+            reads += "ssd_probe_latency_seconds{" in q
+        undone = json.loads(undo(json.dumps(dash)))
+        if undone != default["grafanaDashboards"][file]:
+            problems.append(f"{file} differs from the default in more than the histogram")
+    if reads < 9:
+        problems.append(f"only {reads} rules and queries read the native histogram: the scan is broken")
+    return problems
+
+
 def check_prometheusrule(tmp: Path) -> list[str]:
     run = subprocess.run([render.jsonnet_binary(), "-J", str(ROOT),
                           "tests/mixin/prometheusrule.jsonnet"],
@@ -334,6 +384,8 @@ def main() -> int:
              "passes tests/mixin/site_test.yml, every ssd_* selector of rules and dashboards "
              "has the cluster, nothing else changed",
              lambda: check_custom(tmp)),
+            ("nativeHistograms: the rules load, read the native histogram only, nothing else "
+             "changed", lambda: check_native(tmp)),
             ("tests/mixin/prometheusrule.jsonnet: a PrometheusRule whose spec passes promtool",
              lambda: check_prometheusrule(tmp)),
             ("_config thresholds are the exporter's health: defaults", check_thresholds),
