@@ -55,14 +55,17 @@
 //!   self-test), by identity; the memory a drive's history is restored
 //!   from when it identifies itself.
 //! - [`metrics`]: every metric's name, help, type and typed label set, in
-//!   one place; each drive's series encoded once per snapshot and copied
-//!   into a scrape (on the server's async thread when nothing needs
-//!   encoding); the probes' series, which change every second, written
-//!   straight into text.
-//! - [`http`]: the server: `/metrics`, the landing page, `/healthz`; TLS,
-//!   basic auth and headers from the exporter-toolkit web config; the
-//!   connection and request caps and the connection timers; gzip bodies
-//!   made of runs compressed apart, the unchanged ones reused.
+//!   one place; the one owner of a scrape's body (`metrics::Bodies`: text,
+//!   OpenMetrics or protobuf, plain or gzip), each drive's series encoded
+//!   once per snapshot and format and copied into a scrape (on the
+//!   server's async thread when nothing needs encoding); the probes'
+//!   series, which change every second, written straight into text; the
+//!   probe latency as a native histogram on protobuf; gzip bodies made of
+//!   runs compressed apart, the unchanged ones reused.
+//! - [`http`]: the server: `/metrics` (negotiating the format and the
+//!   encoding, then moving the body's bytes), the landing page,
+//!   `/healthz`; TLS, basic auth and headers from the exporter-toolkit web
+//!   config; the connection and request caps and the connection timers.
 //! - [`report`], [`check`]: one row per drive for people — `ssd_exporter
 //!   check` (text, JSON, Nagios exit codes) and the landing page share it.
 //! - [`config`], [`cli`], [`logging`], [`timefmt`], [`app`]: flags and config
@@ -94,7 +97,7 @@
 //! report                        → snapshot, health
 //! probe                         (nothing of the crate outside it)
 //! metrics                       → snapshot, poll, probe, health, device, nvme, state (counters)
-//! http                          → report, files
+//! http                          → report, files, metrics (the formats and encodings)
 //! dump                          → poll (factory, fallback), device, timefmt
 //! config                        → health, probe, http, poll, device, ata (defaults; namer, scan, poller), metrics (detail), files
 //! cli, logging                  → config
