@@ -168,12 +168,12 @@ def metric_names(text):
     return set(re.findall(r"(?<![\"'\w])ssd_[a-z0-9_]+", text)) - {"ssd_exporter"}
 
 
-def check_dashboard_panels(check, server, prefix=""):
-    """Every dashboard panel's query returns data from `server` (Prometheus
-    or VictoriaMetrics, the same API): the fleet view with every drive; the
-    drive view for each of DRIVE_VIEW_DEVICES in turn, passing if it shows
-    data for at least one of them."""
-    for path in sorted((ROOT / "dashboards").glob("*.json")):
+def check_dashboard_panels(check, server, prefix="", folder=ROOT / "dashboards"):
+    """Every panel's query of the dashboards in `folder` returns data from
+    `server` (Prometheus or VictoriaMetrics, the same API): the fleet view
+    with every drive; the drive view for each of DRIVE_VIEW_DEVICES in
+    turn, passing if it shows data for at least one of them."""
+    for path in sorted(Path(folder).glob("*.json")):
         for uid, title, ref, expr in grafana.panels(path):
             devices = DRIVE_VIEW_DEVICES if uid == "ssd-exporter-drive" else [".*"]
             shown, errors, q = [], [], ""
@@ -189,8 +189,11 @@ def check_dashboard_panels(check, server, prefix=""):
                   + ("" if shown and not errors else f"  [{q}]"))
 
 
-def query(prom, expr):
-    url = f"{prom}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
+def query(prom, expr, at=None):
+    """The result of an instant query (at `at`, Unix seconds, else now) and
+    None, or None and the error."""
+    args = {"query": expr} | ({"time": f"{at:.3f}"} if at is not None else {})
+    url = f"{prom}/api/v1/query?" + urllib.parse.urlencode(args)
     try:
         body = json.loads(get(url))
     except urllib.error.HTTPError as e:
