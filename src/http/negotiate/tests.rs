@@ -97,7 +97,8 @@ fn negotiation_table() {
             ),
             PrometheusText,
         ),
-        // `application/*` covers protobuf as much as OpenMetrics: a tie
+        // a wildcard never picks protobuf (it must be named with its
+        // parameters): `application/*` is OpenMetrics
         (Some("application/*"), OpenMetrics),
     ];
     for (accept, want) in cases {
