@@ -22,7 +22,7 @@ use std::time::{Instant, SystemTime};
 
 use ssd_exporter::app::State;
 use ssd_exporter::health::history::History;
-use ssd_exporter::http::{Exposition, Format};
+use ssd_exporter::http::{Encoding, Exposition, Format};
 use ssd_exporter::poll::factory;
 use ssd_exporter::snapshot::DriveSnapshot;
 
@@ -30,7 +30,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let drives: usize = args.next().map_or(64, |a| a.parse().expect("drives"));
     let scrapes: usize = args.next().map_or(100, |a| a.parse().expect("scrapes"));
-    let mut format = Format::PrometheusText;
+    let mut format = Format::Prometheus;
     let mut dirs: Vec<PathBuf> = Vec::new();
     let (mut changed, mut scrape) = (false, true);
     for a in args {
@@ -78,7 +78,10 @@ fn main() {
             }
         }
         if scrape {
-            bytes = state.metrics(format).len();
+            bytes = state
+                .metrics(format, Encoding::Identity)
+                .expect("a body")
+                .len();
         }
     }
     println!("{{\"drives\": {drives}, \"scrapes\": {scrapes}, \"bytes\": {bytes}}}");

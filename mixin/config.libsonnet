@@ -13,6 +13,13 @@
     // and dashboard query (recording rules' own series, names with a colon,
     // are left alone), e.g. 'cluster="eu1"'. Empty: none.
     ssdSelector: '',
+    // Whether Prometheus stores the probe latency as a native histogram
+    // (started with --enable-feature=native-histograms, so it scrapes the
+    // protobuf format): the rules and dashboards then read the one series
+    // ssd_probe_latency_seconds{op} instead of its classic _bucket and
+    // _count series. false: the classic buckets (text scrapes, vmagent,
+    // VictoriaMetrics, or Prometheus without the flag).
+    nativeHistograms: false,
 
     // ------------------------------------------- thresholds of the alerts
     // Where the exporter's verdict has the same threshold (its `health:`

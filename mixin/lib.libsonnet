@@ -107,6 +107,23 @@
   // A ratio as a percentage in prose: 0.5 -> '50 %'.
   pct(x):: $.num(x * 100) + ' %',
 
+  // The probe latency histogram's series as `c.nativeHistograms` says
+  // Prometheus stores them: `rate(sel)` the argument of rate() that
+  // histogram_quantile() takes, `count(sel, window)` the reads completed in
+  // the window, and `andCount` the `and` that joins the two (the classic
+  // buckets carry `le`, the count does not).
+  probeLatency(c)::
+    local name = 'ssd_probe_latency_seconds';
+    if c.nativeHistograms then {
+      rate(sel):: name + sel,
+      count(sel, window):: 'histogram_count(increase(%s%s[%s]))' % [name, sel, window],
+      andCount:: 'and',
+    } else {
+      rate(sel):: name + '_bucket' + sel,
+      count(sel, window):: 'increase(%s_count%s[%s])' % [name, sel, window],
+      andCount:: 'and ignoring(le)',
+    },
+
   // `c` for `%` formatting in the rules: its numbers as num() writes them,
   // plus the phrases the descriptions quote.
   formats(c)::

@@ -62,14 +62,17 @@
 //!   self-test), by identity; the memory a drive's history is restored
 //!   from when it identifies itself.
 //! - [`metrics`]: every metric's name, help, type and typed label set, in
-//!   one place; each drive's series encoded once per snapshot and copied
-//!   into a scrape (on the server's async thread when nothing needs
-//!   encoding); the probes' series, which change every second, written
-//!   straight into text.
-//! - [`http`]: the server: `/metrics`, the landing page, `/healthz`; TLS,
-//!   basic auth and headers from the exporter-toolkit web config; the
-//!   connection and request caps and the connection timers; gzip bodies
-//!   made of runs compressed apart, the unchanged ones reused.
+//!   one place; the one owner of a scrape's body (`metrics::Bodies`: text,
+//!   OpenMetrics or protobuf, plain or gzip), each drive's series encoded
+//!   once per snapshot and format and copied into a scrape (on the
+//!   server's async thread when nothing needs encoding); the probes'
+//!   series, which change every second, written straight into text; the
+//!   probe latency as a native histogram on protobuf; gzip bodies made of
+//!   runs compressed apart, the unchanged ones reused.
+//! - [`http`]: the server: `/metrics` (negotiating the format and the
+//!   encoding, then moving the body's bytes), the landing page,
+//!   `/healthz`; TLS, basic auth and headers from the exporter-toolkit web
+//!   config; the connection and request caps and the connection timers.
 //! - [`report`], [`check`]: one row per drive for people — `ssd_exporter
 //!   check` (text, JSON, Nagios exit codes) and the landing page share it.
 //! - [`config`], [`cli`], [`logging`], [`timefmt`], [`app`]: flags and config
@@ -105,7 +108,7 @@
 //! report                        → snapshot, health, probe (views, QoS: the landing page's latency), timefmt
 //! probe                         (nothing of the crate outside it)
 //! metrics                       → snapshot, poll, probe, reading, device, nvme, state (counters)
-//! http                          → report, files, sys (unread bytes, free memory)
+//! http                          → report, files, metrics (the formats and encodings), sys (unread bytes, free memory)
 //! dump                          → poll (factory, fallback), device, nvme, scsi (page layouts), timefmt
 //! config                        → reading, health, probe, http, poll, device, ata (defaults; namer, scan, poller), metrics (detail), state (default path), files
 //! cli                           → config

@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     let format = negotiate(Some(&text));
     let lower = text.to_ascii_lowercase();
     if !lower.contains("application") && !lower.contains("text") {
-        assert_eq!(format, Format::PrometheusText, "{text:?}");
+        assert_eq!(format, Format::Prometheus, "{text:?}");
     }
     let gzip = accepts_gzip(Some(&text));
     if gzip {
@@ -21,6 +21,6 @@ fuzz_target!(|data: &[u8]| {
             "{text:?}"
         );
     }
-    assert_eq!(negotiate(None), Format::PrometheusText);
+    assert_eq!(negotiate(None), Format::Prometheus);
     assert!(!accepts_gzip(None));
 });

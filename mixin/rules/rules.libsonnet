@@ -12,6 +12,28 @@ local lib = import '../lib.libsonnet';
   prometheusRules+:: {
     local c = $._config,
     local f = lib.formats(c),
+    // A probed drive's read latency quantile q over the last 2 minutes, from
+    // its histogram (native or classic, as _config.nativeHistograms says),
+    // where the probe completed >= 500 reads in them; joined to its identity.
+    local readQuantile(q) =
+      local latency = lib.probeLatency(c);
+      |||
+        histogram_quantile(%(q)s,
+          sum without (block, op) (
+            rate(%(rate)s[2m])
+          )
+          %(and)s
+          sum without (block, op) (
+            %(count)s
+          ) >= 500
+        )
+        * on(instance, device, serial) group_left(model, firmware) ssd_device_info
+      ||| % {
+        q: q,
+        rate: latency.rate('{op="read"}'),
+        and: latency.andCount,
+        count: latency.count('{op="read"}', '2m'),
+      },
     groups+: [
       {
         name: 'ssd_exporter_fleet',
@@ -111,33 +133,11 @@ local lib = import '../lib.libsonnet';
           // one rare slow read moves it.
           {
             record: 'model_firmware_instance_device:ssd_probe_latency_seconds:p99_rate2m',
-            expr: |||
-              histogram_quantile(0.99,
-                sum without (block, op) (
-                  rate(ssd_probe_latency_seconds_bucket{op="read"}[2m])
-                )
-                and ignoring(le)
-                sum without (block, op) (
-                  increase(ssd_probe_latency_seconds_count{op="read"}[2m])
-                ) >= 500
-              )
-              * on(instance, device, serial) group_left(model, firmware) ssd_device_info
-            |||,
+            expr: readQuantile('0.99'),
           },
           {
             record: 'model_firmware_instance_device:ssd_probe_latency_seconds:p50_rate2m',
-            expr: |||
-              histogram_quantile(0.5,
-                sum without (block, op) (
-                  rate(ssd_probe_latency_seconds_bucket{op="read"}[2m])
-                )
-                and ignoring(le)
-                sum without (block, op) (
-                  increase(ssd_probe_latency_seconds_count{op="read"}[2m])
-                ) >= 500
-              )
-              * on(instance, device, serial) group_left(model, firmware) ssd_device_info
-            |||,
+            expr: readQuantile('0.5'),
           },
 
           // The median of each model and firmware, where >= 3 drives have one:

@@ -23,8 +23,8 @@ use tracing::{info, warn};
 use crate::ata::attributes::Namer;
 use crate::config::Config;
 use crate::health::history::History;
-use crate::http::{self, DriveRow, Exposition, Format};
-use crate::metrics::{self, BuildInfo, TextFormat};
+use crate::http::{self, DriveRow, Exposition};
+use crate::metrics::{self, BuildInfo, Encoding, Format};
 use crate::probe::busy::BusyPolicy;
 use crate::probe::fleet::{Fleet, ProbeView};
 use crate::probe::runner::{ProbeConfig, SkipIf, SkipReason, WriteConfig};
@@ -39,11 +39,8 @@ pub struct State {
     pub build: BuildInfo,
     /// The latency probes, unless disabled.
     pub probes: Option<Arc<Fleet>>,
-    /// Each drive's encoded series, kept until its snapshot changes.
-    pub encoded: metrics::Cache,
-    /// The gzip of the drives' runs of the body, kept while they are the
-    /// same (per format: a scraper asks one, but two may differ).
-    pub gzipped: [crate::http::gzip::Joiner; 2],
+    /// Every `/metrics` body, and what is kept to make the next cheaply.
+    pub bodies: metrics::Bodies,
 }
 
 impl State {
@@ -63,32 +60,19 @@ impl State {
 }
 
 impl Exposition for State {
-    fn metrics(&self, format: Format) -> String {
-        let (drives, probes) = self.views();
-        self.encoded
-            .encode(drives, probes, &self.build, text_format(format))
+    fn metrics(&self, format: Format, encoding: Encoding) -> std::io::Result<Vec<u8>> {
+        self.bodies
+            .body(self.views(), &self.build, format, encoding)
     }
 
-    fn metrics_cached(&self, format: Format) -> Option<String> {
+    fn metrics_cached(&self, format: Format, encoding: Encoding) -> Option<Vec<u8>> {
         let drives = self.store.list();
         let probes = match &self.probes {
             Some(p) => p.published_if_fresh()?,
             None => Arc::default(),
         };
-        self.encoded
-            .encode_cached(drives, probes, &self.build, text_format(format))
-    }
-
-    fn metrics_gzip(&self, format: Format) -> Option<std::io::Result<Vec<u8>>> {
-        let (drives, probes) = self.views();
-        let format = text_format(format);
-        let runs: Vec<_> = self
-            .encoded
-            .encode_segments(drives, probes, &self.build, format)?
-            .into_iter()
-            .map(|s| (s.text, s.stable))
-            .collect();
-        Some(self.gzipped[format as usize].join(&runs))
+        self.bodies
+            .body_cached((drives, probes), &self.build, format, encoding)
     }
 
     fn drives(&self) -> Vec<DriveRow> {
@@ -98,13 +82,6 @@ impl Exposition for State {
             .iter()
             .map(|d| DriveRow::from_snapshot(d, now).with_latency(&probes))
             .collect()
-    }
-}
-
-fn text_format(format: Format) -> TextFormat {
-    match format {
-        Format::OpenMetrics => TextFormat::OpenMetrics,
-        Format::PrometheusText => TextFormat::Prometheus,
     }
 }
 

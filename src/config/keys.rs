@@ -429,15 +429,14 @@ sections! {
 
     /// How much detail `/metrics` serves (docs/metrics.md, "Series per drive").
     RawMetrics "metrics." {
-        /// buckets of the probe latency histogram: `coarse` = 1, 2, 3, 5 ×
-        /// each decade from 10 µs to 10 s (26 buckets), `full` = 10 per
-        /// decade (62)
-        probe_buckets: Option<String> = Choice<crate::probe::histogram::Buckets> {
+        /// classic buckets of the probe latency histogram on text scrapes:
+        /// `coarse` = 1, 2, 3, 5 × each decade from 10 µs to 10 s (26
+        /// buckets), `full` = 10 per decade (62); a protobuf scrape gets
+        /// the native histogram, and these too only with `+protobuf`
+        /// (for Prometheus' `scrape_classic_histograms`)
+        probe_buckets: Option<String> = Choice<crate::probe::histogram::Classic> {
             default: "coarse",
-            accepted: &[
-                ("coarse", crate::probe::histogram::Buckets::Coarse),
-                ("full", crate::probe::histogram::Buckets::Full),
-            ],
+            accepted: &crate::probe::histogram::Classic::CHOICES,
         } => ["metrics.probe-buckets" "BUCKETS"];
         /// also serve the diagnostic families no shipped alert, rule or
         /// dashboard reads (`ssd_page_supported`, the temperature range

@@ -1,5 +1,5 @@
 //! The HTTP face of the exporter: `/metrics` (content-negotiated, optionally
-//! gzipped), a plain HTML landing page at `/`, and `/healthz`; TLS, basic
+//! gzipped: the body itself is `metrics`'), a plain HTML landing page at `/`, and `/healthz`; TLS, basic
 //! authentication and security headers from the exporter-toolkit web config
 //! file ([`web`]); caps on open connections and on requests in flight,
 //! and the timers that close connections stuck in one state (`limits`).
@@ -10,7 +10,6 @@
 
 pub mod auth;
 mod body;
-pub mod gzip;
 pub mod landing;
 mod limits;
 mod negotiate;
@@ -30,24 +29,7 @@ pub use routes::{DEFAULT_MAX_REQUESTS, MAX_MAX_REQUESTS};
 pub use server::serve;
 pub use timeouts::Timeouts;
 
-/// Exposition format chosen by content negotiation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Format {
-    /// OpenMetrics 1.0.0 text.
-    OpenMetrics,
-    /// The classic Prometheus text format 0.0.4.
-    PrometheusText,
-}
-
-impl Format {
-    /// The `Content-Type` a response in this format carries.
-    pub fn content_type(self) -> &'static str {
-        match self {
-            Format::OpenMetrics => "application/openmetrics-text; version=1.0.0; charset=utf-8",
-            Format::PrometheusText => "text/plain; version=0.0.4; charset=utf-8",
-        }
-    }
-}
+pub use crate::metrics::{Encoding, Format};
 
 /// One drive's line on the landing page: the same row `ssd_exporter check`
 /// prints. Every string may come from the drive itself (model, serial,
@@ -61,21 +43,14 @@ pub use crate::report::Row as DriveRow;
 /// Both methods are called from tokio's blocking pool (see
 /// `routes::call_app`), so an implementation may take a `std::sync` lock.
 pub trait Exposition: Send + Sync + 'static {
-    /// The full metrics body in `format` (encoded from snapshots; never
-    /// touches a drive).
-    fn metrics(&self, format: Format) -> String;
-    /// The same body when it is a copy of text already encoded (only the
-    /// process-wide series are read anew), so the server may build it on
-    /// an async thread; `None` sends the scrape to [`Exposition::metrics`]
-    /// on the encode thread.
-    fn metrics_cached(&self, _format: Format) -> Option<String> {
-        None
-    }
-    /// The body gzipped, when the application can do it better than
-    /// compressing [`Exposition::metrics`] whole (reusing what it
-    /// compressed of text that did not change: [`gzip::Joiner`]); `None`
-    /// to leave it to the server.
-    fn metrics_gzip(&self, _format: Format) -> Option<std::io::Result<Vec<u8>>> {
+    /// The metrics body in `format` and `encoding` (encoded from
+    /// snapshots; never touches a drive); an error only from compressing.
+    fn metrics(&self, format: Format, encoding: Encoding) -> std::io::Result<Vec<u8>>;
+    /// The same body when it is a copy of what is already encoded (only
+    /// the process-wide series are read anew), so the server may build it
+    /// on an async thread; `None` sends the scrape to
+    /// [`Exposition::metrics`] on the encode thread.
+    fn metrics_cached(&self, _format: Format, _encoding: Encoding) -> Option<Vec<u8>> {
         None
     }
     /// The drives for the landing page.

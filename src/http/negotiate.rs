@@ -6,24 +6,36 @@ use super::Format;
 /// Picks the exposition format for an `Accept` header value.
 ///
 /// Each format's quality is the q-value of the most specific media range that
-/// matches it (RFC 9110 §12.5.1); OpenMetrics wins only when its quality is
-/// strictly higher than plain text's, so a missing header, `*/*` or a tie all
-/// give the classic Prometheus text, which every scraper understands.
-/// Media-type parameters other than `q` (such as OpenMetrics' `version`) are
-/// not compared: we serve OpenMetrics 1.0.0 to any OpenMetrics request, as
-/// the Prometheus client libraries do.
+/// matches it (RFC 9110 §12.5.1). A format wins only when its quality is
+/// strictly higher than that of every format more widely read — plain text,
+/// then OpenMetrics, then protobuf — so a missing header, `*/*` or a tie
+/// all give the classic Prometheus text, which every scraper understands.
+/// Media-type parameters other than `q` are not compared for the text
+/// formats (we serve OpenMetrics 1.0.0 to any OpenMetrics request, as the
+/// Prometheus client libraries do); protobuf is matched only with
+/// `proto=io.prometheus.client.MetricFamily` and `encoding=delimited`, the
+/// one framing served (as the Go client's `expfmt.Negotiate` matches it).
 pub fn negotiate(accept: Option<&str>) -> Format {
     let Some(accept) = accept else {
-        return Format::PrometheusText;
+        return Format::Prometheus;
     };
-    let openmetrics = quality(accept, "application", "openmetrics-text");
-    let text = quality(accept, "text", "plain");
-    if openmetrics > text {
+    let text = quality(accept, ("text", "plain"), &[]);
+    let openmetrics = quality(accept, ("application", "openmetrics-text"), &[]);
+    let protobuf = quality(accept, ("application", "vnd.google.protobuf"), &PROTOBUF);
+    if protobuf > text.max(openmetrics) {
+        Format::Protobuf
+    } else if openmetrics > text {
         Format::OpenMetrics
     } else {
-        Format::PrometheusText
+        Format::Prometheus
     }
 }
+
+/// The parameters a protobuf range must carry, values compared exactly.
+const PROTOBUF: [(&str, &str); 2] = [
+    ("proto", "io.prometheus.client.MetricFamily"),
+    ("encoding", "delimited"),
+];
 
 /// Whether an `Accept-Encoding` header value allows a gzip response: an
 /// explicit `gzip` (or legacy `x-gzip`) entry with q > 0, or failing that a
@@ -33,7 +45,7 @@ pub fn accepts_gzip(accept_encoding: Option<&str>) -> bool {
         return false;
     };
     let mut wildcard = None;
-    for (coding, q) in elements(header) {
+    for (coding, _, q) in elements(header) {
         if coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip") {
             return q > 0.0;
         }
@@ -44,14 +56,20 @@ pub fn accepts_gzip(accept_encoding: Option<&str>) -> bool {
     wildcard.is_some_and(|q| q > 0.0)
 }
 
-/// The quality `accept` gives to `kind/sub`: the highest q among the most
-/// specific matching ranges, 0 if nothing matches.
-fn quality(accept: &str, kind: &str, sub: &str) -> f32 {
+/// The quality `accept` gives to `kind/sub` with `params`: the highest q
+/// among the most specific matching ranges, 0 if nothing matches. A type
+/// that needs parameters (protobuf) matches only a range that names it
+/// with them: a wildcard never picks a binary format.
+fn quality(accept: &str, (kind, sub): (&str, &str), params: &[(&str, &str)]) -> f32 {
     let mut best: Option<(u8, f32)> = None;
-    for (range, q) in elements(accept) {
+    for (range, given, q) in elements(accept) {
         let Some(specificity) = specificity(range, kind, sub) else {
             continue;
         };
+        let named = specificity == 2 && params.iter().all(|&p| has_param(given, p));
+        if !params.is_empty() && !named {
+            continue;
+        }
         best = match best {
             Some((s, _)) if s > specificity => best,
             Some((s, bq)) if s == specificity => Some((s, bq.max(q))),
@@ -59,6 +77,16 @@ fn quality(accept: &str, kind: &str, sub: &str) -> f32 {
         };
     }
     best.map_or(0.0, |(_, q)| q)
+}
+
+/// Whether the parameters of a range (`a=b;c=d`, as given) include `name`
+/// (any case) with exactly `value` (optionally quoted).
+fn has_param(params: &str, (name, value): (&str, &str)) -> bool {
+    params.split(';').any(|p| {
+        p.split_once('=').is_some_and(|(n, v)| {
+            n.trim().eq_ignore_ascii_case(name) && v.trim().trim_matches('"') == value
+        })
+    })
 }
 
 /// 2 for an exact match, 1 for `kind/*`, 0 for `*/*`, `None` for no match.
@@ -78,17 +106,18 @@ fn specificity(range: &str, kind: &str, sub: &str) -> Option<u8> {
     }
 }
 
-/// Splits a comma-separated header into `(value, q)` pairs. An element whose
-/// q-value does not parse is dropped rather than guessed at.
-fn elements(header: &str) -> impl Iterator<Item = (&str, f32)> {
+/// Splits a comma-separated header into `(value, parameters, q)`, the
+/// parameters as given (after the value's `;`). An element whose q-value
+/// does not parse is dropped rather than guessed at.
+fn elements(header: &str) -> impl Iterator<Item = (&str, &str, f32)> {
     header.split(',').filter_map(|element| {
-        let mut parts = element.split(';');
-        let value = parts.next()?.trim();
+        let (value, params) = element.split_once(';').unwrap_or((element, ""));
+        let value = value.trim();
         if value.is_empty() {
             return None;
         }
         let mut q = 1.0;
-        for param in parts {
+        for param in params.split(';') {
             let Some((name, v)) = param.split_once('=') else {
                 continue;
             };
@@ -96,7 +125,7 @@ fn elements(header: &str) -> impl Iterator<Item = (&str, f32)> {
                 q = parse_q(v.trim())?;
             }
         }
-        Some((value, q))
+        Some((value, params, q))
     })
 }
 

@@ -19,13 +19,10 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::io::Write as _;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use flate2::Compression;
-use flate2::write::GzEncoder;
 use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -33,7 +30,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use super::auth::Verdict;
 use super::body::Body;
 use super::limits::{InRequest, Tracker};
-use super::{Exposition, Format, ServerConfig, accepts_gzip, landing, negotiate};
+use super::{Encoding, Exposition, Format, ServerConfig, accepts_gzip, landing, negotiate};
 
 /// A body made this recently is reused while a response still holds it;
 /// an older one is made anew, so a peer that holds responses open cannot
@@ -53,12 +50,12 @@ pub const MAX_MAX_REQUESTS: usize = 4096;
 /// if the application panicked.
 type Encoded = Arc<Option<Result<Bytes, String>>>;
 
-/// The scrapes waiting for the encode in flight, per (format, gzip).
-type Waiting = HashMap<(Format, bool), Vec<tokio::sync::oneshot::Sender<Encoded>>>;
+/// The scrapes waiting for the encode in flight, per format and encoding.
+type Waiting = HashMap<(Format, Encoding), Vec<tokio::sync::oneshot::Sender<Encoded>>>;
 
-/// The last body made per (format, gzip): when, and a handle that is
+/// The last body made per format and encoding: when, and a handle that is
 /// alive while a response holds it.
-type Recent = HashMap<(Format, bool), (Instant, Weak<Vec<u8>>)>;
+type Recent = HashMap<(Format, Encoding), (Instant, Weak<Vec<u8>>)>;
 
 /// What every connection shares.
 pub(crate) struct Shared {
@@ -92,7 +89,7 @@ impl Shared {
     }
 
     /// The body for `key` a response made within [`SHARE_FOR`] still holds.
-    fn shared_body(&self, key: (Format, bool)) -> Option<Bytes> {
+    fn shared_body(&self, key: (Format, Encoding)) -> Option<Bytes> {
         let recent = self.recent();
         let (made, body) = recent.get(&key)?;
         let body = body.upgrade().filter(|_| made.elapsed() < SHARE_FOR)?;
@@ -100,7 +97,7 @@ impl Shared {
     }
 
     /// `body` as the one buffer later responses for `key` may share.
-    fn remember(&self, key: (Format, bool), body: Vec<u8>) -> Bytes {
+    fn remember(&self, key: (Format, Encoding), body: Vec<u8>) -> Bytes {
         let body = Arc::new(body);
         self.recent()
             .insert(key, (Instant::now(), Arc::downgrade(&body)));
@@ -126,8 +123,8 @@ impl Shared {
 
     /// Scrapes waiting for the encode in flight for `format` (tests).
     #[cfg(test)]
-    pub(crate) fn waiters(&self, format: Format, gzip: bool) -> usize {
-        self.waiting().get(&(format, gzip)).map_or(0, Vec::len)
+    pub(crate) fn waiters(&self, format: Format, encoding: Encoding) -> usize {
+        self.waiting().get(&(format, encoding)).map_or(0, Vec::len)
     }
 }
 
@@ -250,14 +247,14 @@ async fn route<B>(shared: &Arc<Shared>, req: Request<B>) -> Response<Body> {
     resp.map(|body| body.holding(Some(permit)))
 }
 
-/// The body for (`format`, `gzip`): joins the encode in flight, or starts
-/// one. The encode runs in a task of its own, so a scraper that hangs up
-/// does not cancel it for the others waiting.
-async fn shared_encode(shared: &Arc<Shared>, format: Format, gzip: bool) -> Encoded {
+/// The body for `key` (format, encoding): joins the encode in flight, or
+/// starts one. The encode runs in a task of its own, so a scraper that
+/// hangs up does not cancel it for the others waiting.
+async fn shared_encode(shared: &Arc<Shared>, key: (Format, Encoding)) -> Encoded {
     let (tx, rx) = tokio::sync::oneshot::channel();
     let first = {
         let mut waiting = shared.waiting();
-        let list = waiting.entry((format, gzip)).or_default();
+        let list = waiting.entry(key).or_default();
         list.push(tx);
         list.len() == 1
     };
@@ -265,17 +262,12 @@ async fn shared_encode(shared: &Arc<Shared>, format: Format, gzip: bool) -> Enco
         let shared = Arc::clone(shared);
         tokio::spawn(async move {
             let encoded = call_app(&shared, move |app| {
-                if !gzip {
-                    return Ok(app.metrics(format).into_bytes());
-                }
-                app.metrics_gzip(format)
-                    .unwrap_or_else(|| gzip_bytes(app.metrics(format).as_bytes()))
-                    .map_err(|e| e.to_string())
+                app.metrics(key.0, key.1).map_err(|e| e.to_string())
             })
             .await;
-            let encoded = encoded.map(|r| r.map(|body| shared.remember((format, gzip), body)));
+            let encoded = encoded.map(|r| r.map(|body| shared.remember(key, body)));
             let encoded: Encoded = Arc::new(encoded);
-            let waiters = shared.waiting().remove(&(format, gzip)).unwrap_or_default();
+            let waiters = shared.waiting().remove(&key).unwrap_or_default();
             for w in waiters {
                 let _ = w.send(Arc::clone(&encoded));
             }
@@ -286,12 +278,17 @@ async fn shared_encode(shared: &Arc<Shared>, format: Format, gzip: bool) -> Enco
 
 async fn metrics(shared: &Arc<Shared>, headers: &HeaderMap) -> Response<Body> {
     let format = negotiate(joined(headers, &header::ACCEPT).as_deref());
-    let gzip = accepts_gzip(joined(headers, &header::ACCEPT_ENCODING).as_deref());
-    let encoded = match shared.shared_body((format, gzip)) {
+    let encoding = if accepts_gzip(joined(headers, &header::ACCEPT_ENCODING).as_deref()) {
+        Encoding::Gzip
+    } else {
+        Encoding::Identity
+    };
+    let key = (format, encoding);
+    let encoded = match shared.shared_body(key) {
         Some(body) => Arc::new(Some(Ok(body))),
-        None => match cached(shared, format, gzip) {
+        None => match cached(shared, key) {
             Some(body) => Arc::new(Some(Ok(body))),
-            None => shared_encode(shared, format, gzip).await,
+            None => shared_encode(shared, key).await,
         },
     };
     let body = match encoded.as_ref() {
@@ -314,22 +311,19 @@ async fn metrics(shared: &Arc<Shared>, headers: &HeaderMap) -> Response<Body> {
     set(&mut resp, header::CONTENT_TYPE, format.content_type());
     // The body depends on both negotiated headers; caches must key on them.
     set(&mut resp, header::VARY, "Accept, Accept-Encoding");
-    if gzip {
+    if encoding == Encoding::Gzip {
         set(&mut resp, header::CONTENT_ENCODING, "gzip");
     }
     resp
 }
 
-/// A copy of cached text, built here on the async thread (handing it to
-/// the encode thread and back would cost more than the copy); `None` when
-/// something needs encoding, or for gzip.
-fn cached(shared: &Shared, format: Format, gzip: bool) -> Option<Bytes> {
-    if gzip {
-        return None;
-    }
+/// A copy of what is already encoded, built here on the async thread
+/// (handing it to the encode thread and back would cost more than the
+/// copy); `None` when something needs encoding or compressing.
+fn cached(shared: &Shared, key: (Format, Encoding)) -> Option<Bytes> {
     let app = std::panic::AssertUnwindSafe(&shared.app);
-    let text = std::panic::catch_unwind(|| app.metrics_cached(format)).ok()??;
-    Some(shared.remember((format, gzip), text.into_bytes()))
+    let body = std::panic::catch_unwind(|| app.metrics_cached(key.0, key.1)).ok()??;
+    Some(shared.remember(key, body))
 }
 
 async fn landing_page(shared: &Shared) -> Response<Body> {
@@ -366,12 +360,6 @@ where
         }
         Err(_) => None,
     }
-}
-
-fn gzip_bytes(data: &[u8]) -> std::io::Result<Vec<u8>> {
-    let mut encoder = GzEncoder::new(Vec::with_capacity(data.len() / 4), Compression::fast());
-    encoder.write_all(data)?;
-    encoder.finish()
 }
 
 fn not_found(path: &str, telemetry_path: &str) -> Response<Body> {

@@ -11,11 +11,11 @@
 //! of everything writes (a test compares the two byte for byte).
 
 use std::collections::HashMap;
-use std::ops::Range;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
+use super::pieces::{Pieces, assemble, walk};
 use super::process::ProcessStats;
-use super::{BuildInfo, Detail, Exposition, Parts, TextFormat, probe_restarts, shown};
+use super::{BuildInfo, Detail, Exposition, Format, Parts, probe_restarts, shown};
 use crate::probe::fleet::ProbeView;
 use crate::snapshot::DriveSnapshot;
 
@@ -29,7 +29,7 @@ pub struct Cache {
     probes: Mutex<Option<ProbePart>>,
     /// Per format, the drives' pieces the last [`Cache::encode_segments`]
     /// was of and its stable runs.
-    segments: Mutex<[Option<DriveRuns>; 2]>,
+    segments: Mutex<[Option<DriveRuns>; 3]>,
 }
 
 /// The drives' runs of a body and what they were cut from.
@@ -41,7 +41,7 @@ struct DriveRuns {
     /// drives' families into runs, so the same pieces make other runs when
     /// these differ (probes of no monitored drive coming or going).
     cuts: Vec<usize>,
-    runs: Vec<Arc<String>>,
+    runs: Vec<Arc<Vec<u8>>>,
 }
 
 /// A run of whole families of the body. `stable` runs are made of the
@@ -51,7 +51,7 @@ struct DriveRuns {
 /// read anew for (nearly) every scrape.
 #[derive(Debug, Clone)]
 pub struct Segment {
-    pub text: Arc<String>,
+    pub text: Arc<Vec<u8>>,
     pub stable: bool,
 }
 
@@ -89,8 +89,8 @@ impl ProbeKey {
     }
 }
 
-/// Pieces per format (`OpenMetrics`, `Prometheus`), encoded on first use.
-type PerFormat = [Option<Arc<Pieces>>; 2];
+/// Pieces per [`Format`], encoded on first use.
+type PerFormat = [Option<Arc<Pieces>>; 3];
 
 #[derive(Debug)]
 struct Entry {
@@ -99,16 +99,6 @@ struct Entry {
     /// The drive's probes' restarts, also in its text.
     probe_restarts: Option<u64>,
     text: PerFormat,
-}
-
-/// One encode's text, split at its families.
-#[derive(Debug)]
-struct Pieces {
-    /// Shared by the drives encoded together.
-    text: Arc<String>,
-    /// Per family written, in order: its index in [`order`], the byte
-    /// range of its HELP/TYPE/UNIT lines and that of its series.
-    families: Vec<(usize, Range<usize>, Range<usize>)>,
 }
 
 impl Cache {
@@ -121,8 +111,8 @@ impl Cache {
         drives: Vec<Arc<DriveSnapshot>>,
         probes: Arc<Vec<ProbeView>>,
         build: &BuildInfo,
-        format: TextFormat,
-    ) -> String {
+        format: Format,
+    ) -> Vec<u8> {
         let all = drives.clone();
         self.body(drives, Arc::clone(&probes), build, format, true)
             .unwrap_or_else(|| {
@@ -132,7 +122,7 @@ impl Cache {
                 static LOGGED: std::sync::Once = std::sync::Once::new();
                 LOGGED.call_once(|| {
                     tracing::error!(
-                        "splitting the metrics text failed; encoding it whole (every scrape from now on that hits this)"
+                        "splitting the metrics body failed; encoding it whole (every scrape from now on that hits this)"
                     );
                 });
                 super::encode(all, probes.to_vec(), build, format)
@@ -148,8 +138,8 @@ impl Cache {
         drives: Vec<Arc<DriveSnapshot>>,
         probes: Arc<Vec<ProbeView>>,
         build: &BuildInfo,
-        format: TextFormat,
-    ) -> Option<String> {
+        format: Format,
+    ) -> Option<Vec<u8>> {
         self.body(drives, probes, build, format, false)
     }
 
@@ -160,9 +150,9 @@ impl Cache {
         drives: Vec<Arc<DriveSnapshot>>,
         probes: Arc<Vec<ProbeView>>,
         build: &BuildInfo,
-        format: TextFormat,
+        format: Format,
         fill_missing: bool,
-    ) -> Option<String> {
+    ) -> Option<Vec<u8>> {
         let parts = self.parts(drives, probes, build, format, fill_missing)?;
         Some(assemble(&parts, format))
     }
@@ -175,11 +165,11 @@ impl Cache {
         drives: Vec<Arc<DriveSnapshot>>,
         probes: Arc<Vec<ProbeView>>,
         build: &BuildInfo,
-        format: TextFormat,
+        format: Format,
     ) -> Option<Vec<Segment>> {
         let parts = self.parts(drives, probes, build, format, true)?;
         let mut memo = lock(&self.segments, true)?;
-        let slot = &mut memo[format as usize];
+        let slot = &mut memo[format.index()];
         // The drives' runs are the same text while every drive's pieces
         // are (the same `Arc`s: their snapshots did not change) and the
         // other parts cut them at the same families.
@@ -224,7 +214,7 @@ impl Cache {
         drives: Vec<Arc<DriveSnapshot>>,
         probes: Arc<Vec<ProbeView>>,
         build: &BuildInfo,
-        format: TextFormat,
+        format: Format,
         fill_missing: bool,
     ) -> Option<Vec<Arc<Pieces>>> {
         let monitored = drives.len();
@@ -250,7 +240,7 @@ impl Cache {
                 let entry = cache.get(&d.device);
                 let current =
                     entry.filter(|e| Arc::ptr_eq(&e.snap, d) && e.probe_restarts == restarts(d));
-                parts.push(current?.text[format as usize].clone()?);
+                parts.push(current?.text[format.index()].clone()?);
             }
             if fill_missing {
                 let shown: std::collections::HashSet<&str> =
@@ -259,14 +249,9 @@ impl Cache {
             }
         }
         let globals = Exposition {
-            parts: Parts::Globals,
-            drives: Vec::new(),
-            probes: Vec::new(),
-            probe_restarts: HashMap::new(),
-            build: build.clone(),
             monitored,
             process: ProcessStats::read(),
-            families: Arc::default(),
+            ..Exposition::of(Parts::Globals, build.clone())
         };
         parts.insert(0, probe_part);
         parts.insert(0, Arc::new(Pieces::of(globals, format)?));
@@ -279,7 +264,7 @@ impl Cache {
         drives: &[Arc<DriveSnapshot>],
         pending: Vec<String>,
         probes: Arc<Vec<ProbeView>>,
-        (format, detail): (TextFormat, Detail),
+        (format, detail): (Format, Detail),
         fill_missing: bool,
     ) -> Option<Arc<Pieces>> {
         let mut cached = lock(&self.probes, fill_missing)?;
@@ -298,12 +283,12 @@ impl Cache {
             *cached = Some((
                 Arc::clone(&probes),
                 ProbeKey::of(drives, pending),
-                [None, None],
+                [None, None, None],
             ));
         }
         let (_, ProbeKey { pending, .. }, per_format) =
             cached.as_mut().map(|(p, k, f)| (p, k, f))?;
-        let slot = &mut per_format[format as usize];
+        let slot = &mut per_format[format.index()];
         if slot.is_none() && fill_missing {
             // Copied only when some must wait (see `held_back`).
             let probes: std::borrow::Cow<'_, [ProbeView]> = if pending.is_empty() {
@@ -312,7 +297,10 @@ impl Cache {
                 let shown = probes.iter().filter(|p| !pending.contains(&p.drive));
                 std::borrow::Cow::Owned(shown.cloned().collect())
             };
-            let direct = super::probe_text::write(drives, &probes, detail, format)
+            let direct = format
+                .is_text()
+                .then(|| super::probe_text::write(drives, &probes, detail, format))
+                .flatten()
                 .and_then(|(text, families)| Pieces::written(text, families));
             if let Some(p) = direct {
                 *slot = Some(Arc::new(p));
@@ -320,17 +308,9 @@ impl Cache {
             }
             let probes = probes.into_owned();
             let e = Exposition {
-                parts: Parts::Probes,
                 drives: drives.to_vec(),
                 probes,
-                probe_restarts: HashMap::new(),
-                build: BuildInfo {
-                    detail,
-                    ..BuildInfo::default()
-                },
-                monitored: 0,
-                process: None,
-                families: Arc::default(),
+                ..Exposition::of(Parts::Probes, BuildInfo::detailed(detail))
             };
             *slot = Pieces::of(e, format).map(Arc::new);
         }
@@ -359,7 +339,7 @@ fn fill(
     cache: &mut HashMap<String, Entry>,
     drives: &[Arc<DriveSnapshot>],
     probe_restarts: impl Fn(&DriveSnapshot) -> Option<u64>,
-    (format, detail): (TextFormat, Detail),
+    (format, detail): (Format, Detail),
 ) {
     let mut stale = Vec::new();
     for d in drives {
@@ -367,13 +347,13 @@ fn fill(
         let fresh = || Entry {
             snap: Arc::clone(d),
             probe_restarts: restarts,
-            text: [None, None],
+            text: [None, None, None],
         };
         let entry = cache.entry(d.device.clone()).or_insert_with(fresh);
         if !Arc::ptr_eq(&entry.snap, d) || entry.probe_restarts != restarts {
             *entry = fresh();
         }
-        if entry.text[format as usize].is_none() {
+        if entry.text[format.index()].is_none() {
             stale.push(Arc::clone(d));
         }
     }
@@ -381,183 +361,21 @@ fn fill(
         return;
     }
     let e = Exposition {
-        parts: Parts::Drives,
         probe_restarts: stale
             .iter()
             .filter_map(|d| Some((d.device.clone(), probe_restarts(d)?)))
             .collect(),
         drives: stale.clone(),
-        probes: Vec::new(),
-        build: BuildInfo {
-            detail,
-            ..BuildInfo::default()
-        },
-        monitored: 0,
-        process: None,
-        families: Arc::default(),
+        ..Exposition::of(Parts::Drives, BuildInfo::detailed(detail))
     };
-    let Some(pieces) = Pieces::of(e, format).and_then(|p| p.per_drive(&stale)) else {
+    let Some(pieces) = Pieces::of_drives(e, &stale, format) else {
         return;
     };
     for (d, p) in stale.iter().zip(pieces) {
         if let Some(entry) = cache.get_mut(&d.device) {
-            entry.text[format as usize] = Some(Arc::new(p));
+            entry.text[format.index()] = Some(Arc::new(p));
         }
     }
-}
-
-/// `name`'s index in [`order`], looked for from `cursor` on, which then
-/// moves past it: any encode asks for its families in the order's order,
-/// so a text's families are placed by walking the order once. `None` if
-/// `name` is not further on (a bug).
-fn place(cursor: &mut usize, name: &str) -> Option<usize> {
-    let order = order();
-    let i = *cursor + order[*cursor..].iter().position(|&n| n == name)?;
-    *cursor = i + 1;
-    Some(i)
-}
-
-/// Every family's name, in the order an encode asks for them.
-fn order() -> &'static [&'static str] {
-    static ORDER: OnceLock<Vec<&'static str>> = OnceLock::new();
-    ORDER.get_or_init(|| {
-        // Nothing to encode, but every family is asked for (the process
-        // ones only when there are stats to show).
-        let stats = ProcessStats {
-            cpu_seconds: 0.0,
-            resident_bytes: 0.0,
-            virtual_bytes: 0.0,
-            threads: 0.0,
-            open_fds: Some(0.0),
-            max_fds: Some(0.0),
-            start_time_seconds: Some(0.0),
-        };
-        let e = Exposition {
-            parts: Parts::All,
-            drives: Vec::new(),
-            probes: Vec::new(),
-            probe_restarts: HashMap::new(),
-            build: BuildInfo::default(),
-            monitored: 0,
-            process: Some(stats),
-            families: Arc::default(),
-        };
-        let (_, families) = e.encode_text(TextFormat::Prometheus);
-        families.into_iter().map(|(name, _)| name).collect()
-    })
-}
-
-impl Pieces {
-    /// Text written with its families at hand ([`super::probe_text`]);
-    /// `None` if they are not in the order's order (a bug).
-    fn written(text: String, families: super::probe_text::Families) -> Option<Self> {
-        let mut cursor = 0;
-        let families = families
-            .into_iter()
-            .map(|(name, head, body)| Some((place(&mut cursor, name)?, head, body)))
-            .collect::<Option<_>>()?;
-        Some(Self {
-            text: Arc::new(text),
-            families,
-        })
-    }
-
-    /// Encodes `e` and splits its text at each `# HELP` line; `None` if
-    /// the blocks do not match the families it wrote (a bug).
-    fn of(e: Exposition, format: TextFormat) -> Option<Self> {
-        let (mut text, families) = e.encode_text(format);
-        text.shrink_to_fit();
-        let mut cursor = 0;
-        let mut written = families
-            .into_iter()
-            .filter(|f| f.1)
-            .map(|(name, _)| place(&mut cursor, name));
-        let mut out = Vec::new();
-        // (family, header start, series start) of the family being read.
-        let mut open: Option<(usize, usize, usize)> = None;
-        // Comment lines only (HELP, TYPE, UNIT, EOF): a series line never
-        // starts with `#`, and a `#` inside a label value is not at the
-        // start of a line.
-        let starts = std::iter::once(0)
-            .chain(memchr::memmem::find_iter(text.as_bytes(), b"\n#").map(|i| i + 1));
-        for at in starts.filter(|&at| text[at..].starts_with('#')) {
-            let line = &text[at..];
-            let end = at + memchr::memchr(b'\n', line.as_bytes()).map_or(line.len(), |n| n + 1);
-            if line.starts_with("# HELP ") || line.starts_with("# EOF") {
-                if let Some((i, head, body)) = open.take() {
-                    out.push((i, head..body, body..at));
-                }
-                if line.starts_with("# HELP ") {
-                    open = Some((written.next()??, at, end));
-                }
-            } else if let Some(o) = open.as_mut() {
-                // TYPE and UNIT belong to the header.
-                o.2 = end;
-            }
-        }
-        if let Some((i, head, body)) = open {
-            out.push((i, head..body, body..text.len()));
-        }
-        if written.next().is_some() {
-            return None;
-        }
-        Some(Self {
-            text: Arc::new(text),
-            families: out,
-        })
-    }
-
-    /// Splits the text of `drives`, encoded together, into each drive's
-    /// pieces: within a family, each drive's series are one run of lines,
-    /// in drive order, each line's first label its `device`. `None` if a
-    /// line is not of the next drives (a bug).
-    fn per_drive(self, drives: &[Arc<DriveSnapshot>]) -> Option<Vec<Pieces>> {
-        let text = self.text.as_str();
-        let mut out: Vec<Pieces> = drives
-            .iter()
-            .map(|_| Pieces {
-                text: Arc::clone(&self.text),
-                families: Vec::with_capacity(self.families.len()),
-            })
-            .collect();
-        // One pass per family over the `{device="` of its lines; a run
-        // ends where a line names another drive.
-        let bytes = text.as_bytes();
-        let label = memchr::memmem::Finder::new(b"{device=\"");
-        for (i, head, body) in &self.families {
-            let mut next = 0;
-            let mut run: Option<(usize, usize)> = None;
-            for hit in label.find_iter(&bytes[body.clone()]) {
-                let at = body.start + hit;
-                let value = at + label.needle().len();
-                if run.is_some_and(|(j, _)| names(bytes, value, &drives[j].device)) {
-                    continue;
-                }
-                // This line starts after the newline before its label.
-                let from = run.map_or(body.start, |(_, start)| start);
-                let line = memchr::memrchr(b'\n', &bytes[from..at]).map_or(from, |n| from + n + 1);
-                if let Some((j, start)) = run {
-                    out[j].families.push((*i, head.clone(), start..line));
-                }
-                while !names(bytes, value, &drives.get(next)?.device) {
-                    next += 1;
-                }
-                run = Some((next, line));
-                next += 1;
-            }
-            match run {
-                Some((j, start)) => out[j].families.push((*i, head.clone(), start..body.end)),
-                None => return None,
-            }
-        }
-        Some(out)
-    }
-}
-
-/// Whether the label value at `at` is `name` (then its closing quote).
-fn names(bytes: &[u8], at: usize, name: &str) -> bool {
-    let end = at + name.len();
-    bytes.get(at..end) == Some(name.as_bytes()) && bytes.get(end) == Some(&b'"')
 }
 
 /// The body as [`Segment`]s: [`assemble`]'s text cut where a family's
@@ -567,18 +385,18 @@ fn names(bytes: &[u8], at: usize, name: &str) -> bool {
 /// only the other runs are built; `None` if `kept` does not fit (a bug).
 fn segments(
     parts: &[Arc<Pieces>],
-    format: TextFormat,
-    kept: Option<&[Arc<String>]>,
+    format: Format,
+    kept: Option<&[Arc<Vec<u8>>]>,
 ) -> Option<Vec<Segment>> {
     let mut out: Vec<Segment> = Vec::with_capacity(6);
     let reuse = kept.is_some();
     let mut kept = kept.map(|k| k.iter());
-    let mut run = String::new();
+    let mut run = Vec::new();
     // Whether the open run has any text (a kept one's is not copied).
     let mut open = false;
     let mut stable = false;
     let mut short = false;
-    let mut close = |out: &mut Vec<Segment>, run: &mut String, stable: bool| {
+    let mut close = |out: &mut Vec<Segment>, run: &mut Vec<u8>, stable: bool| {
         let text = match kept.as_mut() {
             Some(k) if stable => k.next().map(Arc::clone),
             _ => Some(Arc::new(std::mem::take(run))),
@@ -588,7 +406,7 @@ fn segments(
             None => short = true,
         }
     };
-    walk(parts, |part, text| {
+    walk(parts, format, |part, text| {
         let from_drives = part >= 2;
         if from_drives != stable && open {
             close(&mut out, &mut run, stable);
@@ -597,16 +415,16 @@ fn segments(
         stable = from_drives;
         open |= !text.is_empty();
         if !(reuse && from_drives) {
-            run.push_str(text);
+            run.extend_from_slice(text);
         }
     });
-    if format == TextFormat::OpenMetrics {
+    if format == Format::OpenMetrics {
         if stable && open {
             close(&mut out, &mut run, stable);
         }
         stable = false;
         open = true;
-        run.push_str("# EOF\n");
+        run.extend_from_slice(b"# EOF\n");
     }
     if open {
         close(&mut out, &mut run, stable);
@@ -615,45 +433,6 @@ fn segments(
     // lose or repeat text: a bug).
     let left = kept.as_mut().is_some_and(|k| k.next().is_some());
     (!short && !left).then_some(out)
-}
-
-/// The body: family by family, its header once, then every part's series.
-fn assemble(parts: &[Arc<Pieces>], format: TextFormat) -> String {
-    let len: usize = parts
-        .iter()
-        .flat_map(|p| &p.families)
-        .map(|(_, head, body)| head.len() + body.len())
-        .sum();
-    let mut out = String::with_capacity(len + 8);
-    walk(parts, |_, text| out.push_str(text));
-    if format == TextFormat::OpenMetrics {
-        out.push_str("# EOF\n");
-    }
-    out
-}
-
-/// Hands the body's text to `f` in order, each piece with the index of the
-/// part it is of: family by family, its header once (from the first part
-/// that has the family), then every part's series.
-fn walk<'a>(parts: &'a [Arc<Pieces>], mut f: impl FnMut(usize, &'a str)) {
-    let mut next = vec![0usize; parts.len()];
-    for family in 0..order().len() {
-        let mut header = false;
-        for (k, (p, n)) in parts.iter().zip(next.iter_mut()).enumerate() {
-            let Some((i, head, body)) = p.families.get(*n) else {
-                continue;
-            };
-            if *i != family {
-                continue;
-            }
-            if !header {
-                f(k, &p.text[head.clone()]);
-                header = true;
-            }
-            f(k, &p.text[body.clone()]);
-            *n += 1;
-        }
-    }
 }
 
 #[cfg(test)]

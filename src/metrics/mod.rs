@@ -22,15 +22,20 @@ use crate::probe::fleet::ProbeView;
 use crate::snapshot::DriveSnapshot;
 
 mod ata;
+mod body;
 mod cache;
 mod collection;
+mod format;
+pub mod gzip;
 mod health;
 mod nvme;
 mod nvme_ocp;
+mod pieces;
 mod place;
 mod probe;
 mod probe_text;
 mod process;
+mod proto;
 mod reload;
 mod scsi;
 mod selftest;
@@ -38,16 +43,11 @@ mod tables;
 mod verdict;
 mod workers;
 
+pub use body::Bodies;
 pub use cache::{Cache, Segment};
+pub use format::{Encoding, Format};
 pub use reload::ConfigReloads;
 pub use workers::{PollWorkers, WorkerState};
-
-/// Exposition formats (`/metrics` content negotiation picks one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TextFormat {
-    OpenMetrics,
-    Prometheus,
-}
 
 /// What the exporter says of itself: version and revision for
 /// `ssd_exporter_build_info`, its state file's counters
@@ -70,8 +70,8 @@ pub struct BuildInfo {
 /// drive costs its scraper as few series as that allows.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Detail {
-    /// `metrics.probe_buckets`: the probe histogram's buckets.
-    pub probe_buckets: crate::probe::histogram::Buckets,
+    /// `metrics.probe_buckets`: the probe histogram's classic buckets.
+    pub probe_buckets: crate::probe::histogram::Classic,
     /// `metrics.diagnostics`: also the [`DIAGNOSTICS`] families, and every
     /// lazily served series from 0 (see [`Detail::lazy`]).
     pub diagnostics: bool,
@@ -137,6 +137,16 @@ pub const LAZY: [&str; 7] = [
     "ssd_endurance_group_critical_warning",
 ];
 
+impl BuildInfo {
+    /// The defaults with `detail`.
+    fn detailed(detail: Detail) -> Self {
+        Self {
+            detail,
+            ..Self::default()
+        }
+    }
+}
+
 impl Default for BuildInfo {
     fn default() -> Self {
         Self {
@@ -154,13 +164,14 @@ impl Default for BuildInfo {
 /// its first poll has finished, overrun its deadline or been skipped
 /// (standby), so its series never show a half-known identity;
 /// `ssd_exporter_devices` counts it from discovery on. The server encodes
-/// through a [`Cache`], which gives the same text; this is its reference.
+/// through a [`Cache`], which gives the same body; this is its reference,
+/// every byte written by prometheus-client's encoders.
 pub fn encode(
     drives: Vec<Arc<DriveSnapshot>>,
     probes: Vec<ProbeView>,
     build: &BuildInfo,
-    format: TextFormat,
-) -> String {
+    format: Format,
+) -> Vec<u8> {
     let monitored = drives.len();
     let probes = held_back(&drives, probes);
     let probe_restarts = probe_restarts(&probes);
@@ -173,8 +184,20 @@ pub fn encode(
         monitored,
         process: process::ProcessStats::read(),
         families: Arc::default(),
+        format,
     };
-    e.encode_text(format).0
+    e.encode(format).0
+}
+
+/// [`encode`] in a text format, as text (tests).
+#[cfg(test)]
+pub(crate) fn encode_string(
+    drives: Vec<Arc<DriveSnapshot>>,
+    probes: Vec<ProbeView>,
+    build: &BuildInfo,
+    format: Format,
+) -> String {
+    String::from_utf8(encode(drives, probes, build, format)).expect("a text format")
 }
 
 /// The drives whose series are served (see [`encode`]).
@@ -278,12 +301,44 @@ struct Exposition {
     /// After an encode, every family it was asked for in order, and
     /// whether it wrote it.
     families: Arc<Mutex<Vec<(&'static str, bool)>>>,
+    /// The format being encoded (set by the encode).
+    format: Format,
 }
 
 impl Exposition {
-    /// The text in `format`, and the families asked for in order (`true`
+    /// An exposition of `parts` with nothing to encode yet.
+    fn of(parts: Parts, build: BuildInfo) -> Self {
+        Exposition {
+            parts,
+            drives: Vec::new(),
+            probes: Vec::new(),
+            probe_restarts: HashMap::new(),
+            build,
+            monitored: 0,
+            process: None,
+            families: Arc::default(),
+            format: Format::Prometheus,
+        }
+    }
+
+    /// The body in `format`, and the families asked for in order (`true`
     /// where written).
-    fn encode_text(self, format: TextFormat) -> (String, Vec<(&'static str, bool)>) {
+    fn encode(self, format: Format) -> (Vec<u8>, Vec<(&'static str, bool)>) {
+        if format == Format::Protobuf {
+            let (families, noted) = self.encode_protobuf();
+            let mut out = Vec::new();
+            for f in families.unwrap_or_default() {
+                proto::delimited(&f, &mut out);
+            }
+            return (out, noted);
+        }
+        let (text, noted) = self.encode_text(format);
+        (text.into_bytes(), noted)
+    }
+
+    /// The text in a text `format`, and the families asked for in order.
+    fn encode_text(mut self, format: Format) -> (String, Vec<(&'static str, bool)>) {
+        self.format = format;
         let families = Arc::clone(&self.families);
         // About 7 KiB per drive (Kingston DC2000B: 6.8) and up to 16 per
         // probe (two ops' histograms), a few for the rest.
@@ -295,10 +350,8 @@ impl Exposition {
         let mut registry = Registry::default();
         registry.register_collector(Box::new(self));
         let result = match format {
-            TextFormat::OpenMetrics => {
-                prometheus_client::encoding::text::encode(&mut out, &registry)
-            }
-            TextFormat::Prometheus => {
+            Format::OpenMetrics => prometheus_client::encoding::text::encode(&mut out, &registry),
+            Format::Prometheus | Format::Protobuf => {
                 prometheus_client::encoding::prometheus_text::encode(&mut out, &registry)
             }
         };
@@ -311,6 +364,21 @@ impl Exposition {
         let families = std::mem::take(&mut *families.lock().unwrap_or_else(|e| e.into_inner()));
         (out, families)
     }
+
+    /// The families prometheus-client's protobuf encoder makes (`None` on
+    /// an encoding error, logged), and the families asked for in order.
+    fn encode_protobuf(mut self) -> (Option<Vec<proto::Family>>, Vec<(&'static str, bool)>) {
+        self.format = Format::Protobuf;
+        let families = Arc::clone(&self.families);
+        let mut registry = Registry::default();
+        registry.register_collector(Box::new(self));
+        let result = prometheus_client::encoding::prometheus_protobuf::encode(&registry);
+        if let Err(e) = &result {
+            tracing::error!("encoding metrics failed: {e}");
+        }
+        let noted = std::mem::take(&mut *families.lock().unwrap_or_else(|e| e.into_inner()));
+        (result.ok(), noted)
+    }
 }
 
 /// The library's descriptor encoder, noting every family asked for.
@@ -318,6 +386,7 @@ pub(crate) struct Enc<'a, 'b> {
     inner: &'a mut DescriptorEncoder<'b>,
     families: Vec<(&'static str, bool)>,
     detail: Detail,
+    format: Format,
 }
 
 impl Enc<'_, '_> {
@@ -337,6 +406,7 @@ impl Collector for Exposition {
             inner: &mut inner,
             families: Vec::with_capacity(96),
             detail: self.build.detail,
+            format: self.format,
         };
         let result = self.encode_parts(&mut enc);
         *self.families.lock().unwrap_or_else(|e| e.into_inner()) = enc.families;

@@ -4,10 +4,13 @@ use std::fmt;
 
 use prometheus_client::metrics::MetricType;
 
-use prometheus_client::encoding::{EncodeLabel, EncodeLabelSet, LabelSetEncoder};
+use prometheus_client::encoding::{
+    EncodeLabel, EncodeLabelSet, LabelSetEncoder, NativeHistogram, NativeHistogramBuckets,
+};
 
-use super::{Enc, Exposition, Wide, counter, family};
+use super::{Enc, Exposition, Format, Wide, counter, family};
 use crate::probe::fleet::{OpView, ProbeView};
+use crate::probe::native;
 use crate::probe::op::IoResult;
 use crate::probe::qos;
 
@@ -17,7 +20,7 @@ use crate::probe::runner::SkipReason;
 /// (the reference) and the scrape path's direct writer ([`super::probe_text`]).
 pub(super) const LATENCY: (&str, &str) = (
     "ssd_probe_latency_seconds",
-    "Latency of every probe I/O (4 KiB, queue depth 1, O_DIRECT); fixed buckets 10 µs to 10 s shared by every exporter.",
+    "Latency of every probe I/O (4 KiB, queue depth 1, O_DIRECT); fixed buckets 10 µs to 10 s shared by every exporter, or (protobuf) native buckets of schema 3.",
 );
 pub(super) const QUANTILE: (&str, &str) = (
     "ssd_probe_latency_quantile_seconds",
@@ -149,16 +152,44 @@ impl Exposition {
         if self.probes.is_empty() {
             return Ok(());
         }
-        let resolution = enc.detail.probe_buckets;
+        let classic = enc.detail.probe_buckets;
+        let protobuf = enc.format == Format::Protobuf;
         let mut m = enc
             .inner
             .encode_descriptor(name, help, None, MetricType::Histogram)?;
         for p in &self.probes {
             for o in &p.ops {
                 let l = (Self::probe_base(serials, p), [("op", o.op.as_label())]);
-                let buckets = resolution.select(&o.buckets);
+                let buckets = classic.buckets.select(&o.buckets);
                 let mut h = m.encode_family(&l)?;
-                h.encode_histogram::<[(&str, &str); 0]>(o.sum, o.count, &buckets, None)?;
+                if !protobuf {
+                    h.encode_histogram::<[(&str, &str); 0]>(o.sum, o.count, &buckets, None)?;
+                    continue;
+                }
+                // Classic buckets beside the native ones only when asked.
+                let buckets = if classic.on_protobuf {
+                    &buckets[..]
+                } else {
+                    &[]
+                };
+                let n = &o.native;
+                let native = NativeHistogram {
+                    schema: native::SCHEMA,
+                    zero_threshold: native::ZERO_THRESHOLD,
+                    zero_count: n.zero_count,
+                    negative: NativeHistogramBuckets {
+                        spans: &[],
+                        deltas: &[],
+                    },
+                    positive: NativeHistogramBuckets {
+                        spans: &n.spans,
+                        deltas: &n.deltas,
+                    },
+                    created: None,
+                };
+                h.encode_histogram_with_native::<[(&str, &str); 0]>(
+                    o.sum, o.count, buckets, None, native,
+                )?;
             }
         }
         Ok(())

@@ -22,7 +22,7 @@ use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
 use super::probe::{BUSY, IOS, LATENCY, QUANTILE, SAMPLES, SKIPPED, ios, skips};
-use super::{Detail, TextFormat};
+use super::{Detail, Format};
 use crate::probe::fleet::ProbeView;
 use crate::probe::histogram::Buckets;
 use crate::snapshot::DriveSnapshot;
@@ -45,7 +45,7 @@ pub(super) fn write(
     drives: &[Arc<DriveSnapshot>],
     probes: &[ProbeView],
     detail: Detail,
-    format: TextFormat,
+    format: Format,
 ) -> Option<(String, Families)> {
     let serials: HashMap<&str, &str> = drives
         .iter()
@@ -74,7 +74,7 @@ pub(super) fn write(
         format,
         families: Vec::with_capacity(6),
     };
-    w.histogram(probes, &bases, detail.probe_buckets)?;
+    w.histogram(probes, &bases, detail.probe_buckets.buckets)?;
     let lazy = detail.lazy();
     let probe_bases = || probes.iter().zip(&bases);
     if probe_bases().any(|(p, _)| p.ops.iter().any(|o| !o.quantiles.is_empty())) {
@@ -147,7 +147,7 @@ pub(super) fn write(
 
 struct Writer {
     out: String,
-    format: TextFormat,
+    format: Format,
     families: Families,
 }
 
@@ -156,7 +156,7 @@ impl Writer {
     /// there only in the Prometheus format); opens the family.
     fn header(&mut self, (name, help): (&'static str, &str), kind: Kind) {
         let start = self.out.len();
-        let total = kind == Kind::Counter && self.format == TextFormat::Prometheus;
+        let total = kind == Kind::Counter && self.format == Format::Prometheus;
         for (tag, tail) in [("# HELP ", help), ("# TYPE ", kind.as_type())] {
             self.out.push_str(tag);
             self.out.push_str(name);
@@ -203,11 +203,11 @@ impl Writer {
         self.out.push(' ');
         let mut buf = dtoa::Buffer::new();
         let text = match self.format {
-            TextFormat::OpenMetrics => buf.format(v),
-            TextFormat::Prometheus if v.is_finite() => buf.format_finite(v),
-            TextFormat::Prometheus if v.is_nan() => "NaN",
-            TextFormat::Prometheus if v > 0.0 => "+Inf",
-            TextFormat::Prometheus => "-Inf",
+            Format::OpenMetrics => buf.format(v),
+            _ if v.is_finite() => buf.format_finite(v),
+            _ if v.is_nan() => "NaN",
+            _ if v > 0.0 => "+Inf",
+            _ => "-Inf",
         };
         self.out.push_str(text);
         self.out.push('\n');
@@ -226,7 +226,7 @@ impl Writer {
         }
         self.header(LATENCY, Kind::Histogram);
         let name = LATENCY.0;
-        let om = self.format == TextFormat::OpenMetrics;
+        let om = self.format == Format::OpenMetrics;
         for (p, base) in probes.iter().zip(bases) {
             for o in &p.ops {
                 let op = |s: &mut String| own(s, "op", o.op.as_label());
@@ -320,8 +320,8 @@ fn label(out: &mut String, key: &str, value: &str) {
 
 /// The `le` of each of `buckets`' bounds in `format`, from a table made
 /// once; `None` for a bound that is none of the probe histogram's.
-fn les(buckets: &[(f64, u64)], format: TextFormat) -> Option<Vec<&'static str>> {
-    let table = &standard()[format as usize];
+fn les(buckets: &[(f64, u64)], format: Format) -> Option<Vec<&'static str>> {
+    let table = standard().get(format.index())?;
     let mut out = Vec::with_capacity(buckets.len());
     // Both ascend: one walk.
     let mut at = 0;
@@ -346,7 +346,7 @@ fn standard() -> &'static [Vec<(f64, String)>; 2] {
     TABLE.get_or_init(|| {
         let mut bounds = crate::probe::histogram::bucket_bounds().to_vec();
         bounds.push(f64::INFINITY);
-        [TextFormat::OpenMetrics, TextFormat::Prometheus].map(|format| {
+        [Format::OpenMetrics, Format::Prometheus].map(|format| {
             let les = by_library(&bounds, format).unwrap_or_default();
             bounds.iter().copied().zip(les).collect()
         })
@@ -354,7 +354,7 @@ fn standard() -> &'static [Vec<(f64, String)>; 2] {
 }
 
 /// The `le` values the library writes for a histogram of `bounds`.
-fn by_library(bounds: &[f64], format: TextFormat) -> Option<Vec<String>> {
+fn by_library(bounds: &[f64], format: Format) -> Option<Vec<String>> {
     use prometheus_client::collector::Collector;
     use prometheus_client::encoding::DescriptorEncoder;
     use prometheus_client::metrics::MetricType;
@@ -371,8 +371,8 @@ fn by_library(bounds: &[f64], format: TextFormat) -> Option<Vec<String>> {
     registry.register_collector(Box::new(One(bounds.iter().map(|&b| (b, 0)).collect())));
     let mut text = String::new();
     match format {
-        TextFormat::OpenMetrics => prometheus_client::encoding::text::encode(&mut text, &registry),
-        TextFormat::Prometheus => {
+        Format::OpenMetrics => prometheus_client::encoding::text::encode(&mut text, &registry),
+        Format::Prometheus | Format::Protobuf => {
             prometheus_client::encoding::prometheus_text::encode(&mut text, &registry)
         }
     }

@@ -41,6 +41,8 @@ pub struct OpView {
     pub buckets: Vec<(f64, u64)>,
     pub sum: f64,
     pub count: u64,
+    /// The same latencies in the native histogram's buckets.
+    pub native: super::native::NativeView,
     pub ios: IoCounts,
     /// `(quantile label, seconds)` over the window.
     pub quantiles: Vec<(&'static str, f64)>,
@@ -377,6 +379,7 @@ fn op_view(s: &OpStats, t: Duration) -> OpView {
         buckets: s.histogram.buckets(),
         sum: s.histogram.sum(),
         count: s.histogram.count(),
+        native: s.histogram.native(),
         ios: s.ios,
         quantiles,
         window_samples: live.count(),

@@ -54,6 +54,33 @@ pub enum Buckets {
     Full,
 }
 
+/// `metrics.probe_buckets`: the classic buckets a text scrape gets, and
+/// whether a protobuf scrape (which gets the native histogram,
+/// [`super::native`]) gets them too, as Prometheus'
+/// `scrape_classic_histograms` expects.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Classic {
+    pub buckets: Buckets,
+    pub on_protobuf: bool,
+}
+
+impl Classic {
+    /// The words `metrics.probe_buckets` accepts.
+    pub const CHOICES: [(&'static str, Classic); 4] = [
+        ("coarse", Classic::new(Buckets::Coarse, false)),
+        ("full", Classic::new(Buckets::Full, false)),
+        ("coarse+protobuf", Classic::new(Buckets::Coarse, true)),
+        ("full+protobuf", Classic::new(Buckets::Full, true)),
+    ];
+
+    const fn new(buckets: Buckets, on_protobuf: bool) -> Self {
+        Self {
+            buckets,
+            on_protobuf,
+        }
+    }
+}
+
 /// Whether the bound `i` of [`bucket_bounds`] is one of [`Buckets::Coarse`]
 /// (the closing 10 s bound is).
 fn is_coarse(i: usize) -> bool {
@@ -95,6 +122,8 @@ pub struct LatencyHistogram {
     overflow: u64,
     sum: f64,
     count: u64,
+    /// The same observations in exponential buckets (a native histogram).
+    native: super::native::NativeCounts,
 }
 
 impl LatencyHistogram {
@@ -114,6 +143,7 @@ impl LatencyHistogram {
             Some(c) => *c = c.saturating_add(1),
             None => self.overflow = self.overflow.saturating_add(1),
         }
+        self.native.record(seconds);
         self.sum += seconds;
         self.count = self.count.saturating_add(1);
     }
@@ -131,6 +161,11 @@ impl LatencyHistogram {
     /// Sum of the observations, seconds.
     pub fn sum(&self) -> f64 {
         self.sum
+    }
+
+    /// The native histogram's buckets ([`super::native`]).
+    pub fn native(&self) -> super::native::NativeView {
+        self.native.view()
     }
 
     /// `(upper bound, count)` per bucket, not cumulative, ending with the

@@ -6,6 +6,7 @@
 //! - [`schedule`]: Poisson arrival times.
 //! - [`op`]: the `op` and `result` labels as enums.
 //! - [`histogram`]: the log-spaced buckets of `ssd_probe_latency_seconds`.
+//! - [`native`]: the same latencies as a native (exponential) histogram.
 //! - [`window`]: sliding-window quantiles (`ssd_probe_latency_quantile_seconds`).
 //! - [`busy`]: `/sys/block/<dev>/stat` and the back-off decision.
 //! - [`qos`]: datasheet QoS targets per model.
@@ -19,6 +20,7 @@
 pub mod busy;
 pub mod fleet;
 pub mod histogram;
+pub mod native;
 pub mod op;
 pub mod qos;
 pub mod reader;

@@ -1,4 +1,4 @@
-//! The gzip body (made of runs compressed apart, `src/http/gzip.rs`) is the
+//! The gzip body (made of runs compressed apart, `src/metrics/gzip.rs`) is the
 //! plain body, scrape after scrape, in both formats.
 
 use std::io::Read;

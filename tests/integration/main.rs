@@ -13,6 +13,7 @@ mod landing;
 mod layering;
 mod overrides;
 mod probe;
+mod probe_protobuf;
 mod rules;
 mod sas_verdict;
 mod series;

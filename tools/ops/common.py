@@ -39,13 +39,14 @@ def prometheus_binary():
     return prom_bin
 
 
-def start_prometheus(prom_bin, tmp, port):
+def start_prometheus(prom_bin, tmp, port, extra=()):
     """Prometheus with tmp/prometheus.yml on 127.0.0.1:port, its data and
-    its log (prometheus.log) in tmp; returns the process and its URL."""
+    its log (prometheus.log) in tmp, and the `extra` flags; returns the
+    process and its URL."""
     proc = subprocess.Popen(
         [prom_bin, f"--config.file={tmp / 'prometheus.yml'}",
          f"--storage.tsdb.path={tmp / 'data'}",
-         f"--web.listen-address=127.0.0.1:{port}"],
+         f"--web.listen-address=127.0.0.1:{port}", *extra],
         stdout=open(tmp / "prometheus.log", "w"), stderr=subprocess.STDOUT)
     return proc, f"http://127.0.0.1:{port}"
 

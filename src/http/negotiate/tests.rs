@@ -1,8 +1,12 @@
 use super::*;
-use Format::{OpenMetrics, PrometheusText};
+use Format::{OpenMetrics, Prometheus as PrometheusText, Protobuf};
 
 const PROMETHEUS_DEFAULT: &str = "application/openmetrics-text;version=1.0.0,\
         application/openmetrics-text;version=0.0.1;q=0.75,\
+        text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
+
+const PROMETHEUS_NATIVE: &str = "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited,\
+        application/openmetrics-text;version=1.0.0;q=0.8,application/openmetrics-text;version=0.0.1;q=0.75,\
         text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
 
 #[test]
@@ -47,6 +51,55 @@ fn negotiation_table() {
         ),
         (Some("application/openmetrics-text;q=NaN"), PrometheusText),
         (Some(" , ;;, garbage"), PrometheusText),
+        // What Debian's Prometheus 2.42 asks with --enable-feature=native-histograms.
+        (Some(PROMETHEUS_NATIVE), Protobuf),
+        (
+            Some(
+                "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited",
+            ),
+            Protobuf,
+        ),
+        (
+            Some(
+                "Application/Vnd.Google.Protobuf; Proto=\"io.prometheus.client.MetricFamily\"; Encoding=delimited",
+            ),
+            Protobuf,
+        ),
+        // another framing, another message, or none named: not served
+        (
+            Some(
+                "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=text",
+            ),
+            PrometheusText,
+        ),
+        (
+            Some("application/vnd.google.protobuf;proto=other.Message;encoding=delimited"),
+            PrometheusText,
+        ),
+        (Some("application/vnd.google.protobuf"), PrometheusText),
+        // q-values decide between protobuf and the text formats; a tie
+        // goes to the more widely read
+        (
+            Some(
+                "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.4,text/plain;q=0.5",
+            ),
+            PrometheusText,
+        ),
+        (
+            Some(
+                "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.8,application/openmetrics-text;q=0.8",
+            ),
+            OpenMetrics,
+        ),
+        (
+            Some(
+                "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0,*/*",
+            ),
+            PrometheusText,
+        ),
+        // a wildcard never picks protobuf (it must be named with its
+        // parameters): `application/*` is OpenMetrics
+        (Some("application/*"), OpenMetrics),
     ];
     for (accept, want) in cases {
         assert_eq!(negotiate(*accept), *want, "Accept: {accept:?}");

@@ -68,7 +68,7 @@ async fn hold(s: &Setup, streams: usize) -> (Vec<u16>, tokio::task::JoinHandle<(
 
 fn app() -> Arc<Fake> {
     let mut fake = Fake::new();
-    fake.cached = Some("ssd_up 1\n".repeat(4000));
+    fake.cached = Some("ssd_up 1\n".repeat(4000).into_bytes());
     Arc::new(fake)
 }
 

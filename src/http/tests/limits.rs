@@ -9,7 +9,7 @@ use hyper::Request;
 use super::{Client, Fake, TestServer, fetch};
 use crate::http::limits::InRequest;
 use crate::http::routes::{Shared, handle};
-use crate::http::{Format, ServerConfig};
+use crate::http::{Encoding, Format, ServerConfig};
 
 #[tokio::test]
 async fn concurrent_scrapes_share_one_encode_per_format() {
@@ -40,8 +40,8 @@ async fn concurrent_scrapes_share_one_encode_per_format() {
     }
     // Every scrape is waiting on one of the two encodes in flight (bounded wait).
     for _ in 0..5000 {
-        let waiting = shared.waiters(Format::PrometheusText, false)
-            + shared.waiters(Format::OpenMetrics, false);
+        let waiting = shared.waiters(Format::Prometheus, Encoding::Identity)
+            + shared.waiters(Format::OpenMetrics, Encoding::Identity);
         if waiting == 64 {
             break;
         }

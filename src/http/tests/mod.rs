@@ -19,7 +19,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 
-use super::{DriveRow, Exposition, Format, ServerConfig, serve};
+use super::{DriveRow, Encoding, Exposition, Format, ServerConfig, serve};
 
 /// An `Authorization: Basic` value for `user` and `password`.
 pub(crate) fn basic_header(user: &str, password: &str) -> String {
@@ -60,7 +60,7 @@ struct Fake {
     /// How many times `metrics` was called.
     encodes: AtomicUsize,
     /// What `metrics_cached` offers.
-    cached: Option<String>,
+    cached: Option<Vec<u8>>,
     /// How many times `metrics_cached` was called.
     cached_calls: AtomicUsize,
 }
@@ -86,7 +86,7 @@ impl Fake {
 }
 
 impl Exposition for Fake {
-    fn metrics(&self, format: Format) -> String {
+    fn metrics(&self, format: Format, encoding: Encoding) -> io::Result<Vec<u8>> {
         self.encodes.fetch_add(1, Ordering::SeqCst);
         self.entered.notify_one();
         assert!(!self.panic, "fake application panics on purpose");
@@ -96,15 +96,27 @@ impl Exposition for Fake {
                 .1
                 .wait_timeout_while(open, self.delay, |open| !*open),
         );
-        match format {
+        let body = match format {
             Format::OpenMetrics => OPENMETRICS_BODY.to_owned(),
-            Format::PrometheusText => text_body(),
+            Format::Prometheus | Format::Protobuf => text_body(),
+        };
+        match encoding {
+            Encoding::Identity => Ok(body.into_bytes()),
+            Encoding::Gzip => {
+                use std::io::Write as _;
+                let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                gz.write_all(body.as_bytes())?;
+                gz.finish()
+            }
         }
     }
 
-    fn metrics_cached(&self, _format: Format) -> Option<String> {
+    fn metrics_cached(&self, _format: Format, encoding: Encoding) -> Option<Vec<u8>> {
         self.cached_calls.fetch_add(1, Ordering::SeqCst);
-        self.cached.clone()
+        // As the application: a gzip body is CPU work, never a copy.
+        self.cached
+            .clone()
+            .filter(|_| encoding == Encoding::Identity)
     }
 
     fn drives(&self) -> Vec<DriveRow> {

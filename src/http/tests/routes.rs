@@ -57,7 +57,7 @@ async fn metrics_openmetrics_when_asked() {
 #[tokio::test]
 async fn a_cached_copy_is_served_without_the_encode_thread_but_not_for_gzip() {
     let app = Arc::new(Fake {
-        cached: Some("copy 1\n".into()),
+        cached: Some(b"copy 1\n".to_vec()),
         ..Fake::new()
     });
     let server = TestServer::start(Arc::clone(&app)).await;

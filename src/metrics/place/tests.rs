@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::device::discovery::Transport;
 use crate::device::sysfs::pcie::{AerCounts, AerSeverity, Link, Pcie};
 use crate::device::sysfs::place::Place;
-use crate::metrics::{BuildInfo, TextFormat, encode};
+use crate::metrics::{BuildInfo, Format, encode_string as encode};
 use crate::poll::factory::placeholder;
 use crate::reading::Reading;
 use crate::snapshot::DriveSnapshot;
@@ -41,7 +41,7 @@ fn only_the_place_labels_sysfs_gave_are_served() {
         vec![drive(place, None)],
         Vec::new(),
         &BuildInfo::default(),
-        TextFormat::Prometheus,
+        Format::Prometheus,
     );
     assert_eq!(
         lines(&text, "ssd_device_info"),
@@ -53,7 +53,7 @@ fn only_the_place_labels_sysfs_gave_are_served() {
         vec![drive(Place::default(), None)],
         Vec::new(),
         &BuildInfo::default(),
-        TextFormat::Prometheus,
+        Format::Prometheus,
     );
     assert_eq!(
         lines(&text, "ssd_device_info"),
@@ -92,7 +92,7 @@ fn the_link_and_aer_totals() {
         vec![drive(Place::default(), Some(pcie))],
         Vec::new(),
         &BuildInfo::default(),
-        TextFormat::Prometheus,
+        Format::Prometheus,
     );
     assert_eq!(
         lines(&text, "ssd_pcie_link_speed_transfers_per_second"),

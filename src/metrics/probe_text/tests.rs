@@ -7,7 +7,7 @@ use crate::device::discovery::Transport;
 use crate::metrics::{BuildInfo, Detail, Exposition, Parts};
 use crate::poll::factory;
 use crate::probe::fleet::OpView;
-use crate::probe::histogram::LatencyHistogram;
+use crate::probe::histogram::{Classic, LatencyHistogram};
 use crate::probe::op::{IoCounts, ProbeOp};
 use crate::probe::runner::SkipReason;
 
@@ -28,6 +28,7 @@ fn op(op: ProbeOp, latencies: &[f64], quantiles: Vec<(&'static str, f64)>) -> Op
         buckets: h.buckets(),
         sum: h.sum(),
         count: h.count(),
+        native: h.native(),
         ios: IoCounts::new(h.count(), 3, u64::MAX),
         quantiles,
         window_samples: h.count(),
@@ -51,20 +52,12 @@ fn reference(
     drives: &[Arc<DriveSnapshot>],
     probes: &[ProbeView],
     detail: Detail,
-    format: TextFormat,
+    format: Format,
 ) -> String {
     let e = Exposition {
-        parts: Parts::Probes,
         drives: drives.to_vec(),
         probes: probes.to_vec(),
-        probe_restarts: HashMap::new(),
-        build: BuildInfo {
-            detail,
-            ..BuildInfo::default()
-        },
-        monitored: 0,
-        process: None,
-        families: Arc::default(),
+        ..Exposition::of(Parts::Probes, BuildInfo::detailed(detail))
     };
     let text = e.encode_text(format).0;
     // The OpenMetrics end marker closes the whole body, not a part.
@@ -73,17 +66,22 @@ fn reference(
 }
 
 fn assert_same(drives: &[Arc<DriveSnapshot>], probes: &[ProbeView]) {
+    // Each resolution, by default (lazy failures and skips) and with
+    // `metrics.diagnostics` (every series from 0).
     let details = [Buckets::Coarse, Buckets::Full]
         .into_iter()
-        .flat_map(|probe_buckets| {
+        .flat_map(|buckets| {
             [false, true].map(|diagnostics| Detail {
-                probe_buckets,
+                probe_buckets: Classic {
+                    buckets,
+                    on_protobuf: false,
+                },
                 diagnostics,
             })
         });
     for detail in details {
-        let buckets = (detail.probe_buckets, detail.diagnostics);
-        for format in [TextFormat::OpenMetrics, TextFormat::Prometheus] {
+        let buckets = (detail.probe_buckets.buckets, detail.diagnostics);
+        for format in [Format::OpenMetrics, Format::Prometheus] {
             let want = reference(drives, probes, detail, format);
             let (got, families) = write(drives, probes, detail, format)
                 .unwrap_or_else(|| panic!("{buckets:?} {format:?}: no direct text"));
@@ -191,10 +189,13 @@ fn a_bound_that_is_no_probe_bucket_is_left_to_the_library() {
     o.buckets = vec![(0.00123, 1), (f64::INFINITY, 0)];
     let probes = [probe("nvme0", "nvme0n1", vec![o], None)];
     let detail = Detail {
-        probe_buckets: Buckets::Full,
+        probe_buckets: Classic {
+            buckets: Buckets::Full,
+            on_protobuf: false,
+        },
         diagnostics: false,
     };
-    assert!(write(&drives, &probes, detail, TextFormat::Prometheus).is_none());
+    assert!(write(&drives, &probes, detail, Format::Prometheus).is_none());
 }
 
 #[test]
@@ -205,8 +206,8 @@ fn every_bound_has_its_le_in_both_formats() {
         assert!(table.iter().all(|(_, le)| !le.is_empty()));
     }
     // As the library writes them (the two formats differ).
-    let om = &standard()[TextFormat::OpenMetrics as usize];
-    let prom = &standard()[TextFormat::Prometheus as usize];
+    let om = &standard()[Format::OpenMetrics as usize];
+    let prom = &standard()[Format::Prometheus as usize];
     let find = |t: &[(f64, String)], b: f64| t.iter().find(|(x, _)| *x == b).unwrap().1.clone();
     assert_eq!(find(om, 1e-5), "0.00001");
     assert_eq!(find(prom, 1e-5), "1e-05");

@@ -2,14 +2,14 @@ use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
 
 use super::*;
-use crate::metrics::{BuildInfo, TextFormat, encode};
+use crate::metrics::{BuildInfo, Format, encode_string as encode};
 
 fn served(reloads: Option<Arc<ConfigReloads>>) -> Vec<String> {
     let build = BuildInfo {
         config: reloads,
         ..BuildInfo::default()
     };
-    let text = encode(Vec::new(), Vec::new(), &build, TextFormat::Prometheus);
+    let text = encode(Vec::new(), Vec::new(), &build, Format::Prometheus);
     text.lines()
         .filter(|l| l.starts_with("ssd_exporter_config_"))
         .map(str::to_string)

@@ -174,7 +174,7 @@ fn a_probe_that_panics_is_restarted_counted_and_backs_off_when_it_keeps_panickin
     assert!(!fleet.running()["nvme7n1"].handle.is_finished());
 
     // Served per drive, beside the poll loop's count.
-    use crate::metrics::{BuildInfo, TextFormat, encode};
+    use crate::metrics::{BuildInfo, Format, encode_string as encode};
     use crate::snapshot::DriveSnapshot;
     let identity = crate::poll::factory::placeholder(
         crate::device::discovery::Transport::Nvme,
@@ -188,7 +188,7 @@ fn a_probe_that_panics_is_restarted_counted_and_backs_off_when_it_keeps_panickin
         vec![Arc::new(drive)],
         fleet.views(),
         &BuildInfo::default(),
-        TextFormat::Prometheus,
+        Format::Prometheus,
     );
     let line = |task: &str| {
         text.lines()
@@ -271,7 +271,7 @@ fn a_drive_re_added_while_its_probe_hangs_in_open_gets_no_second_thread() {
 
 #[test]
 fn histogram_ends_with_one_inf_bucket_and_skips_are_lazy() {
-    use crate::metrics::{BuildInfo, TextFormat, encode};
+    use crate::metrics::{BuildInfo, Format, encode_string as encode};
     let mut stats = OpStats::new(ProbeOp::Read, Duration::from_secs(600));
     stats.histogram.record(50e-6);
     stats.histogram.record(20.0); // above the last bound (10 s)
@@ -284,7 +284,7 @@ fn histogram_ends_with_one_inf_bucket_and_skips_are_lazy() {
         window: "10m".into(),
         restarts: 0,
     };
-    for format in [TextFormat::OpenMetrics, TextFormat::Prometheus] {
+    for format in [Format::OpenMetrics, Format::Prometheus] {
         let text = encode(vec![], vec![view.clone()], &BuildInfo::default(), format);
         let inf: Vec<_> = text
             .lines()
@@ -314,7 +314,7 @@ fn histogram_ends_with_one_inf_bucket_and_skips_are_lazy() {
 
 #[test]
 fn a_probe_is_served_only_once_its_drive_is_with_the_drive_serial() {
-    use crate::metrics::{BuildInfo, TextFormat, encode};
+    use crate::metrics::{BuildInfo, Format, encode_string as encode};
     use crate::snapshot::DriveSnapshot;
     let view = ProbeView {
         drive: "nvme1".into(),
@@ -341,7 +341,7 @@ fn a_probe_is_served_only_once_its_drive_is_with_the_drive_serial() {
             vec![Arc::new(d.clone())],
             vec![view.clone()],
             &BuildInfo::default(),
-            TextFormat::Prometheus,
+            Format::Prometheus,
         )
         .lines()
         .filter(|l| l.starts_with("ssd_probe_") && !l.starts_with('#'))
@@ -366,7 +366,7 @@ fn a_probe_is_served_only_once_its_drive_is_with_the_drive_serial() {
         vec![],
         vec![extra],
         &BuildInfo::default(),
-        TextFormat::Prometheus,
+        Format::Prometheus,
     );
     assert!(
         text.contains("ssd_probe_latency_seconds_bucket{device=\"sdz\",serial=\"\",block=\"sdz\""),

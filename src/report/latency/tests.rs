@@ -11,6 +11,7 @@ fn view(drive: &str, block: &str, p50: f64, p99: f64, samples: u64) -> ProbeView
             buckets: Vec::new(),
             sum: 0.0,
             count: samples,
+            native: Default::default(),
             ios: IoCounts::default(),
             quantiles: vec![("0.5", p50), ("0.9", p99 * 0.9), ("0.99", p99)],
             window_samples: samples,

@@ -21,7 +21,7 @@ use flate2::{Compress, Compression, FlushCompress};
 #[derive(Debug)]
 struct Deflated {
     /// The text it is of (held, so its address is not reused).
-    text: Arc<String>,
+    text: Arc<Vec<u8>>,
     bytes: Vec<u8>,
     crc: crc32fast::Hasher,
 }
@@ -39,7 +39,7 @@ impl Joiner {
     /// `runs` (text, stable) as one gzip member: each stable run's deflate
     /// stream reused from the last call when it is the same `Arc`, every
     /// other run compressed now.
-    pub fn join(&self, runs: &[(Arc<String>, bool)]) -> std::io::Result<Vec<u8>> {
+    pub fn join(&self, runs: &[(Arc<Vec<u8>>, bool)]) -> std::io::Result<Vec<u8>> {
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         let mut next: Vec<Deflated> = Vec::with_capacity(kept.len());
         let total: usize = runs.iter().map(|(t, _)| t.len()).sum();
@@ -56,13 +56,13 @@ impl Joiner {
                 None => Deflated {
                     text: Arc::clone(text),
                     bytes: if text.len() < STORE_BELOW {
-                        stored(text.as_bytes())
+                        stored(text)
                     } else {
-                        deflate(text.as_bytes())?
+                        deflate(text)?
                     },
                     crc: {
                         let mut h = crc32fast::Hasher::new();
-                        h.update(text.as_bytes());
+                        h.update(text.as_slice());
                         h
                     },
                 },
