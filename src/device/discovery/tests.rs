@@ -310,7 +310,7 @@ fn the_kind_comes_from_the_host_adapter_and_the_inquiry_strings() {
     );
     assert_eq!(
         found[0].basis,
-        "no SAT hint (vendor not ATA, no VPD 89h) and no SAS transport class; a virtual volume: \
+        "no SAT hint (vendor not ATA, no VPD 89h) and no SAS transport class; kind virtual: \
          a logical drive of a megaraid_sas RAID controller channel 2"
     );
     assert_eq!(found[3].sysfs, r.join("block/sdd"));
