@@ -275,7 +275,7 @@ impl DriveSnapshot {
             last_error: self.last_error.as_deref(),
             has_plp: datasheet::has_plp(rating.as_ref(), self.reading.as_ref()),
             latency_over_qos,
-            virtual_volume: self.identity.is_virtual(),
+            not_judged: self.identity.kind.not_judged_because(),
         };
         self.verdict = Some(verdict::evaluate(
             self.reading.as_ref(),

@@ -162,14 +162,19 @@ pub enum Status {
     /// The drive's core health data could not be read (`data_missing`)
     /// and nothing known is critical: neither good nor a mere warning.
     Unknown = 3,
+    /// Not a device the verdict can judge ([`Verdict::not_judged`] says
+    /// why and where to look): never shown as ok, never critical, and left
+    /// out of `check`'s exit code. A poll that fails still warns.
+    NotJudged = 4,
 }
 
 impl Status {
-    pub const ALL: [Status; 4] = [
+    pub const ALL: [Status; 5] = [
         Status::Ok,
         Status::Warning,
         Status::Critical,
         Status::Unknown,
+        Status::NotJudged,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -178,6 +183,7 @@ impl Status {
             Status::Warning => "warning",
             Status::Critical => "critical",
             Status::Unknown => "unknown",
+            Status::NotJudged => "not judged",
         }
     }
 }
@@ -202,14 +208,18 @@ pub struct Verdict {
     pub problems: Vec<Problem>,
     /// What could not be judged for lack of data: `smart_status`, `wear`,
     /// `spare`, `temperature`, `media_errors`, `unsafe_shutdowns`,
-    /// `throttling`, `plp`.
+    /// `throttling`, `plp`; all of them for a device not judged.
     pub unknown: Vec<&'static str>,
+    /// Why the device is not judged at all, and where to look instead
+    /// ([`Context::not_judged`]); `None` for a judged drive.
+    pub not_judged: Option<String>,
 }
 
 impl Verdict {
     /// The one status of the drive: its worst problem's severity, except
     /// that without its core health data it is [`Status::Unknown`] unless
-    /// something known is critical.
+    /// something known is critical, and a device not judged with no
+    /// problem (its poll works) is [`Status::NotJudged`], not ok.
     pub fn overall(&self) -> Status {
         // A muted data_missing is the operator's: it does not make the
         // drive unknown.
@@ -219,6 +229,7 @@ impl Verdict {
             Severity::Critical => Status::Critical,
             _ if no_data => Status::Unknown,
             Severity::Warning => Status::Warning,
+            Severity::Ok if self.not_judged.is_some() => Status::NotJudged,
             Severity::Ok => Status::Ok,
         }
     }
@@ -298,9 +309,12 @@ pub struct Context<'a> {
     /// `(op, measured seconds, datasheet target seconds)`; only entries
     /// with measured > target count.
     pub latency_over_qos: Vec<(ProbeOp, f64, f64)>,
-    /// A virtual volume (a RAID logical drive, a virtual disk): watched
-    /// for its identity and whether it answers, never judged as a drive.
-    pub virtual_volume: bool,
+    /// Why the verdict cannot judge this device at all, with where to look
+    /// instead: a virtual volume or a LUN (`Kind::not_judged_because`),
+    /// or any device whose health the exporter cannot read. Such a device
+    /// is watched for its identity and whether it answers: everything is
+    /// listed as unknown, and nothing but a failing poll is a problem.
+    pub not_judged: Option<&'a str>,
 }
 
 /// Problems found so far.
@@ -308,6 +322,7 @@ pub struct Context<'a> {
 pub(super) struct Judge {
     pub(super) problems: Vec<Problem>,
     pub(super) unknown: Vec<&'static str>,
+    pub(super) not_judged: Option<String>,
 }
 
 impl Judge {
@@ -351,6 +366,7 @@ impl Judge {
                 .unwrap_or(Severity::Ok),
             problems: self.problems,
             unknown: self.unknown,
+            not_judged: self.not_judged,
         }
     }
 }
