@@ -10,7 +10,7 @@ use crate::health::datasheet::{self, rating_for};
 use crate::health::forecast;
 use crate::health::history::History;
 use crate::health::tuning::{Tuner, Tuning};
-use crate::health::verdict::{self, Context, Verdict};
+use crate::health::verdict::{self, Context, ProblemName, Verdict};
 use crate::health::{Identity, Reading};
 use crate::poll::{PollOutcome, Source};
 use crate::probe::fleet::Fleet;
@@ -95,6 +95,9 @@ pub struct DriveSnapshot {
     pub self_tests: Option<ScheduledSelfTests>,
     /// The newest health verdict (after the first poll).
     pub verdict: Option<Verdict>,
+    /// When each muted problem's mute ends, for the mutes in force at the
+    /// last verdict that have an end (`ssd_health_mute_expiry_timestamp_seconds`).
+    pub mute_expiry: Vec<(ProblemName, SystemTime)>,
     /// Seconds until percentage used reaches 100 % at the rate seen so far.
     pub wearout_seconds: Option<f64>,
     /// Bytes written against the rated endurance ([`Self::rated_endurance`]).
@@ -148,6 +151,7 @@ impl DriveSnapshot {
             state_age: None,
             self_tests: None,
             verdict: None,
+            mute_expiry: Vec::new(),
             wearout_seconds: None,
             endurance_used: None,
             rated_endurance: None,
@@ -234,7 +238,13 @@ impl DriveSnapshot {
             }
         };
         if changed {
-            let mute: Vec<&str> = tuning.rules.mute.iter().map(|p| p.as_label()).collect();
+            mutes::warn_device_only(&self.device, &self.identity.serial, &tuning);
+            let mute: Vec<&str> = tuning
+                .rules
+                .mute
+                .iter()
+                .map(|m| m.problem.as_label())
+                .collect();
             match &tuning.source {
                 Some(source) => tracing::info!(
                     device = self.device,
@@ -284,6 +294,10 @@ impl DriveSnapshot {
             rules,
             now,
         ));
+        self.mute_expiry = rules.mute.expiries(now);
+        for m in rules.mute.ended(now) {
+            mutes::ended(&self.device, m);
+        }
         // The operator's figure for the drive wins over the datasheet's,
         // which wins over the drive's own estimate.
         self.rated_endurance = forecast::rated_endurance(
@@ -438,6 +452,8 @@ pub fn judge(tuner: Arc<dyn Tuner>, probes: Option<Arc<Fleet>>) -> Judge {
         s.judge(over, now);
     })
 }
+
+mod mutes;
 
 #[cfg(test)]
 mod tests;

@@ -356,32 +356,32 @@ sections! {
     RawHealth "health." {
         /// percentage used (ratio) from which `wear_high` warns
         wear_warning: Option<f64> = Ratio {
-            default: crate::health::verdict::Rules::DEFAULT.wear_warning,
+            default: crate::health::verdict::Rules::WEAR_WARNING,
             max: bounds::MAX_WEAR_RATIO,
             noun: "number",
         } => [];
         /// percentage used (ratio) from which `wear_out` is critical
         wear_critical: Option<f64> = Ratio {
-            default: crate::health::verdict::Rules::DEFAULT.wear_critical,
+            default: crate::health::verdict::Rules::WEAR_CRITICAL,
             max: bounds::MAX_WEAR_RATIO,
             noun: "number",
         } => [];
         /// `spare_low` warns when available spare is at most this times the
         /// drive's own threshold
         spare_warning_factor: Option<f64> = Ratio {
-            default: crate::health::verdict::Rules::DEFAULT.spare_warning_factor,
+            default: crate::health::verdict::Rules::SPARE_WARNING_FACTOR,
             max: bounds::MAX_SPARE_FACTOR,
             noun: "number",
         } => [];
         /// power-loss-protection health (ratio) below this is critical
         plp_health_critical: Option<f64> = Ratio {
-            default: crate::health::verdict::Rules::DEFAULT.plp_health_critical,
+            default: crate::health::verdict::Rules::PLP_HEALTH_CRITICAL,
             max: bounds::MAX_PLP_RATIO,
             noun: "number",
         } => [];
         /// throttling seen this recently is a warning
         throttle_recent: Option<String> = Dur {
-            default: crate::health::verdict::Rules::DEFAULT.throttle_recent,
+            default: crate::health::verdict::Rules::THROTTLE_RECENT,
             max: bounds::MAX_HISTORY,
         } => [];
         /// "increasing" error counts compare with what was seen within this
@@ -392,7 +392,7 @@ sections! {
         } => [];
         /// warn when the probe's tail latency exceeds the datasheet QoS
         latency_qos: Option<bool> = Bool {
-            default: crate::health::verdict::Rules::DEFAULT.latency_qos,
+            default: crate::health::verdict::Rules::LATENCY_QOS,
         } => [];
     }
 
@@ -504,7 +504,9 @@ pub struct RawOverride {
     pub serial: Option<String>,
     pub model: Option<String>,
     pub device: Option<String>,
-    pub mute: Vec<String>,
+    pub mute: Vec<super::mutes::RawMute>,
+    /// When the entry's mutes end (`config::mutes`), as written.
+    pub until: Option<String>,
     /// TBW in bytes: `600e12` or `600000000000000`.
     pub rated_endurance_bytes: Option<f64>,
     pub keys: RawHealth,

@@ -3,8 +3,6 @@
 //! [`Judge`] that collects problems. The rules (`verdict_rules`) and the
 //! verdict (`verdict::evaluate`) both build on it; it names neither.
 
-use std::time::Duration;
-
 use crate::probe::op::ProbeOp;
 
 /// How bad; the value is `ssd_health_status`.
@@ -94,49 +92,18 @@ impl std::fmt::Display for ProblemName {
     }
 }
 
-/// A set of problems, one bit each (its place in [`ProblemName::ALL`]):
-/// `Copy`, so [`Rules`] stays a constant.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ProblemSet(u64);
-
-const _: () = assert!(ProblemName::ALL.len() <= 64, "ProblemSet holds 64 names");
-
-impl ProblemSet {
-    pub const EMPTY: ProblemSet = ProblemSet(0);
-
-    fn bit(p: ProblemName) -> u64 {
-        1 << (p as u32)
-    }
-
-    pub fn with(self, p: ProblemName) -> ProblemSet {
-        ProblemSet(self.0 | Self::bit(p))
-    }
-
-    pub fn contains(self, p: ProblemName) -> bool {
-        self.0 & Self::bit(p) != 0
-    }
-
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-
-    /// The names in the set, in [`ProblemName::ALL`] order.
-    pub fn iter(self) -> impl Iterator<Item = ProblemName> {
-        ProblemName::ALL
-            .into_iter()
-            .filter(move |&p| self.contains(p))
-    }
-}
-
-impl FromIterator<ProblemName> for ProblemSet {
-    fn from_iter<I: IntoIterator<Item = ProblemName>>(iter: I) -> Self {
-        iter.into_iter().fold(Self::EMPTY, ProblemSet::with)
-    }
-}
-
 /// The `severity` label of a muted problem: it is served, so nothing
 /// disappears silently, but it does not raise `ssd_health_status`.
 pub const MUTED: &str = "muted";
+
+/// What a problem is about, where it names one part of the drive: the
+/// structured form of what its reason says in words, for whatever needs to
+/// tell two causes of one problem apart (a mute of one attribute).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cause {
+    /// A SATA SMART attribute, by id.
+    Attribute(u8),
+}
 
 /// One active problem: a `ssd_health_problem{problem,severity}` series.
 #[derive(Clone, Debug, PartialEq)]
@@ -149,6 +116,9 @@ pub struct Problem {
     pub muted: bool,
     /// One sentence for people, with the numbers that tripped the rule.
     pub reason: String,
+    /// What it is about, in the order the reason names them; empty where
+    /// the problem is about the drive as a whole.
+    pub causes: Vec<Cause>,
 }
 
 /// The verdict as one word and one value, the same everywhere: the value
@@ -235,66 +205,6 @@ impl Verdict {
     }
 }
 
-/// Thresholds and mutes, all configurable (`health`, and per drive
-/// `health.overrides`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Rules {
-    /// Percentage used (ratio) from which `wear_high` warns. Default 0.8:
-    /// with a fifth of the rated life left there is still time to order and
-    /// migrate; `ssd_wearout_estimated_seconds` says how much.
-    pub wear_warning: f64,
-    /// Percentage used from which `wear_out` is critical. Default 1.0: the
-    /// NVMe definition of percentage used puts 100 % at the vendor's
-    /// endurance estimate; past it, retention is no longer promised.
-    pub wear_critical: f64,
-    /// `spare_low` warns when available spare ≤ this × the drive's own
-    /// threshold (threshold > 0). Default 2.0: the threshold is where the
-    /// drive raises its critical warning; twice it leaves room to act,
-    /// while a healthy drive (spare near 100 %) never comes close.
-    pub spare_warning_factor: f64,
-    /// `plp_health_low` is critical when PLP health (ratio) is below this.
-    /// Default 0.5. No specification in our references gives a line (the
-    /// OCP field and the SATA attributes are vendor-normalised, 100 % = as
-    /// new), and the drive's own failure signal stays the volatile memory
-    /// backup bit (`plp_failed`). Half the as-new health is our judgement of
-    /// where hold-up energy can no longer be trusted to flush the cache;
-    /// set it from the vendor's guidance where there is one.
-    pub plp_health_critical: f64,
-    /// `thermal_throttling` warns while throttling and this long after the
-    /// last sign of it. Default 1 h: long enough to be seen across several
-    /// scrapes and polls, short enough to clear once the drive has cooled.
-    pub throttle_recent: Duration,
-    /// Whether to judge `latency_above_qos` (a warning). Default true, but
-    /// the caller only reports a limit exceeded when the probe window holds
-    /// enough samples to show it (`probe::qos::EVIDENCE`: a p99.99 with
-    /// 10 000 samples, or a p99.9 with 2 500). Datasheet QoS is measured on a drive running only
-    /// the test, so a drive under production load may exceed it at the
-    /// tail: set `health.latency_qos: false` where that is expected.
-    pub latency_qos: bool,
-    /// Problems served as muted and left out of the status (an operator's
-    /// known-bad drive). Default none.
-    pub mute: ProblemSet,
-}
-
-impl Rules {
-    /// The defaults, as a constant so configuration can name each one.
-    pub const DEFAULT: Rules = Rules {
-        wear_warning: 0.8,
-        wear_critical: 1.0,
-        spare_warning_factor: 2.0,
-        plp_health_critical: 0.5,
-        throttle_recent: Duration::from_secs(3600),
-        latency_qos: true,
-        mute: ProblemSet::EMPTY,
-    };
-}
-
-impl Default for Rules {
-    fn default() -> Self {
-        Self::DEFAULT
-    }
-}
-
 /// Everything a verdict needs besides the reading.
 #[derive(Clone, Debug, Default)]
 pub struct Context<'a> {
@@ -329,13 +239,33 @@ impl Judge {
     /// Adds a problem; a second one of the same name only raises the
     /// severity (one series per name), its reason giving way to the first.
     pub(super) fn add(&mut self, name: ProblemName, severity: Severity, reason: String) {
+        self.add_caused(name, severity, reason, Vec::new());
+    }
+
+    /// [`Judge::add`] with what the problem is about; a second one of the
+    /// same name adds the causes the first did not have.
+    pub(super) fn add_caused(
+        &mut self,
+        name: ProblemName,
+        severity: Severity,
+        reason: String,
+        causes: Vec<Cause>,
+    ) {
         match self.problems.iter_mut().find(|p| p.name == name) {
-            Some(p) => p.severity = p.severity.max(severity),
+            Some(p) => {
+                p.severity = p.severity.max(severity);
+                for c in causes {
+                    if !p.causes.contains(&c) {
+                        p.causes.push(c);
+                    }
+                }
+            }
             None => self.problems.push(Problem {
                 name,
                 severity,
                 muted: false,
                 reason,
+                causes,
             }),
         }
     }
@@ -346,10 +276,11 @@ impl Judge {
         }
     }
 
-    /// The verdict, with the problems in `mute` muted.
-    pub(super) fn finish(mut self, mute: ProblemSet) -> Verdict {
+    /// The verdict, each problem first shown to `mute` (which marks what
+    /// the operator muted).
+    pub(super) fn finish(mut self, mut mute: impl FnMut(&mut Problem)) -> Verdict {
         for p in &mut self.problems {
-            p.muted = mute.contains(p.name);
+            mute(p);
         }
         self.problems.sort_by(|a, b| {
             (a.muted.cmp(&b.muted))

@@ -20,10 +20,12 @@ use std::time::SystemTime;
 
 use super::history::History;
 pub use super::judgement::{
-    Context, MUTED, Problem, ProblemName, ProblemSet, Rules, Severity, Status, Verdict,
+    Cause, Context, MUTED, Problem, ProblemName, Severity, Status, Verdict,
 };
 use super::judgement::{Judge, ProblemName as P};
+pub use super::mute::{CauseKind, Mute, Mutes};
 use super::reading::Reading;
+pub use super::rules::Rules;
 use super::verdict_nvme::nvme;
 use super::verdict_rules::{
     counters, latency, plp, self_test, spare, status, temperature, throttling, wear,
@@ -84,7 +86,7 @@ pub fn evaluate(
     if rules.latency_qos && ctx.not_judged.is_none() {
         latency(ctx, &mut j);
     }
-    j.finish(rules.mute)
+    j.finish(|p| rules.mute.apply(p, now))
 }
 
 /// Every judged aspect, for when nothing is known.
@@ -123,3 +125,6 @@ mod tests;
 
 #[cfg(test)]
 mod not_judged_tests;
+
+#[cfg(test)]
+mod mute_tests;

@@ -4,8 +4,9 @@
 use std::time::{Duration, SystemTime};
 
 use super::history::{self, History, Tracked};
-use super::judgement::{Context, Judge, ProblemName as P, Rules, Severity};
+use super::judgement::{Cause, Context, Judge, ProblemName as P, Severity};
 use super::reading::Reading;
+use super::rules::Rules;
 use crate::nvme::Condition;
 use crate::scsi::exceptions::Condition as IeCondition;
 use crate::scsi::log::InformationalException;
@@ -96,7 +97,9 @@ pub(super) fn status(r: &Reading, j: &mut Judge) {
                 "pre-failure attribute at or below its threshold ({}); the SMART status itself could not be read",
                 list.join("; ")
             );
-            j.add(P::SmartFailed, Severity::Critical, text)
+            // Each attribute a cause, so a mute of one hides only it.
+            let causes = failing.iter().map(|a| Cause::Attribute(a.id)).collect();
+            j.add_caused(P::SmartFailed, Severity::Critical, text, causes)
         }
         Some(false) if !any_bit => j.add(
             P::SmartFailed,

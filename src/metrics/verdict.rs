@@ -55,6 +55,21 @@ impl Exposition {
             MetricType::Gauge,
             unknown,
         )?;
+        let expiry = self.drives.iter().flat_map(|d| {
+            d.mute_expiry.iter().map(move |&(p, until)| {
+                let at = until
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0.0, |t| t.as_secs_f64());
+                (Self::with(d, [("problem", p.as_label())]), at)
+            })
+        });
+        family(
+            enc,
+            "ssd_health_mute_expiry_timestamp_seconds",
+            "When the mute of that problem for this drive ends (health.overrides until), the soonest of its mutes in force; a mute without an end has no series.",
+            MetricType::Gauge,
+            expiry,
+        )?;
         let wearout = self
             .drives
             .iter()
