@@ -253,7 +253,7 @@ sections! {
         } => ["discovery.interval" "DURATION"];
         /// also watch the physical drives behind MegaRAID controllers
         /// (`megaraid_sas`), through the controller's pass-through; makes
-        /// `/dev/megaraid_sas_ioctl_node` when absent
+        /// `/dev/megaraid_sas_ioctl_node` when absent or not the driver's
         megaraid: Option<bool> = Switch {} => ["discovery.megaraid"];
         /// also watch NVMe over fabrics controllers (transport `tcp`,
         /// `rdma`, `fc`, `loop`: remote targets), without spare and
