@@ -303,9 +303,7 @@ impl Filter {
 }
 
 fn read_attr(dir: &Path, name: &str) -> String {
-    std::fs::read_to_string(dir.join(name))
-        .map(|s| s.trim().to_string())
-        .unwrap_or_default()
+    crate::device::sysfs::printable_attr(dir, name)
 }
 
 /// What one scan found: the drives to watch, and the controllers it
