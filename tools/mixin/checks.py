@@ -17,7 +17,7 @@ closing "mixin: N passed, M failed":
      (monitoring.coreos.com/v1) whose spec.groups are the mixin's alert and
      rule groups, and that spec passes promtool check rules.
   d. The _config thresholds that the exporter's verdict also has are its
-     defaults: in the code (src/health/judgement.rs, Rules::DEFAULT), in the
+     defaults: in the code (src/health/rules.rs, the constants of Rules::DEFAULT), in the
      README's configuration table and in examples/config.yml.
   e. The jsonnet is as jsonnetfmt writes it.
 
@@ -265,11 +265,12 @@ def exporter_defaults() -> dict[str, dict[str, float]]:
     """{source: {health key: default}} from the code, the README's table and
     examples/config.yml."""
     out: dict[str, dict[str, float]] = {}
-    code = (ROOT / "src/health/judgement.rs").read_text()
-    m = re.search(r"pub const DEFAULT: Rules = Rules \{(.*?)\};", code, re.S)
-    out["src/health/judgement.rs"] = {
-        k: v for k, v in ((k, _number(v)) for k, v in
-                          re.findall(r"(\w+): ([0-9.]+),", m.group(1) if m else ""))
+    # One constant per default (`pub const WEAR_WARNING: f64 = 0.8;`), named
+    # as the key in capitals.
+    code = (ROOT / "src/health/rules.rs").read_text()
+    out["src/health/rules.rs"] = {
+        k.lower(): v for k, v in ((k, _number(v)) for k, v in
+                                  re.findall(r"pub const ([A-Z_]+): f64 = ([0-9.]+);", code))
         if v is not None}
     readme = (ROOT / "README.md").read_text()
     out["README.md"] = {k: v for k, v in ((k, _number(v)) for k, v in re.findall(
