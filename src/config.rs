@@ -15,6 +15,7 @@ use thiserror::Error;
 mod drives;
 mod field;
 mod keys;
+mod mutes;
 mod overrides;
 mod reload;
 pub mod spec;
@@ -406,7 +407,7 @@ fn health_keys(
         plp_health_critical: H::plp_health_critical.get(raw.plp_health_critical)?,
         throttle_recent: H::throttle_recent.get(raw.throttle_recent)?,
         latency_qos: H::latency_qos.get(raw.latency_qos),
-        mute: crate::health::verdict::ProblemSet::EMPTY,
+        mute: crate::health::verdict::Mutes::NONE,
     };
     Ok((rules, H::increase_window.get(raw.increase_window)?))
 }

@@ -267,8 +267,9 @@ fn sd_transport(device: &Path, timeout: Duration) -> (Transport, Kind) {
     }
     let (kind, _) = scsi_kind(&facts);
     match scsi_transport(&facts).unwrap_or(Transport::Sata) {
-        // As discovery drives it: a virtual volume with SCSI commands.
-        Transport::Sata if kind == Kind::Virtual => (Transport::Scsi, kind),
+        // As discovery drives it: a virtual volume or a LUN with SCSI
+        // commands.
+        Transport::Sata if !kind.is_physical() => (Transport::Scsi, kind),
         t => (t, kind),
     }
 }

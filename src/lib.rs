@@ -103,14 +103,14 @@
 //! reading                       → nvme, ata, scsi, device (transport, kind and PCIe names)
 //! health                        → reading, nvme, scsi, device (PCIe facts), timefmt, probe (op)
 //! poll                          → device, nvme, ata, scsi, usb, decode, reading
-//! snapshot                      → poll, reading, health, probe (op; quantiles for the judge), device (place)
+//! snapshot                      → poll, reading, health, probe (op; quantiles for the judge), device (place), timefmt (mute ends)
 //! state                         → snapshot, reading, health, files, timefmt
 //! report                        → snapshot, health, probe (views, QoS: the landing page's latency), timefmt
 //! probe                         (nothing of the crate outside it)
 //! metrics                       → snapshot, poll, probe, reading, device, nvme, state (counters)
 //! http                          → report, files, metrics (the formats and encodings), sys (unread bytes, free memory)
 //! dump                          → poll (factory, fallback), device, nvme, scsi (page layouts), timefmt
-//! config                        → reading, health, probe, http, poll, device, ata (defaults; namer, scan, poller), metrics (detail), state (default path), files
+//! config                        → reading, health, probe, http, poll, device, ata (defaults; namer, scan, poller), metrics (detail), state (default path), timefmt (mute dates), files
 //! cli                           → config
 //! logging                       → config, timefmt
 //! check                         → config, poll, snapshot, report, reading, health, device (demo), sys (terminal width)

@@ -43,8 +43,14 @@ pub struct Row {
     pub state: String,
     /// `ok`, `warning`, `critical`, or `unknown` before any verdict or when
     /// the drive's core health data could not be read (unless something
-    /// known is critical).
+    /// known is critical); `not judged` for a device the verdict cannot
+    /// judge (a virtual volume, a LUN).
     pub status: String,
+    /// Why the device is not judged and where to look instead; left out
+    /// of the JSON for a judged drive. Such a device is left out of
+    /// [`exit_code`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_judged: Option<String>,
     /// Percentage used as a ratio (may exceed 1).
     pub wear_ratio: Option<f64>,
     pub temperature_celsius: Option<f64>,
@@ -90,6 +96,7 @@ impl Row {
                 .map_or(Status::Unknown, |v| v.overall())
                 .as_str()
                 .into(),
+            not_judged: verdict.and_then(|v| v.not_judged.clone()),
             wear_ratio: r.and_then(|r| r.percentage_used_ratio),
             temperature_celsius: r.and_then(|r| {
                 r.temperatures
@@ -165,12 +172,17 @@ fn state(d: &DriveSnapshot) -> String {
 }
 
 /// The Nagios-style exit code of a set of rows: 2 if any is critical, else
-/// 3 if any is unknown (or there are none), else 1 if any warns, else 0.
+/// 3 if any is unknown (or none is judged), else 1 if any warns, else 0.
+/// A device not judged (a virtual volume, a LUN) counts for nothing, even
+/// when its poll fails: it is listed with its reason, and a host's check
+/// stays what its drives make it. A host with nothing but such devices has
+/// no drive judged, as one without drives: unknown.
 pub fn exit_code(rows: &[Row]) -> u8 {
-    let any = |s: Status| rows.iter().any(|r| r.status == s.as_str());
+    let judged: Vec<&Row> = rows.iter().filter(|r| r.not_judged.is_none()).collect();
+    let any = |s: Status| judged.iter().any(|r| r.status == s.as_str());
     let worst = if any(Status::Critical) {
         Status::Critical
-    } else if rows.is_empty() || any(Status::Unknown) {
+    } else if judged.is_empty() || any(Status::Unknown) {
         Status::Unknown
     } else if any(Status::Warning) {
         Status::Warning
@@ -255,6 +267,7 @@ fn paint(status: &str, padded: String) -> String {
         "ok" => 32,
         "warning" => 33,
         "critical" => 31,
+        "not judged" => 90,
         _ => 35,
     };
     format!("\x1b[{code}m{padded}\x1b[0m")
@@ -291,6 +304,9 @@ pub fn text_table(rows: &[Row], layout: Layout) -> String {
             .collect();
         if r.status == Status::Unknown.as_str() && r.problems.is_empty() {
             notes.push(r.state.clone());
+        }
+        if let Some(why) = &r.not_judged {
+            notes.push(format!("not judged: {why}"));
         }
         for note in notes {
             let width = layout.width.unwrap_or(usize::MAX).saturating_sub(4);

@@ -10,7 +10,7 @@ use crate::health::datasheet::{self, rating_for};
 use crate::health::forecast;
 use crate::health::history::History;
 use crate::health::tuning::{Tuner, Tuning};
-use crate::health::verdict::{self, Context, Verdict};
+use crate::health::verdict::{self, Context, ProblemName, Verdict};
 use crate::poll::{PollOutcome, Source};
 use crate::probe::fleet::Fleet;
 use crate::probe::op::ProbeOp;
@@ -95,6 +95,9 @@ pub struct DriveSnapshot {
     pub self_tests: Option<ScheduledSelfTests>,
     /// The newest health verdict (after the first poll).
     pub verdict: Option<Verdict>,
+    /// When each muted problem's mute ends, for the mutes in force at the
+    /// last verdict that have an end (`ssd_health_mute_expiry_timestamp_seconds`).
+    pub mute_expiry: Vec<(ProblemName, SystemTime)>,
     /// Seconds until percentage used reaches 100 % at the rate seen so far.
     pub wearout_seconds: Option<f64>,
     /// Bytes written against the rated endurance ([`Self::rated_endurance`]).
@@ -150,6 +153,7 @@ impl DriveSnapshot {
             state_age: None,
             self_tests: None,
             verdict: None,
+            mute_expiry: Vec::new(),
             wearout_seconds: None,
             endurance_used: None,
             rated_endurance: None,
@@ -237,7 +241,13 @@ impl DriveSnapshot {
             }
         };
         if changed {
-            let mute: Vec<&str> = tuning.rules.mute.iter().map(|p| p.as_label()).collect();
+            mutes::warn_device_only(&self.device, &self.identity.serial, &tuning);
+            let mute: Vec<&str> = tuning
+                .rules
+                .mute
+                .iter()
+                .map(|m| m.problem.as_label())
+                .collect();
             match &tuning.source {
                 Some(source) => tracing::info!(
                     device = self.device,
@@ -299,7 +309,7 @@ impl DriveSnapshot {
             last_error: self.last_error.as_deref(),
             has_plp: datasheet::has_plp(rating.as_ref(), self.reading.as_ref()),
             latency_over_qos,
-            virtual_volume: self.identity.is_virtual(),
+            not_judged: self.identity.kind.not_judged_because(),
         };
         self.verdict = Some(verdict::evaluate(
             self.reading.as_ref(),
@@ -308,6 +318,10 @@ impl DriveSnapshot {
             rules,
             now,
         ));
+        self.mute_expiry = rules.mute.expiries(now);
+        for m in rules.mute.ended(now) {
+            mutes::ended(&self.device, m);
+        }
         // The operator's figure for the drive wins over the datasheet's,
         // which wins over the drive's own estimates.
         let capacity = self.identity.capacity_bytes;
@@ -465,6 +479,8 @@ pub fn judge(tuner: Arc<dyn Tuner>, probes: Option<Arc<Fleet>>) -> Judge {
         s.judge(over, now);
     })
 }
+
+mod mutes;
 
 #[cfg(test)]
 mod tests;

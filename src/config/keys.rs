@@ -253,7 +253,7 @@ sections! {
         } => ["discovery.interval" "DURATION"];
         /// also watch the physical drives behind MegaRAID controllers
         /// (`megaraid_sas`), through the controller's pass-through; makes
-        /// `/dev/megaraid_sas_ioctl_node` when absent
+        /// `/dev/megaraid_sas_ioctl_node` when absent or not the driver's
         megaraid: Option<bool> = Switch {} => ["discovery.megaraid"];
         /// also watch NVMe over fabrics controllers (transport `tcp`,
         /// `rdma`, `fc`, `loop`: remote targets), without spare and
@@ -364,32 +364,32 @@ sections! {
     RawHealth "health." {
         /// percentage used (ratio) from which `wear_high` warns
         wear_warning: Option<f64> = Ratio {
-            default: crate::health::verdict::Rules::DEFAULT.wear_warning,
+            default: crate::health::verdict::Rules::WEAR_WARNING,
             max: bounds::MAX_WEAR_RATIO,
             noun: "number",
         } => [];
         /// percentage used (ratio) from which `wear_out` is critical
         wear_critical: Option<f64> = Ratio {
-            default: crate::health::verdict::Rules::DEFAULT.wear_critical,
+            default: crate::health::verdict::Rules::WEAR_CRITICAL,
             max: bounds::MAX_WEAR_RATIO,
             noun: "number",
         } => [];
         /// `spare_low` warns when available spare is at most this times the
         /// drive's own threshold
         spare_warning_factor: Option<f64> = Ratio {
-            default: crate::health::verdict::Rules::DEFAULT.spare_warning_factor,
+            default: crate::health::verdict::Rules::SPARE_WARNING_FACTOR,
             max: bounds::MAX_SPARE_FACTOR,
             noun: "number",
         } => [];
         /// power-loss-protection health (ratio) below this is critical
         plp_health_critical: Option<f64> = Ratio {
-            default: crate::health::verdict::Rules::DEFAULT.plp_health_critical,
+            default: crate::health::verdict::Rules::PLP_HEALTH_CRITICAL,
             max: bounds::MAX_PLP_RATIO,
             noun: "number",
         } => [];
         /// throttling seen this recently is a warning
         throttle_recent: Option<String> = Dur {
-            default: crate::health::verdict::Rules::DEFAULT.throttle_recent,
+            default: crate::health::verdict::Rules::THROTTLE_RECENT,
             max: bounds::MAX_HISTORY,
         } => [];
         /// "increasing" error counts compare with what was seen within this
@@ -400,7 +400,7 @@ sections! {
         } => [];
         /// warn when the probe's tail latency exceeds the datasheet QoS
         latency_qos: Option<bool> = Bool {
-            default: crate::health::verdict::Rules::DEFAULT.latency_qos,
+            default: crate::health::verdict::Rules::LATENCY_QOS,
         } => [];
     }
 
@@ -515,7 +515,9 @@ pub struct RawOverride {
     pub serial: Option<String>,
     pub model: Option<String>,
     pub device: Option<String>,
-    pub mute: Vec<String>,
+    pub mute: Vec<super::mutes::RawMute>,
+    /// When the entry's mutes end (`config::mutes`), as written.
+    pub until: Option<String>,
     /// TBW in bytes: `600e12` or `600000000000000`.
     pub rated_endurance_bytes: Option<f64>,
     pub keys: RawHealth,

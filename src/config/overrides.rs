@@ -1,7 +1,9 @@
 //! `health.overrides`: per-drive health settings. Each entry matches drives
 //! by `serial` (exact), `model` and `device` (regular expressions, all
-//! given must match), and sets any `health.*` key, `mute` (problem names)
-//! and `rated_endurance_bytes`; the first entry that matches a drive wins.
+//! given must match), and sets any `health.*` key, `mute` (problem names,
+//! or one cause of a problem, each maybe until a date: `config::mutes`),
+//! `until` (when its mutes end) and `rated_endurance_bytes`; the first
+//! entry that matches a drive wins.
 //! Raw entries (serde, unknown keys refused) become validated
 //! [`Override`]s whose errors name the entry: `health.overrides[2].mute[0]`.
 
@@ -13,7 +15,6 @@ use super::keys::{RawHealth, RawHealthSection, RawOverride};
 use super::spec::{Key, KeyDoc, Pattern};
 use super::{ConfigError, Health, bounds, invalid};
 use crate::health::tuning::{Tuner, Tuning};
-use crate::health::verdict::{ProblemName, ProblemSet};
 use crate::reading::Identity;
 
 impl RawHealthSection {
@@ -37,8 +38,9 @@ impl RawHealthSection {
             flag: None,
             meaning: "per-drive health settings, the first entry matching a drive wins: \
                 match on `serial` (exact), `model`, `device` (regular expressions; all \
-                given must match); set any `health.*` key, `mute` (problem names) and \
-                `rated_endurance_bytes` (docs/configuration.md, \"Overrides and reload\")",
+                given must match); set any `health.*` key, `mute` (problem names, or \
+                `{problem, cause, until}`), `until` (a date: when the entry's mutes end) \
+                and `rated_endurance_bytes` (docs/configuration.md, \"Overrides and reload\")",
             default: "none".into(),
             accepts: Some(format!("at most `{}` entries", bounds::MAX_OVERRIDES)),
             list: true,
@@ -132,7 +134,14 @@ mod de {
             f.write_str("an override: serial, model or device to match, and health keys")
         }
         fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawOverride, A::Error> {
-            let own = ["serial", "model", "device", "mute", "rated_endurance_bytes"];
+            let own = [
+                "serial",
+                "model",
+                "device",
+                "mute",
+                "until",
+                "rated_endurance_bytes",
+            ];
             let mut keys = RawHealth::default();
             let mut o = RawOverride::default();
             mapping(map, &own, &mut keys, |key, m| {
@@ -141,6 +150,7 @@ mod de {
                     "model" => o.model = m.next_value()?,
                     "device" => o.device = m.next_value()?,
                     "mute" => o.mute = m.next_value()?,
+                    "until" => o.until = Some(m.next_value()?),
                     _ => o.rated_endurance_bytes = m.next_value()?,
                 }
                 Ok(())
@@ -226,6 +236,7 @@ impl Health {
             increase_window: self.increase_window,
             rated_endurance_bytes: None,
             source: None,
+            by_device_only: false,
         }
     }
 
@@ -286,20 +297,11 @@ fn one(base: &RawHealth, at: String, raw: RawOverride) -> Result<Override, Confi
             "matches no drive by anything; give serial, model or device (a regular expression, e.g. \"^nvme3$\")",
         ));
     }
-    let mut mute = ProblemSet::EMPTY;
-    for (j, name) in raw.mute.iter().enumerate() {
-        let p = ProblemName::from_label(name).ok_or_else(|| {
-            let names: Vec<&str> = ProblemName::ALL.iter().map(|p| p.as_label()).collect();
-            invalid(
-                &format!("{at}.mute[{j}]"),
-                format!(
-                    "{name:?} is not a problem name; use one of {}",
-                    names.join(", ")
-                ),
-            )
-        })?;
-        mute = mute.with(p);
-    }
+    let until = match &raw.until {
+        None => None,
+        Some(t) => Some(super::mutes::until(&format!("{at}.until"), t)?),
+    };
+    let mute = super::mutes::validate(&at, &raw.mute, until)?;
     let rated_endurance_bytes = match raw.rated_endurance_bytes {
         None => None,
         Some(b) => Some(rated_endurance(&at, b)?),
@@ -307,6 +309,7 @@ fn one(base: &RawHealth, at: String, raw: RawOverride) -> Result<Override, Confi
     let (mut rules, increase_window) =
         super::health_keys(base.clone().overlay(raw.keys)).map_err(|e| within(&at, e))?;
     rules.mute = mute;
+    let device_only = device.is_some() && serial.is_none() && model.is_none();
     Ok(Override {
         serial,
         model,
@@ -316,6 +319,7 @@ fn one(base: &RawHealth, at: String, raw: RawOverride) -> Result<Override, Confi
             increase_window,
             rated_endurance_bytes,
             source: Some(at),
+            by_device_only: device_only,
         }),
     })
 }

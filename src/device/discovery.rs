@@ -12,11 +12,13 @@
 //! not proof: the first poll's ATA IDENTIFY through ATA PASS-THROUGH
 //! decides, as smartmontools' `autodetect_sat_device` does (`poll::fallback`
 //! drives the disk as SCSI when the IDENTIFY is refused). [`volume`]
-//! decides whether a SCSI disk is a physical drive or a virtual volume
-//! ([`Kind`]). A disk behind a USB bridge is [`usb`]'s to decide.
+//! decides whether a SCSI disk is a physical drive, a virtual volume or a
+//! remote LUN ([`Kind`]), from what [`remote`] reads of its transport too.
+//! A disk behind a USB bridge is [`usb`]'s to decide.
 
 pub mod megaraid;
 pub mod nvme;
+pub mod remote;
 pub mod sas;
 pub mod usb;
 pub mod volume;
@@ -94,6 +96,11 @@ pub struct ScsiFacts {
     pub channel: Option<u32>,
     /// An iSCSI session (`sessionN`) in the device path.
     pub iscsi_session: bool,
+    /// A Fibre Channel remote port (`rport-H:C-N`) in the device path.
+    pub fc_remote_port: bool,
+    /// The device-mapper multipath map holding the disk, empty if none
+    /// ([`remote::multipath_holder`]).
+    pub multipath: String,
     /// `device/vpd_pg83` (VPD 83h, device identification).
     pub vpd_83: Option<Vec<u8>>,
 }
@@ -132,9 +139,9 @@ pub fn scsi_transport(f: &ScsiFacts) -> Option<Transport> {
     })
 }
 
-/// Whether the disk is a physical drive or a virtual volume, and why
-/// ([`volume::classify`] over the host adapter, the INQUIRY strings and VPD
-/// 83h that sysfs holds).
+/// Whether the disk is a physical drive, a virtual volume or a LUN, and why
+/// ([`volume::classify`] over the host adapter, the transport, VPD 83h and
+/// the INQUIRY strings that sysfs holds).
 pub fn scsi_kind(f: &ScsiFacts) -> (Kind, Option<String>) {
     use crate::scsi::identity::{Inquiry, vpd_port_protocols};
     let inquiry = f.inquiry.as_deref().and_then(|b| Inquiry::parse(b).ok());
@@ -150,6 +157,9 @@ pub fn scsi_kind(f: &ScsiFacts) -> (Kind, Option<String>) {
         proc_name: &f.proc_name,
         channel: f.channel,
         iscsi_session: f.iscsi_session,
+        fc_remote_port: f.fc_remote_port,
+        multipath: &f.multipath,
+        sas: f.sas,
         vendor,
         product,
         port_protocols: &protocols,
@@ -177,10 +187,6 @@ pub fn scsi_facts(block_dir: &Path) -> ScsiFacts {
         real.components()
             .any(|c| pred(&c.as_os_str().to_string_lossy()))
     };
-    let session = |c: &str| {
-        c.strip_prefix("session")
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-    };
     ScsiFacts {
         inquiry: std::fs::read(dev.join("inquiry")).ok(),
         vendor: read_attr(&dev, "vendor"),
@@ -191,7 +197,9 @@ pub fn scsi_facts(block_dir: &Path) -> ScsiFacts {
         sas: in_path(&|c| c.starts_with("end_device-")) || dev.join("sas_address").exists(),
         proc_name: host_proc_name(&real),
         channel: scsi_channel(&dev),
-        iscsi_session: in_path(&session),
+        iscsi_session: in_path(&remote::is_iscsi_session),
+        fc_remote_port: in_path(&remote::is_fc_remote_port),
+        multipath: remote::multipath_holder(block_dir),
         vpd_83: std::fs::read(dev.join("vpd_pg83")).ok(),
     }
 }
@@ -230,8 +238,8 @@ pub struct Discovered {
     pub firmware: String,
     /// Block devices of the drive's namespaces (`nvme0n1`), sorted.
     pub namespaces: Vec<String>,
-    /// Physical drive or virtual volume (never probed unless named in
-    /// `probe.device`, never judged).
+    /// Physical drive, virtual volume or LUN (the last two never probed
+    /// unless named in `probe.device`, never judged).
     pub kind: Kind,
     /// How the transport and the kind were decided, for the log.
     pub basis: String,
@@ -280,7 +288,7 @@ impl Discovered {
     /// wakes a sleeping USB disk, and its latency is the bridge's and the
     /// bus's as much as the drive's.
     pub fn probed(&self) -> bool {
-        self.kind == Kind::Physical
+        self.kind.is_physical()
             && self.place.fabric.is_empty()
             && self.megaraid.is_none()
             && self.usb.is_none()
@@ -308,9 +316,7 @@ impl Filter {
 }
 
 fn read_attr(dir: &Path, name: &str) -> String {
-    std::fs::read_to_string(dir.join(name))
-        .map(|s| s.trim().to_string())
-        .unwrap_or_default()
+    crate::device::sysfs::printable_attr(dir, name)
 }
 
 /// What one scan found: the drives to watch, and the controllers it
@@ -378,15 +384,16 @@ fn scsi_disks_in(
             }
             let (kind, why) = scsi_kind(&facts);
             let transport = match scsi_transport(&facts)? {
-                // A virtual volume is watched for its identity only, with
-                // SCSI commands, whatever SAT hints it shows.
-                Transport::Sata if kind == Kind::Virtual => Transport::Scsi,
+                // A virtual volume or a LUN is watched for its identity
+                // only, with SCSI commands, whatever SAT hints it shows.
+                Transport::Sata if !kind.is_physical() => Transport::Scsi,
                 t => t,
             };
             let basis = match why {
                 Some(why) => format!(
-                    "{}; a virtual volume: {why}",
-                    transport_basis(&facts, transport)
+                    "{}; kind {}: {why}",
+                    transport_basis(&facts, transport),
+                    kind.as_label()
                 ),
                 None => transport_basis(&facts, transport).to_string(),
             };

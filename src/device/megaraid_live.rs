@@ -93,18 +93,59 @@ pub fn completion(
 /// Opens the management node read-only: the ioctl needs CAP_SYS_ADMIN, not
 /// write access, and every frame the exporter sends reads.
 fn open(node: &Path) -> io::Result<File> {
-    File::open(node)
+    use std::os::unix::fs::OpenOptionsExt;
+    // Never through a symlink: `ensure_node` checked the node itself.
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(node)
 }
 
-/// Makes the management `node` when it is absent, as smartctl does: a
-/// character device (mode 0600) with the `megaraid_sas_ioctl` major from
-/// `proc_devices` (`/proc/devices`) and minor 0. The driver registers the
-/// major but makes no node. Needs CAP_MKNOD; `Ok` when the node exists.
+/// What is at the management node's path, against the major it must have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeFound {
+    Absent,
+    /// A character device (not a symlink) with the driver's major.
+    Right,
+    /// Anything else, for people: "a regular file", "character device 1:3".
+    Wrong(String),
+}
+
+/// Looks at `node` itself (a symlink is not followed): the driver's node
+/// is a character device with `major` (`megaraid_sas_ioctl` in
+/// `/proc/devices`).
+pub fn inspect_node(node: &Path, major: u32) -> io::Result<NodeFound> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let meta = match std::fs::symlink_metadata(node) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(NodeFound::Absent),
+        Err(e) => return Err(e),
+    };
+    let t = meta.file_type();
+    let (maj, min) = (
+        nix::sys::stat::major(meta.rdev()),
+        nix::sys::stat::minor(meta.rdev()),
+    );
+    Ok(match () {
+        _ if t.is_char_device() && maj == u64::from(major) => NodeFound::Right,
+        _ if t.is_char_device() => NodeFound::Wrong(format!("character device {maj}:{min}")),
+        _ if t.is_symlink() => NodeFound::Wrong("a symlink".into()),
+        _ if t.is_block_device() => NodeFound::Wrong(format!("block device {maj}:{min}")),
+        _ if t.is_dir() => NodeFound::Wrong("a directory".into()),
+        _ if t.is_file() => NodeFound::Wrong("a regular file".into()),
+        _ => NodeFound::Wrong("a fifo or socket".into()),
+    })
+}
+
+/// Makes sure the management `node` is the driver's, as smartctl makes it
+/// and `systemd/megaraid/megaraid-node` checks it: a character device
+/// (mode 0600) with the `megaraid_sas_ioctl` major from `proc_devices`
+/// (`/proc/devices`) and minor 0. The driver registers the major but makes
+/// no node. Anything else there (a stale node from before a driver reload,
+/// a file, a symlink) is removed, logged, and the node made again. Needs
+/// CAP_MKNOD unless the node is already right.
 pub fn ensure_node(node: &Path, proc_devices: &Path) -> Result<(), String> {
     use nix::sys::stat::{Mode, SFlag, makedev, mknod};
-    if node.exists() {
-        return Ok(());
-    }
     let text = std::fs::read_to_string(proc_devices)
         .map_err(|e| format!("read {}: {e}", proc_devices.display()))?;
     let major = megaraid::ioctl_major(&text).ok_or_else(|| {
@@ -113,13 +154,35 @@ pub fn ensure_node(node: &Path, proc_devices: &Path) -> Result<(), String> {
             proc_devices.display()
         )
     })?;
+    let found = inspect_node(node, major).map_err(|e| format!("stat {}: {e}", node.display()))?;
+    match found {
+        NodeFound::Right => return Ok(()),
+        NodeFound::Absent => {}
+        NodeFound::Wrong(what) => {
+            warn!(
+                node = %node.display(),
+                "{} is {what}, not the megaraid_sas character device {major}:0; removing it and making the node again",
+                node.display()
+            );
+            let gone = match what.as_str() {
+                "a directory" => std::fs::remove_dir(node),
+                _ => std::fs::remove_file(node),
+            };
+            gone.map_err(|e| {
+                format!(
+                    "remove {} ({what}, not the driver's node): {e}; remove it by hand",
+                    node.display()
+                )
+            })?;
+        }
+    }
     match mknod(
         node,
         SFlag::S_IFCHR,
         Mode::S_IRUSR | Mode::S_IWUSR,
         makedev(major.into(), 0),
     ) {
-        Ok(()) | Err(nix::errno::Errno::EEXIST) => Ok(()),
+        Ok(()) => Ok(()),
         Err(e) => Err(format!(
             "make {} (character {major}:0): {e} (needs CAP_MKNOD, or make it beforehand: mknod -m 600 {} c {major} 0)",
             node.display(),

@@ -3,8 +3,6 @@
 //! [`Judge`] that collects problems. The rules (`verdict_rules`) and the
 //! verdict (`verdict::evaluate`) both build on it; it names neither.
 
-use std::time::Duration;
-
 use crate::probe::op::ProbeOp;
 
 /// How bad; the value is `ssd_health_status`.
@@ -96,46 +94,6 @@ impl std::fmt::Display for ProblemName {
     }
 }
 
-/// A set of problems, one bit each (its place in [`ProblemName::ALL`]):
-/// `Copy`, so [`Rules`] stays a constant.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ProblemSet(u64);
-
-const _: () = assert!(ProblemName::ALL.len() <= 64, "ProblemSet holds 64 names");
-
-impl ProblemSet {
-    pub const EMPTY: ProblemSet = ProblemSet(0);
-
-    fn bit(p: ProblemName) -> u64 {
-        1 << (p as u32)
-    }
-
-    pub fn with(self, p: ProblemName) -> ProblemSet {
-        ProblemSet(self.0 | Self::bit(p))
-    }
-
-    pub fn contains(self, p: ProblemName) -> bool {
-        self.0 & Self::bit(p) != 0
-    }
-
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-
-    /// The names in the set, in [`ProblemName::ALL`] order.
-    pub fn iter(self) -> impl Iterator<Item = ProblemName> {
-        ProblemName::ALL
-            .into_iter()
-            .filter(move |&p| self.contains(p))
-    }
-}
-
-impl FromIterator<ProblemName> for ProblemSet {
-    fn from_iter<I: IntoIterator<Item = ProblemName>>(iter: I) -> Self {
-        iter.into_iter().fold(Self::EMPTY, ProblemSet::with)
-    }
-}
-
 /// The `severity` label of a muted problem: it is served, so nothing
 /// disappears silently, but it does not raise `ssd_health_status`.
 pub const MUTED: &str = "muted";
@@ -176,14 +134,19 @@ pub enum Status {
     /// The drive's core health data could not be read (`data_missing`)
     /// and nothing known is critical: neither good nor a mere warning.
     Unknown = 3,
+    /// Not a device the verdict can judge ([`Verdict::not_judged`] says
+    /// why and where to look): never shown as ok, never critical, and left
+    /// out of `check`'s exit code. A poll that fails still warns.
+    NotJudged = 4,
 }
 
 impl Status {
-    pub const ALL: [Status; 4] = [
+    pub const ALL: [Status; 5] = [
         Status::Ok,
         Status::Warning,
         Status::Critical,
         Status::Unknown,
+        Status::NotJudged,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -192,6 +155,7 @@ impl Status {
             Status::Warning => "warning",
             Status::Critical => "critical",
             Status::Unknown => "unknown",
+            Status::NotJudged => "not judged",
         }
     }
 }
@@ -216,14 +180,18 @@ pub struct Verdict {
     pub problems: Vec<Problem>,
     /// What could not be judged for lack of data: `smart_status`, `wear`,
     /// `spare`, `temperature`, `media_errors`, `unsafe_shutdowns`,
-    /// `throttling`, `plp`.
+    /// `throttling`, `plp`; all of them for a device not judged.
     pub unknown: Vec<&'static str>,
+    /// Why the device is not judged at all, and where to look instead
+    /// ([`Context::not_judged`]); `None` for a judged drive.
+    pub not_judged: Option<String>,
 }
 
 impl Verdict {
     /// The one status of the drive: its worst problem's severity, except
     /// that without its core health data it is [`Status::Unknown`] unless
-    /// something known is critical.
+    /// something known is critical, and a device not judged with no
+    /// problem (its poll works) is [`Status::NotJudged`], not ok.
     pub fn overall(&self) -> Status {
         // A muted data_missing is the operator's: it does not make the
         // drive unknown.
@@ -233,68 +201,9 @@ impl Verdict {
             Severity::Critical => Status::Critical,
             _ if no_data => Status::Unknown,
             Severity::Warning => Status::Warning,
+            Severity::Ok if self.not_judged.is_some() => Status::NotJudged,
             Severity::Ok => Status::Ok,
         }
-    }
-}
-
-/// Thresholds and mutes, all configurable (`health`, and per drive
-/// `health.overrides`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Rules {
-    /// Percentage used (ratio) from which `wear_high` warns. Default 0.8:
-    /// with a fifth of the rated life left there is still time to order and
-    /// migrate; `ssd_wearout_estimated_seconds` says how much.
-    pub wear_warning: f64,
-    /// Percentage used from which `wear_out` is critical. Default 1.0: the
-    /// NVMe definition of percentage used puts 100 % at the vendor's
-    /// endurance estimate; past it, retention is no longer promised.
-    pub wear_critical: f64,
-    /// `spare_low` warns when available spare ≤ this × the drive's own
-    /// threshold (threshold > 0). Default 2.0: the threshold is where the
-    /// drive raises its critical warning; twice it leaves room to act,
-    /// while a healthy drive (spare near 100 %) never comes close.
-    pub spare_warning_factor: f64,
-    /// `plp_health_low` is critical when PLP health (ratio) is below this.
-    /// Default 0.5. No specification in our references gives a line (the
-    /// OCP field and the SATA attributes are vendor-normalised, 100 % = as
-    /// new), and the drive's own failure signal stays the volatile memory
-    /// backup bit (`plp_failed`). Half the as-new health is our judgement of
-    /// where hold-up energy can no longer be trusted to flush the cache;
-    /// set it from the vendor's guidance where there is one.
-    pub plp_health_critical: f64,
-    /// `thermal_throttling` warns while throttling and this long after the
-    /// last sign of it. Default 1 h: long enough to be seen across several
-    /// scrapes and polls, short enough to clear once the drive has cooled.
-    pub throttle_recent: Duration,
-    /// Whether to judge `latency_above_qos` (a warning). Default true, but
-    /// the caller only reports a limit exceeded when the probe window holds
-    /// enough samples to show it (`probe::qos::EVIDENCE`: a p99.99 with
-    /// 10 000 samples, or a p99.9 with 2 500). Datasheet QoS is measured on a drive running only
-    /// the test, so a drive under production load may exceed it at the
-    /// tail: set `health.latency_qos: false` where that is expected.
-    pub latency_qos: bool,
-    /// Problems served as muted and left out of the status (an operator's
-    /// known-bad drive). Default none.
-    pub mute: ProblemSet,
-}
-
-impl Rules {
-    /// The defaults, as a constant so configuration can name each one.
-    pub const DEFAULT: Rules = Rules {
-        wear_warning: 0.8,
-        wear_critical: 1.0,
-        spare_warning_factor: 2.0,
-        plp_health_critical: 0.5,
-        throttle_recent: Duration::from_secs(3600),
-        latency_qos: true,
-        mute: ProblemSet::EMPTY,
-    };
-}
-
-impl Default for Rules {
-    fn default() -> Self {
-        Self::DEFAULT
     }
 }
 
@@ -312,9 +221,12 @@ pub struct Context<'a> {
     /// `(op, measured seconds, datasheet target seconds)`; only entries
     /// with measured > target count.
     pub latency_over_qos: Vec<(ProbeOp, f64, f64)>,
-    /// A virtual volume (a RAID logical drive, a virtual disk): watched
-    /// for its identity and whether it answers, never judged as a drive.
-    pub virtual_volume: bool,
+    /// Why the verdict cannot judge this device at all, with where to look
+    /// instead: a virtual volume or a LUN (`Kind::not_judged_because`),
+    /// or any device whose health the exporter cannot read. Such a device
+    /// is watched for its identity and whether it answers: everything is
+    /// listed as unknown, and nothing but a failing poll is a problem.
+    pub not_judged: Option<&'a str>,
 }
 
 /// Problems found so far.
@@ -322,6 +234,7 @@ pub struct Context<'a> {
 pub(super) struct Judge {
     pub(super) problems: Vec<Problem>,
     pub(super) unknown: Vec<&'static str>,
+    pub(super) not_judged: Option<String>,
 }
 
 impl Judge {
@@ -365,10 +278,11 @@ impl Judge {
         }
     }
 
-    /// The verdict, with the problems in `mute` muted.
-    pub(super) fn finish(mut self, mute: ProblemSet) -> Verdict {
+    /// The verdict, each problem first shown to `mute` (which marks what
+    /// the operator muted).
+    pub(super) fn finish(mut self, mut mute: impl FnMut(&mut Problem)) -> Verdict {
         for p in &mut self.problems {
-            p.muted = mute.contains(p.name);
+            mute(p);
         }
         self.problems.sort_by(|a, b| {
             (a.muted.cmp(&b.muted))
@@ -385,6 +299,7 @@ impl Judge {
                 .unwrap_or(Severity::Ok),
             problems: self.problems,
             unknown: self.unknown,
+            not_judged: self.not_judged,
         }
     }
 }

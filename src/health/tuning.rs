@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::judgement::Rules;
+use super::rules::Rules;
 use crate::reading::Identity;
 
 /// One drive's health settings.
@@ -24,6 +24,9 @@ pub struct Tuning {
     /// Where these come from, for people: `health.overrides[1]`; `None` =
     /// the `health` section.
     pub source: Option<String>,
+    /// The entry matches drives by their kernel name alone (`device:`),
+    /// which moves between boots: worth a warning when it mutes.
+    pub by_device_only: bool,
 }
 
 impl Default for Tuning {
@@ -33,6 +36,7 @@ impl Default for Tuning {
             increase_window: None,
             rated_endurance_bytes: None,
             source: None,
+            by_device_only: false,
         }
     }
 }

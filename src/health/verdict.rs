@@ -11,16 +11,20 @@
 //!   [`Verdict::unknown`], and a drive without its core health data gets a
 //!   `data_missing` warning rather than `ok`.
 //!
-//! A virtual volume ([`Context::virtual_volume`]) is judged only on whether
-//! its poll succeeds.
+//! A device the verdict cannot judge ([`Context::not_judged`]: a virtual
+//! volume, a LUN) is watched only for whether its poll succeeds: every
+//! aspect is unknown and its status is "not judged" ([`Status::NotJudged`]),
+//! never ok and never critical.
 
 use std::time::SystemTime;
 
 use super::history::History;
 pub use super::judgement::{
-    Cause, Context, MUTED, Problem, ProblemName, ProblemSet, Rules, Severity, Status, Verdict,
+    Cause, Context, MUTED, Problem, ProblemName, Severity, Status, Verdict,
 };
 use super::judgement::{Judge, ProblemName as P};
+pub use super::mute::{CauseKind, Mute, Mutes};
+pub use super::rules::Rules;
 use super::verdict_nvme::nvme;
 use super::verdict_rules::{
     counters, latency, plp, self_test, spare, status, temperature, throttling, wear,
@@ -51,8 +55,12 @@ pub fn evaluate(
     }
     match reading {
         // Not a drive: its temperature, wear and spare (if it has any) are
-        // the controller's or the host's, and nothing is missing.
-        _ if ctx.virtual_volume => {}
+        // the controller's, the host's or the array's. Nothing of it is
+        // judged, and it says so.
+        _ if ctx.not_judged.is_some() => {
+            j.unknown = ALL.to_vec();
+            j.not_judged = ctx.not_judged.map(str::to_string);
+        }
         None => {
             let why = if ctx.polled {
                 "no poll has returned health data for this drive"
@@ -76,10 +84,10 @@ pub fn evaluate(
             nvme(r, history, &mut j);
         }
     }
-    if rules.latency_qos && !ctx.virtual_volume {
+    if rules.latency_qos && ctx.not_judged.is_none() {
         latency(ctx, &mut j);
     }
-    j.finish(rules.mute)
+    j.finish(|p| rules.mute.apply(p, now))
 }
 
 /// Every judged aspect, for when nothing is known.
@@ -115,3 +123,9 @@ pub(crate) fn judge_up(r: &Reading, ctx: Context) -> Verdict {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod not_judged_tests;
+
+#[cfg(test)]
+mod mute_tests;

@@ -5,7 +5,8 @@ use std::time::{Duration, SystemTime};
 
 use super::attribute_rules::attribute_text;
 use super::history::{self, History, Tracked};
-use super::judgement::{Cause, Context, Judge, ProblemName as P, Rules, Severity};
+use super::judgement::{Cause, Context, Judge, ProblemName as P, Severity};
+use super::rules::Rules;
 use crate::nvme::Condition;
 use crate::reading::Reading;
 use crate::scsi::exceptions::Condition as IeCondition;
@@ -89,6 +90,7 @@ pub(super) fn status(r: &Reading, j: &mut Judge) {
                     .collect::<Vec<_>>()
                     .join("; ")
             );
+            // Each attribute named in the text a cause, so a mute of one hides only it.
             let causes = prefail.map(|a| Cause::Attribute(a.id)).collect();
             j.add_caused(P::SmartFailed, Severity::Critical, text, causes)
         }

@@ -33,6 +33,7 @@ small{color:#333}\
 .banner{background:#fd0;padding:.5em;font-weight:bold;margin:.4em 0}\
 .down{color:#b00;font-weight:bold}\
 .ok{background:#dfd}.warning{background:#ffd27f}.critical{background:#f99}.unknown{background:#ddd}\
+.notjudged{background:#fff;color:#555}\
 td.status{font-weight:bold}td.num{text-align:right}td.latency{text-align:right}\
 ul{margin:0;padding-left:1.1em}\
 @media (max-width:1100px){table,tbody,tr,td{display:block}tr.head{display:none}\
@@ -41,8 +42,9 @@ tr.drive td{border:none;padding:.15em .5em}\
 td[data-label]::before{content:attr(data-label) \": \";color:#555;font-size:.85em}\
 td.problems{flex-basis:100%;width:auto;min-width:0}td.poll{max-width:none}}";
 
-/// The verdicts, worst first: the order of the rows and of the summary.
-const ORDER: [&str; 4] = ["critical", "unknown", "warning", "ok"];
+/// The verdicts, worst first: the order of the rows and of the summary;
+/// the devices not judged last, uncoloured (never the green of ok).
+const ORDER: [&str; 5] = ["critical", "unknown", "warning", "ok", "not judged"];
 
 /// Renders the landing page for `drives`.
 pub fn render(config: &ServerConfig, drives: &[DriveRow]) -> String {
@@ -80,7 +82,8 @@ fn summary(drives: &[DriveRow]) -> String {
         .iter()
         .filter_map(|s| {
             let n = drives.iter().filter(|d| class(&d.status) == *s).count();
-            (n > 0).then(|| format!("<span class=\"{s}\">{n} {s}</span>"))
+            let css = css(s);
+            (n > 0).then(|| format!("<span class=\"{css}\">{n} {s}</span>"))
         })
         .collect();
     format!("{} {noun}: {}", drives.len(), counts.join(", "))
@@ -105,13 +108,26 @@ fn security(config: &ServerConfig) -> String {
     format!("{tls}, {auth}")
 }
 
-/// The row class of a verdict word; anything else reads as unknown.
+/// The verdict word a status reads as; anything else reads as unknown.
 fn class(status: &str) -> &'static str {
     ORDER
         .iter()
         .find(|s| **s == status)
         .copied()
         .unwrap_or("unknown")
+}
+
+/// The CSS class of a verdict word (one word: `not judged` is
+/// `notjudged`).
+fn css(word: &str) -> &'static str {
+    match word {
+        "not judged" => "notjudged",
+        w => ORDER
+            .iter()
+            .find(|s| **s == w)
+            .copied()
+            .unwrap_or("unknown"),
+    }
 }
 
 fn drive_table(page: &mut String, drives: &[DriveRow]) {
@@ -131,7 +147,7 @@ fn drive_table(page: &mut String, drives: &[DriveRow]) {
 }
 
 fn row(page: &mut String, d: &DriveRow) {
-    let class = class(&d.status);
+    let class = css(class(&d.status));
     let temp = d
         .temperature_celsius
         .map_or("-".into(), |t| format!("{t:.0} °C"));
@@ -166,6 +182,13 @@ fn row(page: &mut String, d: &DriveRow) {
         throttling,
         latency(d.latency.as_ref()),
     );
+    if let Some(why) = &d.not_judged {
+        let _ = write!(
+            page,
+            "<p class=\"not-judged\"><b>not judged</b>: {}</p>",
+            escape(why)
+        );
+    }
     if !d.problems.is_empty() {
         page.push_str("<ul>");
         for p in &d.problems {

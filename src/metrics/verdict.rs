@@ -18,7 +18,7 @@ impl Exposition {
         family(
             enc,
             "ssd_health_status",
-            "Health verdict: 0 ok, 1 warning, 2 critical, 3 unknown (no core health data, nothing critical known); muted problems do not count; see ssd_health_problem for why.",
+            "Health verdict: 0 ok, 1 warning, 2 critical, 3 unknown (no core health data, nothing critical known), 4 not judged (not a drive the verdict can judge: a virtual volume or a LUN; ssd_health_unknown lists everything); muted problems do not count; see ssd_health_problem for why.",
             MetricType::Gauge,
             status,
         )?;
@@ -51,9 +51,24 @@ impl Exposition {
         family(
             enc,
             "ssd_health_unknown",
-            "What the verdict could not judge because the drive does not report it; always 1.",
+            "What the verdict could not judge: what the drive does not report, or everything of a device not judged (ssd_health_status 4); always 1.",
             MetricType::Gauge,
             unknown,
+        )?;
+        let expiry = self.drives.iter().flat_map(|d| {
+            d.mute_expiry.iter().map(move |&(p, until)| {
+                let at = until
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0.0, |t| t.as_secs_f64());
+                (Self::with(d, [("problem", p.as_label())]), at)
+            })
+        });
+        family(
+            enc,
+            "ssd_health_mute_expiry_timestamp_seconds",
+            "When the mute of that problem for this drive ends (health.overrides until), the soonest of its mutes in force; a mute without an end has no series.",
+            MetricType::Gauge,
+            expiry,
         )?;
         let wearout = self
             .drives

@@ -64,8 +64,9 @@ pub struct ScsiPoller {
     src: Box<dyn ScsiSource>,
     /// What discovery saw (`Sas` from the SAS transport class in sysfs).
     hint: Transport,
-    /// What discovery made of the disk (`Virtual` from its host adapter or
-    /// sysfs copies of its pages); `Physical` is "not known to be virtual".
+    /// What discovery made of the disk (`Virtual` from its host adapter,
+    /// `Volume` from its transport, either from sysfs copies of its pages);
+    /// `Physical` is "not known to be anything else".
     kind_hint: Kind,
     /// What the poller makes of it with the pages it read.
     kind: Kind,
@@ -142,7 +143,7 @@ impl ScsiPoller {
         }
         self.pages.sysfs_links = self.src.sas_links();
         let mut ie_failed = false;
-        if self.kind == Kind::Physical {
+        if self.kind.is_physical() {
             ie_failed = self.log_pages(&mut out, sink);
             self.defects(&mut out, sink);
             self.note_exception();
@@ -210,7 +211,7 @@ impl ScsiPoller {
         );
         apply(&mut self.pages.capacity, cap);
         self.classify();
-        if self.kind == Kind::Virtual {
+        if !self.kind.is_physical() {
             self.log_list = None;
             return;
         }
@@ -228,9 +229,9 @@ impl ScsiPoller {
         apply(&mut self.log_list, list);
     }
 
-    /// Physical or virtual, from discovery's hint, the INQUIRY strings and
-    /// VPD 83h's port protocols ([`volume::classify`]); logged when it
-    /// changes.
+    /// Physical, virtual or a LUN, from discovery's hint, VPD 83h's port
+    /// protocols and the INQUIRY strings ([`volume::classify`]); logged
+    /// when it changes.
     fn classify(&mut self) {
         let Some(inq) = &self.pages.inquiry else {
             return;
@@ -242,17 +243,18 @@ impl ScsiPoller {
             ..VolumeFacts::default()
         };
         let (kind, why) = match self.kind_hint {
-            Kind::Virtual => (Kind::Virtual, None),
             Kind::Physical => volume::classify(&facts),
+            hint => (hint, None),
         };
-        if kind == Kind::Virtual && self.kind != kind {
+        if !kind.is_physical() && self.kind != kind {
             let why = why.map_or(String::new(), |w| format!(": {w}"));
             let note = format!(
-                "a virtual volume{why}; watched for its identity only (no log pages, never judged)"
+                "not a drive (kind {}){why}; watched for its identity only (no log pages, not judged)",
+                kind.as_label()
             );
             self.tracker.note_once(Source::ScsiInquiry, &note);
         }
-        if kind == Kind::Virtual {
+        if !kind.is_physical() {
             let p = &mut self.pages;
             (p.errors, p.non_medium_errors, p.temperature) = Default::default();
             (p.start_stop, p.self_test, p.percentage_used) = Default::default();

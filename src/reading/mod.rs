@@ -19,8 +19,9 @@ use crate::nvme::Condition;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Identity {
     pub transport: Transport,
-    /// Physical drive or virtual volume (a RAID logical drive, a virtual
-    /// disk): a virtual one is served for its identity and never judged.
+    /// Physical drive, virtual volume (a RAID logical drive, a virtual
+    /// disk) or LUN: any but a physical drive is served for its identity
+    /// and not judged.
     pub kind: Kind,
     pub model: String,
     pub serial: String,
@@ -32,9 +33,10 @@ pub struct Identity {
 }
 
 impl Identity {
-    /// A RAID logical drive or a virtual disk, not a drive of its own.
+    /// Not a drive of its own: a RAID logical drive, a virtual disk or a
+    /// LUN (any [`Kind`] but `Physical`).
     pub fn is_virtual(&self) -> bool {
-        self.kind == Kind::Virtual
+        !self.kind.is_physical()
     }
 
     /// Whether `other` names the same physical drive: the same serial and

@@ -102,3 +102,47 @@ fn exit_codes_follow_nagios() {
     assert_eq!(exit_code(&rows(&["ok", "unknown"])), 3);
     assert_eq!(exit_code(&[]), 3);
 }
+
+/// Issue 37 part 2: a device not judged counts for nothing in the exit
+/// code (a host's check stays what its drives make it), even with its poll
+/// failing; a host with nothing judged is unknown, as one without drives.
+#[test]
+fn devices_not_judged_are_left_out_of_the_exit_code() {
+    let not_judged = |status: &str| Row {
+        not_judged: Some("a LUN of a storage array".into()),
+        ..row(status)
+    };
+    assert_eq!(exit_code(&[row("ok"), not_judged("not judged")]), 0);
+    assert_eq!(exit_code(&[row("ok"), not_judged("warning")]), 0);
+    assert_eq!(exit_code(&[row("warning"), not_judged("not judged")]), 1);
+    assert_eq!(exit_code(&[not_judged("not judged")]), 3);
+}
+
+#[test]
+fn a_device_not_judged_says_so_and_why_in_the_table() {
+    let r = Row {
+        status: "not judged".into(),
+        not_judged: Some("a RAID controller's logical drive: see --discovery.megaraid".into()),
+        problems: Vec::new(),
+        ..row("not judged")
+    };
+    let text = text_table(&[r], Layout::default());
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[1].contains(" not judged "), "{text}");
+    assert!(!lines[1].contains(" ok "), "{text}");
+    assert_eq!(
+        lines[2],
+        "  not judged: a RAID controller's logical drive: see --discovery.megaraid"
+    );
+    let colored = text_table(
+        &[Row {
+            not_judged: Some("x".into()),
+            ..row("not judged")
+        }],
+        Layout {
+            width: None,
+            color: true,
+        },
+    );
+    assert!(colored.contains("\x1b[90mnot judged"), "{colored:?}");
+}

@@ -18,3 +18,34 @@ fn known_instants() {
         "1969-12-31T00:00:00Z"
     );
 }
+
+/// The config's date form, against `date -u -d … +%s`.
+#[test]
+fn dates_and_instants_parse_as_utc() {
+    let at = |s| parse_utc(s).map(|t| t.duration_since(UNIX_EPOCH).unwrap().as_secs());
+    // `date -u -d 2026-03-01 +%s` = 1772323200.
+    assert_eq!(at("2026-03-01"), Some(1_772_323_200));
+    // `date -u -d 2000-02-29T12:30:15Z +%s` = 951827415 (a leap day).
+    assert_eq!(at("2000-02-29T12:30:15Z"), Some(951_827_415));
+    assert_eq!(at("1970-01-01"), Some(0));
+    // `date -u -d 2100-12-31T23:59:59Z +%s` = 4133980799.
+    assert_eq!(at("2100-12-31T23:59:59Z"), Some(4_133_980_799));
+    for bad in [
+        "2026-02-29",
+        "1900-02-29",
+        "2026-13-01",
+        "2026-00-10",
+        "2026-1-5",
+        "2026-03-01T12:00:00",
+        "2026-03-01T12:00:00+01:00",
+        "2026-03-01T24:00:00Z",
+        "1969-12-31",
+        "tomorrow",
+        "",
+    ] {
+        assert_eq!(parse_utc(bad), None, "{bad}");
+    }
+    // Round trip through the writer.
+    let t = parse_utc("2031-07-04T08:09:10Z").unwrap();
+    assert_eq!(utc_seconds(t), "2031-07-04T08:09:10Z");
+}

@@ -280,7 +280,7 @@ fn one_verdict_in_metrics_check_and_the_landing_page() {
         .output()
         .unwrap();
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let words = ["ok", "warning", "critical", "unknown"];
+    let words = ["ok", "warning", "critical", "unknown", "not judged"];
     let mut seen = BTreeMap::new();
     for d in &devices {
         let drive = doc["drives"]
@@ -298,20 +298,22 @@ fn one_verdict_in_metrics_check_and_the_landing_page() {
             drive["status"], word,
             "{d}: check vs ssd_health_status {value}"
         );
+        // The row's CSS class: the word without its space.
         assert_eq!(
             landing[d.as_str()],
-            word,
+            word.replace(' ', ""),
             "{d}: landing page vs ssd_health_status {value}"
         );
         *seen.entry(word).or_insert(0) += 1;
     }
-    // The broken NVMe dump is unknown (3) everywhere; the QEMU disk is a
-    // virtual volume, never judged, so ok while its poll succeeds.
+    // The broken NVMe dump is unknown (3) everywhere; the QEMU disk, the
+    // HPE logical drive and the arrays' LUNs are not judged (4), never ok.
     assert_eq!(seen.get("unknown"), Some(&1), "{seen:?}");
     assert!(
         seen.contains_key("ok") && seen.contains_key("critical"),
         "{seen:?}"
     );
+    assert!(seen.get("not judged") >= Some(&2), "{seen:?}");
     // check's exit code is the worst status's value.
     assert_eq!(out.status.code(), Some(2));
 }

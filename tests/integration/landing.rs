@@ -96,12 +96,13 @@ fn chromium_renders_the_drives_and_their_problems() {
             .to_string();
         *by_status.entry(verdict).or_insert(0) += 1;
     }
-    let summary: Vec<String> = ["critical", "unknown", "warning", "ok"]
+    let summary: Vec<String> = ["critical", "unknown", "warning", "ok", "not judged"]
         .iter()
         .filter_map(|s| {
+            let class = s.replace(' ', "");
             by_status
                 .get(*s)
-                .map(|c| format!("<span class=\"{s}\">{c} {s}</span>"))
+                .map(|c| format!("<span class=\"{class}\">{c} {s}</span>"))
         })
         .collect();
     let summary = format!("{n} drives: {}</p>", summary.join(", "));

@@ -16,7 +16,7 @@
      (monitoring.coreos.com/v1) whose spec.groups are the mixin's alert and
      rule groups, and that spec passes promtool check rules.
   d. The _config thresholds that the exporter's verdict also has are its
-     defaults: in the code (src/health/judgement.rs, Rules::DEFAULT), in the
+     defaults: in the code (src/health/rules.rs, the constants of Rules::DEFAULT), in the
      docs/configuration.md's table and in examples/config.yml.
   e. The jsonnet is as jsonnetfmt writes it.
 
@@ -247,11 +247,12 @@ def exporter_defaults() -> dict[str, dict[str, float]]:
     """{source: {health key: default}} from the code, docs/configuration.md's table and
     examples/config.yml."""
     out: dict[str, dict[str, float]] = {}
-    code = (ROOT / "src/health/judgement.rs").read_text()
-    m = re.search(r"pub const DEFAULT: Rules = Rules \{(.*?)\};", code, re.S)
-    out["src/health/judgement.rs"] = {
-        k: v for k, v in ((k, _number(v)) for k, v in
-                          re.findall(r"(\w+): ([0-9.]+),", m.group(1) if m else ""))
+    # One constant per default (`pub const WEAR_WARNING: f64 = 0.8;`), named
+    # as the key in capitals.
+    code = (ROOT / "src/health/rules.rs").read_text()
+    out["src/health/rules.rs"] = {
+        k.lower(): v for k, v in ((k, _number(v)) for k, v in
+                                  re.findall(r"pub const ([A-Z_]+): f64 = ([0-9.]+);", code))
         if v is not None}
     readme = (ROOT / "docs/configuration.md").read_text()
     out["docs/configuration.md"] = {k: v for k, v in ((k, _number(v)) for k, v in re.findall(

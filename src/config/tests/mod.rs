@@ -363,6 +363,7 @@ fn the_shipped_web_config_example_parses() {
     assert_eq!(bcrypt::verify("change-me", hash).ok(), Some(true));
 }
 
+mod mutes;
 mod overrides;
 mod reload;
 mod selftest;

@@ -30,6 +30,23 @@ fn finds_controllers_and_namespaces_in_natural_order() {
     assert_eq!(found[0].namespaces, ["nvme2n1", "nvme2n2"]);
 }
 
+/// Issue 33 part 5: identity strings from sysfs are made printable as the
+/// drive's own pages' are: every byte outside ASCII 20h-7Eh becomes `?`
+/// (an escape sequence, a newline, a tab, each byte of a UTF-8 `é`), and
+/// the kernel's trailing newline and padding are trimmed.
+#[test]
+fn identity_strings_from_sysfs_are_made_printable() {
+    let root = tempfile::tempdir().unwrap();
+    controller(root.path(), "nvme0", "x", &[]);
+    let dir = root.path().join("class/nvme/nvme0");
+    std::fs::write(dir.join("model"), "\x1b]0;owned\x07EVIL\nSSD\tX \u{e9}  \n").unwrap();
+    std::fs::write(dir.join("serial"), b"SN\x1b[2J1\xff\n").unwrap();
+    let found = nvme_controllers(root.path(), Path::new("/dev"), &Filter::default());
+    assert_eq!(found[0].model, "?]0;owned?EVIL?SSD?X ??");
+    assert_eq!(found[0].serial, "SN?[2J1?");
+    assert_eq!(found[0].firmware, "FW1");
+}
+
 #[test]
 fn include_and_exclude_filter_by_kernel_name() {
     let root = tempfile::tempdir().unwrap();
@@ -310,7 +327,7 @@ fn the_kind_comes_from_the_host_adapter_and_the_inquiry_strings() {
     );
     assert_eq!(
         found[0].basis,
-        "no SAT hint (vendor not ATA, no VPD 89h) and no SAS transport class; a virtual volume: \
+        "no SAT hint (vendor not ATA, no VPD 89h) and no SAS transport class; kind virtual: \
          a logical drive of a megaraid_sas RAID controller channel 2"
     );
     assert_eq!(found[3].sysfs, r.join("block/sdd"));

@@ -89,12 +89,57 @@ fn a_missing_node_is_made_only_from_a_listed_major() {
     let e = ensure_node(&node, &proc_devices).unwrap_err();
     assert!(e.contains("no megaraid_sas_ioctl"), "{e}");
     assert!(!node.exists());
+}
+
+/// Issue 33 part 5: only a character device with the driver's major is the
+/// node. `/dev/null` is character 1:3 (the kernel's
+/// Documentation/admin-guide/devices.txt: major 1 "mem", minor 3 null).
+#[test]
+fn only_a_character_device_with_the_drivers_major_is_the_node() {
+    let null = Path::new("/dev/null");
+    assert_eq!(inspect_node(null, 1).unwrap(), NodeFound::Right);
+    assert_eq!(
+        inspect_node(null, 249).unwrap(),
+        NodeFound::Wrong("character device 1:3".into())
+    );
+    let root = tempfile::tempdir().unwrap();
+    let node = root.path().join("megaraid_sas_ioctl_node");
+    assert_eq!(inspect_node(&node, 1).unwrap(), NodeFound::Absent);
+    std::os::unix::fs::symlink(null, &node).unwrap();
+    // Not followed: a symlink to a device of the right major is still wrong.
+    assert_eq!(
+        inspect_node(&node, 1).unwrap(),
+        NodeFound::Wrong("a symlink".into())
+    );
+    std::fs::remove_file(&node).unwrap();
     std::fs::write(&node, "").unwrap();
     assert_eq!(
-        ensure_node(&node, &proc_devices),
-        Ok(()),
-        "an existing node is used"
+        inspect_node(&node, 1).unwrap(),
+        NodeFound::Wrong("a regular file".into())
     );
+}
+
+/// A regular file where the node belongs is removed and the node made
+/// again; without CAP_MKNOD the error says so, and the file is gone all
+/// the same.
+#[test]
+fn a_wrong_node_is_made_again() {
+    let root = tempfile::tempdir().unwrap();
+    let node = root.path().join("megaraid_sas_ioctl_node");
+    let proc_devices = root.path().join("devices");
+    std::fs::write(
+        &proc_devices,
+        "Character devices:\n  1 mem\n249 megaraid_sas_ioctl\n\nBlock devices:\n  8 sd\n",
+    )
+    .unwrap();
+    std::fs::write(&node, "not a device").unwrap();
+    match ensure_node(&node, &proc_devices) {
+        Ok(()) => assert_eq!(inspect_node(&node, 249).unwrap(), NodeFound::Right),
+        Err(e) => {
+            assert!(e.contains("CAP_MKNOD"), "{e}");
+            assert_eq!(inspect_node(&node, 249).unwrap(), NodeFound::Absent);
+        }
+    }
 }
 
 #[test]

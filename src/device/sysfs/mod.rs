@@ -29,6 +29,24 @@ pub fn attr(dir: &Path, name: &str) -> Option<String> {
     Some(text.trim().to_string())
 }
 
+/// The attribute `dir/name` made printable as a drive's own identity
+/// strings are ([`crate::decode::printable`]: each byte outside ASCII 20h
+/// to 7Eh becomes `?`), after the newline the kernel ends it with; empty
+/// when it cannot be read. For what reaches labels, logs and `check`'s
+/// terminal output (model, serial, firmware, vendor): the kernel copies
+/// these from the drive's INQUIRY or IDENTIFY, and a bridge or a driver may
+/// pass control characters or escape sequences through.
+pub fn printable_attr(dir: &Path, name: &str) -> String {
+    let mut raw = Vec::new();
+    match std::fs::File::open(dir.join(name)) {
+        Ok(f) => match f.take(ATTR_LIMIT).read_to_end(&mut raw) {
+            Ok(_) => crate::decode::printable(raw.trim_ascii()),
+            Err(_) => String::new(),
+        },
+        Err(_) => String::new(),
+    }
+}
+
 /// The file name of `p` as text (`None` for `..` or a non-UTF-8 name).
 pub(crate) fn name_of(p: &Path) -> Option<&str> {
     p.file_name()?.to_str()

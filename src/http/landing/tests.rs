@@ -224,3 +224,33 @@ fn read_latency_is_shown_beside_the_datasheet_limit_or_no_probe() {
         assert!(page.contains(want), "missing {want:?} in\n{page}");
     }
 }
+
+/// Issue 37 part 2: a device not judged reads "not judged", uncoloured and
+/// last, with the reason where the problems go; never the green of ok.
+#[test]
+fn a_device_not_judged_is_never_painted_ok() {
+    let mut ok = row("M");
+    (ok.device, ok.status) = ("nvme0".into(), "ok".into());
+    let mut lv = row("HP LOGICAL VOLUME");
+    lv.device = "sdsk".into();
+    lv.status = "not judged".into();
+    lv.not_judged = Some("a RAID controller's logical drive <b>".into());
+    let page = render(&config(), &[lv, ok]);
+    assert!(
+        page.contains(
+            "2 drives: <span class=\"ok\">1 ok</span>, <span class=\"notjudged\">1 not judged</span>"
+        ),
+        "{page}"
+    );
+    assert!(
+        page.contains("<tr class=\"drive notjudged\"><td>sdsk</td><td class=\"status\">not judged"),
+        "{page}"
+    );
+    assert!(
+        page.contains(
+            "<p class=\"not-judged\"><b>not judged</b>: a RAID controller&#39;s logical drive &lt;b&gt;</p>"
+        ),
+        "{page}"
+    );
+    assert!(page.find("<td>nvme0</td>") < page.find("<td>sdsk</td>"));
+}

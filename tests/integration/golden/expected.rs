@@ -10,14 +10,18 @@ use crate::fixtures::verdicts::contract;
 
 /// `ssd_health_status` for each status name of the contract
 /// (docs/metrics.md: 0 ok, 1 warning, 2 critical, 3 unknown: no core
-/// health data and nothing critical).
+/// health data and nothing critical, 4 not judged: not a drive the verdict
+/// can judge).
 fn status_value(status: &str) -> f64 {
     match status {
         "ok" => 0.0,
         "warning" => 1.0,
         "critical" => 2.0,
         "unknown" => 3.0,
-        other => panic!("[verdict] status {other:?} is none of ok, warning, critical, unknown"),
+        "not judged" => 4.0,
+        other => panic!(
+            "[verdict] status {other:?} is none of ok, warning, critical, unknown, not judged"
+        ),
     }
 }
 

@@ -63,7 +63,7 @@ fn raid_hosts_put_logical_drives_on_their_own_channels() {
 }
 
 #[test]
-fn inquiry_strings_and_vpd_name_virtual_disks() {
+fn inquiry_strings_name_virtual_disks() {
     use Kind::{Physical, Virtual};
     let v = |vendor, product| kind(facts("", None, vendor, product));
     assert_eq!(v("QEMU", "QEMU HARDDISK"), Virtual);
@@ -75,7 +75,6 @@ fn inquiry_strings_and_vpd_name_virtual_disks() {
     assert_eq!(v("DELL", "PERC H730 Mini"), Virtual);
     assert_eq!(v("LSI", "Logical Volume"), Virtual);
     assert_eq!(v("AMCC", "9650SE-8LPML DISK"), Virtual);
-    assert_eq!(v("LIO-ORG", "disk0"), Virtual);
     // Drives, and near misses: a Microsoft product that is not a virtual
     // disk, a vendor that only begins like a listed one.
     assert_eq!(v("SEAGATE", "XS1920SE70004"), Physical);
@@ -86,23 +85,153 @@ fn inquiry_strings_and_vpd_name_virtual_disks() {
     assert_eq!(k, Virtual);
     assert_eq!(
         why.unwrap(),
-        "a QEMU virtual disk (INQUIRY vendor \"QEMU\", product \"QEMU SCSI TEST\")"
+        "a hypervisor's virtual disk (INQUIRY vendor \"QEMU\", product \"QEMU SCSI TEST\")"
     );
-    let iscsi = VolumeFacts {
-        port_protocols: &[PROTOCOL_ISCSI],
-        ..facts("", None, "NETAPP", "LUN C-Mode")
+    assert_eq!(
+        Kind::ALL.map(Kind::as_label),
+        ["physical", "virtual", "volume"]
+    );
+}
+
+/// Issue 37 part 2: the logical drives of the common RAID controllers and
+/// the hypervisors' disks, as their INQUIRY strings read (the sources are
+/// in `inquiry.rs`): Broadcom/LSI MegaRAID under the Avago and Broadcom
+/// firmware, Dell PERC, Intel RAID, HPE Smart Array, Adaptec, IBM Power
+/// RAID; Hyper-V, PowerVM, Google Compute Engine.
+#[test]
+fn the_common_controllers_logical_drives_are_virtual() {
+    for (vendor, product) in [
+        ("AVAGO", "MR9361-8i"),
+        ("BROADCOM", "MR9560-16i"),
+        ("MegaRAID", "LD"),
+        ("DELL", "PERC H730P Mini"),
+        ("DELL", "PERCRAID"),
+        ("Intel", "RMS3CC080"),
+        ("Intel", "RS3DC080"),
+        ("HP", "LOGICAL VOLUME"),
+        ("COMPAQ", "LOGICAL VOLUME"),
+        ("ADAPTEC", "AACRAID"),
+        ("IBM", "IPR-0   5EC10000"),
+        ("MSFT", "Virtual HD"),
+        ("AIX", "VDASD"),
+        ("Google", "PersistentDisk"),
+    ] {
+        let (k, why) = classify(&facts("", None, vendor, product));
+        assert_eq!(k, Kind::Virtual, "{vendor} {product}: {why:?}");
+    }
+    // An Intel SSD behind a SAT layer reports "ATA"; an Intel product that
+    // is no RAID module stays a drive.
+    assert_eq!(
+        kind(facts("", None, "Intel", "SSDSC2KB960G8")),
+        Kind::Physical
+    );
+}
+
+/// Issue 33 part 3: a SAN LUN by its INQUIRY strings, for the arrays the
+/// issue names (NetApp, EMC/Dell, Pure, HPE 3PAR and Nimble, Hitachi, IBM,
+/// Huawei) and the software targets, as multipath-tools' hwtable.c lists
+/// them; the disks such vendors also sell are drives.
+#[test]
+fn arrays_luns_are_volumes_by_their_inquiry_strings() {
+    for (vendor, product) in [
+        ("NETAPP", "LUN C-Mode"),
+        ("NETAPP", "LUN"),
+        ("NETAPP", "INF-01-00"),
+        ("LSI", "INF-01-00"),
+        ("EMC", "SYMMETRIX"),
+        ("DGC", "VRAID"),
+        ("DellEMC", "PowerStore"),
+        ("DELL", "MD32xx"),
+        ("COMPELNT", "Compellent Vol"),
+        ("PURE", "FlashArray"),
+        ("3PARdata", "VV"),
+        ("Nimble", "Server"),
+        ("HPE", "MSA 2050 SAN"),
+        ("HP", "OPEN-V"),
+        ("HITACHI", "OPEN-V"),
+        ("HITACHI", "DF600F"),
+        ("IBM", "2145"),
+        ("IBM", "2107900"),
+        ("IBM", "1818      FAStT"),
+        ("HUAWEI", "XSG1"),
+        ("FUJITSU", "ETERNUS_DXM"),
+        ("NFINIDAT", "InfiniBox"),
+        ("LIO-ORG", "disk0"),
+        ("SCST_BIO", "vg1"),
+        ("IET", "VIRTUAL-DISK"),
+    ] {
+        let (k, why) = classify(&facts("", None, vendor, product));
+        assert_eq!(k, Kind::Volume, "{vendor} {product}: {why:?}");
+    }
+    let v = |vendor, product| kind(facts("", None, vendor, product));
+    assert_eq!(v("HITACHI", "HUS156060VLS600"), Kind::Physical);
+    assert_eq!(v("HGST", "HUSMM1680ASS204"), Kind::Physical);
+    assert_eq!(v("FUJITSU", "MBA3300RC"), Kind::Physical);
+    assert_eq!(v("IBM-ESXS", "ST9146803SS"), Kind::Physical);
+    assert_eq!(v("NETAPP", "X447_S1633800AMD"), Kind::Physical);
+    let (_, why) = classify(&facts("", None, "NETAPP", "LUN C-Mode"));
+    assert_eq!(
+        why.unwrap(),
+        "a storage array's LUN (INQUIRY vendor \"NETAPP\", product \"LUN C-Mode\")"
+    );
+}
+
+/// Issue 33 part 3: the transport first (FC remote port, iSCSI session,
+/// a multipath map unless over SAS), then VPD 83h's target port protocol,
+/// then the strings; a RAID host's logical drive before all.
+#[test]
+fn the_transport_then_vpd_83_then_the_strings_decide() {
+    use Kind::{Physical, Virtual, Volume};
+    let drive = facts("mpt3sas", Some(0), "SEAGATE", "XS1920SE70004");
+    let with = |f: VolumeFacts<'static>| classify(&f);
+    let fc = VolumeFacts {
+        fc_remote_port: true,
+        ..drive
     };
-    assert_eq!(kind(iscsi), Virtual);
+    assert_eq!(with(fc).0, Volume);
     let session = VolumeFacts {
         iscsi_session: true,
         ..facts("iscsi_tcp", Some(0), "NETAPP", "LUN C-Mode")
     };
-    assert_eq!(classify(&session).1.unwrap(), "a LUN of an iSCSI session");
+    assert_eq!(with(session).1.unwrap(), "a LUN of an iSCSI session");
+    let mpath = VolumeFacts {
+        multipath: "dm-3 (mpatha)",
+        ..drive
+    };
+    assert_eq!(with(mpath).0, Volume);
+    // A dual-ported SAS drive reached over two paths stays a drive; a SAS
+    // array's LUN is still known by its strings.
+    let dual = VolumeFacts { sas: true, ..mpath };
+    assert_eq!(with(dual), (Physical, None));
+    let md = VolumeFacts {
+        vendor: "DELL",
+        product: "MD32xx",
+        ..dual
+    };
+    assert_eq!(with(md).0, Volume);
+    for (protocol, name) in [(0u8, "Fibre Channel"), (4, "SRP"), (5, "iSCSI")] {
+        let protocols: &'static [u8] = Box::leak(Box::new([6, protocol]));
+        let (k, why) = with(VolumeFacts {
+            port_protocols: protocols,
+            ..drive
+        });
+        assert_eq!(k, Volume);
+        assert_eq!(
+            why.unwrap(),
+            format!("a LUN behind a {name} target port (VPD 83h)")
+        );
+    }
     // A SAS target port (protocol 6) says nothing of the kind.
     let sas = VolumeFacts {
         port_protocols: &[6],
-        ..facts("mpt3sas", Some(0), "SEAGATE", "XS1920SE70004")
+        ..drive
     };
-    assert_eq!(classify(&sas), (Physical, None));
-    assert_eq!(Kind::ALL.map(Kind::as_label), ["physical", "virtual"]);
+    assert_eq!(with(sas), (Physical, None));
+    // A MegaRAID logical drive behind an FC-looking path is the
+    // controller's first.
+    let logical = VolumeFacts {
+        fc_remote_port: true,
+        ..facts("megaraid_sas", Some(2), "AVAGO", "MR9361-8i")
+    };
+    assert_eq!(with(logical).0, Virtual);
 }
