@@ -62,8 +62,21 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Warns of intervals below their minimums (`selftest.allow_short_intervals`).
+fn warn_short(policy: &Policy) {
+    for (kind, interval) in policy.below_minimum() {
+        warn!(
+            kind = kind.as_label(),
+            "selftest.allow_short_intervals: each drive gets a {} self-test every {interval:?}, below the {:?} minimum; for test rigs, never for a fleet",
+            kind.as_label(),
+            kind.minimum()
+        );
+    }
+}
+
 impl SelfTests {
     pub(crate) fn new(policy: Policy, memory: Option<Arc<Memory>>, store: Arc<Store>) -> Self {
+        warn_short(&policy);
         Self {
             policy: RwLock::new(Arc::new(policy)),
             slots: Mutex::default(),
@@ -80,6 +93,7 @@ impl SelfTests {
 
     /// A reload's `selftest` section, in force from each drive's next poll.
     pub(crate) fn replace(&self, policy: Policy) {
+        warn_short(&policy);
         *self.policy.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(policy);
     }
 

@@ -19,10 +19,25 @@ use crate::device::discovery::Transport;
 
 /// Default of `selftest.concurrency`.
 pub const DEFAULT_CONCURRENCY: u64 = 1;
-/// Bound of `selftest.concurrency`.
-pub const MAX_CONCURRENCY: u64 = 256;
+/// Bound of `selftest.concurrency`: drives testing at once on one host. A
+/// test slows its drive's I/O while it runs; more than this at once is a
+/// storm on any host, and a host with many drives still gets through them
+/// (60 HDDs whose extended test takes 25 h each, 16 at a time: 4 days).
+pub const MAX_CONCURRENCY: u64 = 16;
 /// Bound of `selftest.schedule.*`.
 pub const MAX_INTERVAL: Duration = Duration::from_secs(365 * 24 * 3600);
+/// Least `selftest.schedule.short`: a short test takes up to 2 minutes (the
+/// NVMe limit; 1-2 min on SATA SSDs, up to 5 on HDDs), so an hour keeps a
+/// drive testing at most a few percent of the time; less is a typo or a
+/// unit mistake more often than a wish.
+pub const MIN_SHORT: Duration = Duration::from_secs(3600);
+/// Least `selftest.schedule.extended`: an extended test takes tens of
+/// minutes on an SSD and a day on a large HDD, so a drive tested more
+/// often than daily would test most of the time (`30m` is a typo of `30d`).
+pub const MIN_EXTENDED: Duration = Duration::from_secs(24 * 3600);
+/// What a `selftest.schedule` error adds below the minimum.
+pub const WHY_MIN: &str = "; a self-test slows its drive while it runs (set \
+     selftest.allow_short_intervals: true to test more often, as in a test rig)";
 
 /// How long a slot is held on a drive that does not report whether its
 /// test still runs: about what a short test takes on the slowest disks
@@ -61,6 +76,15 @@ impl Kind {
     fn index(self) -> usize {
         self as usize
     }
+
+    /// The least interval `selftest.schedule` accepts for this kind
+    /// without `selftest.allow_short_intervals`.
+    pub fn minimum(self) -> Duration {
+        match self {
+            Kind::Short => MIN_SHORT,
+            Kind::Extended => MIN_EXTENDED,
+        }
+    }
 }
 
 /// The validated `selftest` section.
@@ -94,6 +118,16 @@ impl Policy {
     /// Whether any test is scheduled.
     pub fn enabled(&self) -> bool {
         self.short.is_some() || self.extended.is_some()
+    }
+
+    /// The kinds scheduled more often than their minimum (only with
+    /// `selftest.allow_short_intervals`), with their intervals.
+    pub fn below_minimum(&self) -> Vec<(Kind, Duration)> {
+        Kind::ALL
+            .into_iter()
+            .filter_map(|k| Some((k, self.interval(k)?)))
+            .filter(|&(k, i)| i < k.minimum())
+            .collect()
     }
 
     fn interval(&self, kind: Kind) -> Option<Duration> {

@@ -203,3 +203,20 @@ fn a_stuck_test_frees_its_slot_after_the_longest_hold() {
         Decision::Ended { overheld: true }
     );
 }
+
+#[test]
+fn intervals_below_the_minimums_are_named_for_the_warning() {
+    assert!(policy(1).below_minimum().is_empty());
+    let rig = Policy {
+        short: Some(Duration::from_secs(4)),
+        extended: Some(HOUR),
+        ..policy(1)
+    };
+    assert_eq!(
+        rig.below_minimum(),
+        [
+            (Kind::Short, Duration::from_secs(4)),
+            (Kind::Extended, HOUR)
+        ]
+    );
+}
