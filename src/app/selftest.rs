@@ -39,6 +39,9 @@ struct Drive {
     stat: Option<PathBuf>,
     busy: BusyTracker,
     last: [Option<SystemTime>; 2],
+    /// Per kind never run, since when the schedule has wanted it
+    /// ([`Seen::waiting`]).
+    waiting: [Option<SystemTime>; 2],
     /// The memory has been asked for the drive's last runs.
     restored: bool,
     retry_after: Option<SystemTime>,
@@ -56,10 +59,28 @@ pub(crate) struct SelfTests {
     memory: Option<Arc<Memory>>,
     store: Arc<Store>,
     epoch: Instant,
+    /// The wall clock (a test's own in tests).
+    clock: Clock,
 }
+
+/// Where [`SelfTests`] reads the wall clock.
+pub(crate) type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Logs where a drive's first `kind` test was placed in the interval.
+fn placed(policy: &Policy, device: &str, kind: Kind, place: u64, now: SystemTime) {
+    if let Some(at) = policy.first_run(kind, place, now) {
+        info!(
+            device,
+            kind = kind.as_label(),
+            at = %crate::timefmt::utc_seconds(at),
+            "scheduled self-test: no {} run remembered; the drive's first is placed in the interval by its serial",
+            kind.as_label()
+        );
+    }
 }
 
 /// Warns of intervals below their minimums (`selftest.allow_short_intervals`).
@@ -84,7 +105,15 @@ impl SelfTests {
             memory,
             store,
             epoch: Instant::now(),
+            clock: Arc::new(SystemTime::now),
         }
+    }
+
+    /// The same with `clock` for the wall clock.
+    #[cfg(test)]
+    pub(crate) fn with_clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
     }
 
     pub(crate) fn policy(&self) -> Arc<Policy> {
@@ -106,6 +135,7 @@ impl SelfTests {
                 stat,
                 busy: BusyTracker::new(BusyPolicy::default()),
                 last: [None, None],
+                waiting: [None, None],
                 restored: false,
                 retry_after: None,
                 rejected: None,
@@ -121,8 +151,8 @@ impl SelfTests {
         lock(&self.slots).release(device);
     }
 
-    /// What the poll just learned, as [`Slots::decide`] wants it.
-    fn seen(&self, policy: &Policy, d: &mut Drive, s: &DriveSnapshot) -> Seen {
+    /// What the poll just learned at `now`, as [`Slots::decide`] wants it.
+    fn seen(&self, policy: &Policy, d: &mut Drive, s: &DriveSnapshot, now: SystemTime) -> Seen {
         if !d.restored && s.identified {
             d.restored = true;
             if let Some(m) = &self.memory {
@@ -140,14 +170,32 @@ impl SelfTests {
             let now = self.epoch.elapsed();
             matches!(d.busy.decide(now, st), Busy::SkipBusy { .. })
         });
+        let eligible = s.identified
+            && !s.identity.is_virtual()
+            && policy.transports.contains(&s.identity.transport);
+        let serial = match s.identity.serial.is_empty() {
+            true => &s.device,
+            false => &s.identity.serial,
+        };
+        let place = crate::poll::selftest::place(serial);
+        let never = policy.never_run(d.last);
+        for kind in Kind::ALL {
+            let waiting = &mut d.waiting[kind as usize];
+            if !(eligible && never[kind as usize]) {
+                *waiting = None;
+            } else if waiting.is_none() {
+                *waiting = Some(now);
+                placed(policy, &s.device, kind, place, now);
+            }
+        }
         Seen {
-            eligible: s.identified
-                && !s.identity.is_virtual()
-                && policy.transports.contains(&s.identity.transport),
+            eligible,
             standby: s.power_mode == Some("standby"),
             busy,
             in_progress: s.reading.as_ref().and_then(|r| r.self_test_in_progress),
             last: d.last,
+            place,
+            waiting: d.waiting,
             retry_after: d.retry_after,
         }
     }
@@ -162,8 +210,8 @@ impl SelfTests {
         };
         let mut d = lock(&drive);
         let d = &mut *d;
-        let seen = self.seen(&policy, d, &snap);
-        let now = SystemTime::now();
+        let now = (self.clock)();
+        let seen = self.seen(&policy, d, &snap, now);
         let decision = lock(&self.slots).decide(&policy, device, &seen, now, Instant::now());
         let served = policy.enabled() && seen.eligible;
         match decision {

@@ -481,7 +481,8 @@ sections! {
 
     RawSelfTestSchedule "selftest.schedule." {
         /// start a short self-test on each drive this long after the last
-        /// one; unset = never
+        /// one (a drive never tested: at its own point of the first
+        /// interval, from its serial); unset = never
         short: Option<String> = OptDur {
             example: Duration::from_secs(24 * 3600),
             min: crate::poll::selftest::MIN_SHORT,
@@ -489,7 +490,9 @@ sections! {
             max: crate::poll::selftest::MAX_INTERVAL,
         } => ["selftest.schedule.short" "DURATION"];
         /// start an extended self-test on each drive this long after the
-        /// last one (it counts as a short one too); unset = never
+        /// last one (it counts as a short one too; a drive never tested: at
+        /// its own point of the first interval, from its serial); unset =
+        /// never
         extended: Option<String> = OptDur {
             example: Duration::from_secs(30 * 24 * 3600),
             min: crate::poll::selftest::MIN_EXTENDED,

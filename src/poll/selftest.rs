@@ -10,9 +10,14 @@
 //! start until a poll after it finds the drive no longer testing (or, on
 //! a drive that cannot say, [`Policy::unknown_hold`]), so a RAID set is
 //! never tested all at once.
+//!
+//! Spread: a drive the exporter has no run of (a fresh install, a lost
+//! state file, a new drive, a kind just scheduled) gets its first test at
+//! its own point of the interval, [`place`] (from its serial), not at its
+//! first poll, so no host and no fleet tests every drive at once.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::device::SelfTestOp;
 use crate::device::discovery::Transport;
@@ -130,7 +135,8 @@ impl Policy {
             .collect()
     }
 
-    fn interval(&self, kind: Kind) -> Option<Duration> {
+    /// The interval of `kind`; `None` = not scheduled.
+    pub fn interval(&self, kind: Kind) -> Option<Duration> {
         match kind {
             Kind::Short => self.short,
             Kind::Extended => self.extended,
@@ -145,15 +151,41 @@ impl Policy {
         self.interval(kind).map_or(hold, |i| i.min(hold))
     }
 
+    /// When a drive at `place` that has never run `kind` is first due,
+    /// having waited for it since `from`: the first time at or after
+    /// `from` that lies `place` into an interval counted from the Unix
+    /// epoch (the same point of every interval, whenever the exporter
+    /// started). `None` when `kind` is not scheduled.
+    pub fn first_run(&self, kind: Kind, place: u64, from: SystemTime) -> Option<SystemTime> {
+        let every = self.interval(kind)?.as_millis().max(1);
+        let from_ms = from.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
+        let offset = u128::from(place) % every;
+        // The first k with k * every + offset >= from_ms.
+        let k = from_ms.saturating_sub(offset).div_ceil(every);
+        let at = k * every + offset;
+        let at = u64::try_from(at).ok()?;
+        UNIX_EPOCH.checked_add(Duration::from_millis(at))
+    }
+
     /// The test due at `now` after the last runs `last` (by [`Kind`]
-    /// index), if any. Never run is due. An extended test is due first and
+    /// index), if any; a kind never run is due from `first` (by index;
+    /// `None`: not yet placed, not due). An extended test is due first and
     /// counts as a short one too (it runs the short test's checks and
     /// more), so the short clock starts again from it.
-    pub fn due(&self, last: [Option<SystemTime>; 2], now: SystemTime) -> Option<Kind> {
-        let since = |t: Option<SystemTime>| t.map(|t| now.duration_since(t).unwrap_or_default());
+    pub fn due(
+        &self,
+        last: [Option<SystemTime>; 2],
+        first: [Option<SystemTime>; 2],
+        now: SystemTime,
+    ) -> Option<Kind> {
         let is_due = |kind: Kind, last: Option<SystemTime>| {
-            self.interval(kind)
-                .is_some_and(|every| since(last).is_none_or(|s| s >= every))
+            let Some(every) = self.interval(kind) else {
+                return false;
+            };
+            match last {
+                Some(t) => now.duration_since(t).unwrap_or_default() >= every,
+                None => first[kind.index()].is_some_and(|f| now >= f),
+            }
         };
         let [short, extended] = last;
         let short = short.max(extended);
@@ -165,6 +197,27 @@ impl Policy {
             None
         }
     }
+
+    /// The kinds scheduled that `last` (by [`Kind`] index) has no run of
+    /// (an extended run counts as a short one): those placed by [`place`].
+    pub fn never_run(&self, last: [Option<SystemTime>; 2]) -> [bool; 2] {
+        let [short, extended] = last;
+        [
+            self.short.is_some() && short.max(extended).is_none(),
+            self.extended.is_some() && extended.is_none(),
+        ]
+    }
+}
+
+/// A drive's place in every interval, from its serial: the first 8 bytes
+/// of its SHA-256, big-endian. The same on every host and across restarts,
+/// and spread evenly over any interval for a fleet's serials.
+pub fn place(serial: &str) -> u64 {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(serial.as_bytes());
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&d[..8]);
+    u64::from_be_bytes(first)
 }
 
 /// What the poll just learned about a drive, for [`Slots::decide`].
@@ -181,6 +234,11 @@ pub struct Seen {
     pub in_progress: Option<bool>,
     /// The newest runs the exporter started, by [`Kind`] index.
     pub last: [Option<SystemTime>; 2],
+    /// The drive's [`place`].
+    pub place: u64,
+    /// By [`Kind`] index, for a kind never run: since when the schedule
+    /// has wanted it (its first test is due at the drive's place after).
+    pub waiting: [Option<SystemTime>; 2],
     /// A rejected command's kind and when it may be tried again.
     pub retry_after: Option<SystemTime>,
 }
@@ -257,7 +315,11 @@ impl Slots {
         if !policy.enabled() || !seen.eligible {
             return Decision::Idle;
         }
-        let Some(kind) = policy.due(seen.last, now) else {
+        let first = Kind::ALL.map(|k| {
+            let since = seen.waiting[k.index()]?;
+            policy.first_run(k, seen.place, since)
+        });
+        let Some(kind) = policy.due(seen.last, first, now) else {
             return Decision::Idle;
         };
         let reason = if seen.retry_after.is_some_and(|t| now < t) {

@@ -12,10 +12,12 @@ fn policy(concurrency: usize) -> Policy {
     }
 }
 
+/// An idle drive whose tests both ran long ago: due now.
 fn idle_drive() -> Seen {
     Seen {
         eligible: true,
         in_progress: Some(false),
+        last: [Some(t0() - 100 * DAY), Some(t0() - 100 * DAY)],
         ..Seen::default()
     }
 }
@@ -34,17 +36,21 @@ fn off_by_default() {
 }
 
 #[test]
-fn never_run_is_due_extended_first() {
-    assert_eq!(policy(1).due([None, None], t0()), Some(Kind::Extended));
+fn never_run_is_due_at_its_place_extended_first() {
+    let p = policy(1);
+    assert_eq!(p.due([None, None], [None, None], t0()), None, "not placed");
+    let first = [Some(t0()), Some(t0())];
+    assert_eq!(p.due([None, None], first, t0()), Some(Kind::Extended));
+    assert_eq!(p.due([None, None], first, t0() - HOUR), None, "before it");
 }
 
 #[test]
 fn short_due_after_its_interval_only() {
     let p = policy(1);
     let ext = Some(t0() - 2 * DAY);
-    assert_eq!(p.due([Some(t0() - 23 * HOUR), ext], t0()), None);
+    assert_eq!(p.due([Some(t0() - 23 * HOUR), ext], [None; 2], t0()), None);
     assert_eq!(
-        p.due([Some(t0() - 25 * HOUR), ext], t0()),
+        p.due([Some(t0() - 25 * HOUR), ext], [None; 2], t0()),
         Some(Kind::Short)
     );
 }
@@ -53,7 +59,7 @@ fn short_due_after_its_interval_only() {
 fn an_extended_run_restarts_the_short_clock() {
     let p = policy(1);
     let last = [Some(t0() - 10 * DAY), Some(t0() - HOUR)];
-    assert_eq!(p.due(last, t0()), None);
+    assert_eq!(p.due(last, [None; 2], t0()), None);
 }
 
 #[test]
@@ -219,4 +225,89 @@ fn intervals_below_the_minimums_are_named_for_the_warning() {
             (Kind::Extended, HOUR)
         ]
     );
+}
+
+/// The place is SHA-256's first 8 bytes, big-endian: `printf S1 |
+/// sha256sum` starts 3696ad59777e09d5.
+#[test]
+fn a_drive_s_place_is_its_serial_s_sha256() {
+    assert_eq!(place("S1"), 0x3696_ad59_777e_09d5);
+    assert_ne!(place("S1"), place("S2"));
+}
+
+#[test]
+fn a_first_run_is_the_drive_s_point_of_the_interval() {
+    let p = Policy {
+        extended: None,
+        ..policy(1)
+    };
+    let at = place("S1");
+    // 0x3696ad59777e09d5 ms mod one day is 9 550 293 ms (2:39:10.293).
+    let point = Duration::from_millis(9_550_293);
+    assert_eq!(p.first_run(Kind::Short, at, t0()), Some(t0() + point));
+    assert_eq!(
+        p.first_run(Kind::Short, at, t0() + point),
+        Some(t0() + point)
+    );
+    let just_after = t0() + point + Duration::from_millis(1);
+    assert_eq!(
+        p.first_run(Kind::Short, at, just_after),
+        Some(t0() + DAY + point)
+    );
+    assert_eq!(p.first_run(Kind::Extended, at, t0()), None, "not scheduled");
+}
+
+/// Issue 33: a fresh state file on a host of 48 drives with concurrency
+/// 16 started 16 tests at the first poll. Now none starts then; over the
+/// day each drive is tested once, a few an hour at most.
+#[test]
+fn a_fresh_host_spreads_its_first_tests_over_the_interval() {
+    let p = Policy {
+        extended: None,
+        ..policy(16)
+    };
+    let serials: Vec<String> = (0..48).map(|i| format!("SN{i:04}")).collect();
+    let mut s = Slots::default();
+    let mut last = vec![None; serials.len()];
+    let mut started_at: Vec<Option<SystemTime>> = vec![None; serials.len()];
+    let mut per_hour = [0usize; 24];
+    let mono = Instant::now();
+    for minute in 0..(24 * 60) {
+        let now = t0() + Duration::from_secs(60 * minute);
+        for (i, serial) in serials.iter().enumerate() {
+            // A test runs for a minute.
+            let testing = started_at[i].is_some_and(|t| now < t + Duration::from_secs(60));
+            let seen = Seen {
+                eligible: true,
+                in_progress: Some(testing),
+                last: [last[i], None],
+                place: place(serial),
+                waiting: [Some(t0()), None],
+                ..Seen::default()
+            };
+            let at = mono + Duration::from_secs(60 * minute);
+            if let Decision::Start(_) = s.decide(&p, serial, &seen, now, at) {
+                last[i] = Some(now);
+                started_at[i] = Some(now);
+                per_hour[(minute / 60) as usize] += 1;
+            }
+        }
+        if minute == 0 {
+            assert!(
+                s.holders().is_empty(),
+                "tested at the first poll: {:?}",
+                s.holders()
+            );
+        }
+    }
+    assert!(
+        last.iter().all(Option::is_some),
+        "every drive tested in a day"
+    );
+    assert_eq!(
+        per_hour.iter().sum::<usize>(),
+        48,
+        "each once: {per_hour:?}"
+    );
+    assert!(per_hour.iter().all(|&n| n <= 8), "bunched: {per_hour:?}");
 }
