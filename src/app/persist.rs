@@ -177,13 +177,18 @@ impl Persist {
 
     /// Saves at most once per `every` (the poll interval), until aborted;
     /// sleeps while nothing is due, so an idle exporter does not wake for
-    /// it every interval.
+    /// it every interval. A self-test started is saved at once
+    /// ([`Memory::urgent`]), so that a crash cannot have the next start
+    /// test the drive again.
     pub(crate) async fn save_loop(self: Arc<Self>, every: Duration) {
         let mut tick = tokio::time::interval(every);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         tick.tick().await;
         loop {
-            tick.tick().await;
+            tokio::select! {
+                _ = tick.tick() => {}
+                () = self.memory.urgent() => {}
+            }
             while let Some(wait) = self.memory.until_due(SystemTime::now()) {
                 if wait == Duration::MAX {
                     self.memory.changed().await;

@@ -71,6 +71,10 @@ pub struct Memory {
     /// Told when something to save appears (news, or the first move after
     /// a payload), so that the saver sleeps while there is nothing.
     changed: tokio::sync::Notify,
+    /// Told when something must be saved now, not at the saver's next
+    /// tick: a self-test started (a crash before the save would have the
+    /// next start test the drive again).
+    urgent: tokio::sync::Notify,
 }
 
 /// A record the file held that was not believed, and why.
@@ -248,6 +252,12 @@ impl Memory {
         self.changed.notified().await;
     }
 
+    /// Resolves when something must be saved at once (as [`Self::changed`]
+    /// keeps its wake-up).
+    pub async fn urgent(&self) {
+        self.urgent.notified().await;
+    }
+
     /// The payload to save at `now`, if one is due: after news, after
     /// [`REFRESH`] when only times moved, or whenever anything moved with
     /// `force` (shutdown). Bounded: drives not seen for [`MAX_AGE`] are
@@ -317,7 +327,7 @@ impl Memory {
     }
 
     /// Remembers a self-test the exporter started on the drive `id` is
-    /// (kept once the drive has been adopted; saved at the next tick).
+    /// (kept once the drive has been adopted; saved at once: [`Self::urgent`]).
     pub fn self_test_started(&self, id: &Identity, run: SelfTestRun) {
         let Some(k) = key(id) else {
             return;
@@ -339,6 +349,7 @@ impl Memory {
         inner.news = true;
         drop(inner);
         self.changed.notify_one();
+        self.urgent.notify_one();
     }
 
     /// A payload was not written: the next one is due at the next tick.
