@@ -5,7 +5,8 @@
 //! served as `ssd_self_test*`. A drive that rejects the command is counted
 //! (`ssd_poll_errors_total{source="self_test"}`), logged once, and tried
 //! again only after the test's interval. At shutdown, with
-//! `selftest.abort_on_shutdown`, the tests still held are aborted.
+//! `selftest.abort_on_shutdown`, the running tests it started are aborted
+//! (never one someone else started).
 //!
 //! Covered: physical drives on this host whose transport is in
 //! `selftest.transports`. Never a virtual volume (the controller's, not a
@@ -44,6 +45,12 @@ struct Drive {
     waiting: [Option<SystemTime>; 2],
     /// The memory has been asked for the drive's last runs.
     restored: bool,
+    /// The snapshot's poll count and its flag page's error count at the
+    /// last hook: whether the next poll read the flag ([`flag`]).
+    polls: u64,
+    flag_errors: u64,
+    /// The drive has given its in-progress flag ([`Seen::reports`]).
+    reports: bool,
     retry_after: Option<SystemTime>,
     /// The last rejection logged, so that it is logged once.
     rejected: Option<String>,
@@ -68,6 +75,46 @@ pub(crate) type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The drive's in-progress flag as the poll just published read it:
+/// `None` unless a poll ran since the last hook, the drive was up and its
+/// flag's page did not fail (a page that fails keeps its last good decode
+/// in the reading, which says nothing of a test started since).
+fn flag(d: &mut Drive, s: &DriveSnapshot) -> Option<bool> {
+    let source = crate::poll::selftest::flag_source(s.identity.transport);
+    let errors = s.errors.get(&source).copied().unwrap_or(0);
+    let read = s.polls != d.polls && errors == d.flag_errors && s.up;
+    (d.polls, d.flag_errors) = (s.polls, errors);
+    s.reading.as_ref()?.self_test_in_progress.filter(|_| read)
+}
+
+/// The drive's place in the interval, from its serial (its kernel name
+/// without one); each kind it has never run waits from `now` on, logged
+/// once.
+fn place_waiting(
+    policy: &Policy,
+    d: &mut Drive,
+    s: &DriveSnapshot,
+    eligible: bool,
+    now: SystemTime,
+) -> u64 {
+    let serial = match s.identity.serial.is_empty() {
+        true => &s.device,
+        false => &s.identity.serial,
+    };
+    let place = crate::poll::selftest::place(serial);
+    let never = policy.never_run(d.last);
+    for kind in Kind::ALL {
+        let waiting = &mut d.waiting[kind as usize];
+        if !(eligible && never[kind as usize]) {
+            *waiting = None;
+        } else if waiting.is_none() {
+            *waiting = Some(now);
+            placed(policy, &s.device, kind, place, now);
+        }
+    }
+    place
 }
 
 /// Logs where a drive's first `kind` test was placed in the interval.
@@ -137,6 +184,9 @@ impl SelfTests {
                 last: [None, None],
                 waiting: [None, None],
                 restored: false,
+                polls: 0,
+                flag_errors: 0,
+                reports: false,
                 retry_after: None,
                 rejected: None,
             })),
@@ -162,6 +212,7 @@ impl SelfTests {
                 }
             }
         }
+        d.last = crate::poll::selftest::not_after(d.last, now);
         let stat = d
             .stat
             .as_ref()
@@ -173,26 +224,15 @@ impl SelfTests {
         let eligible = s.identified
             && !s.identity.is_virtual()
             && policy.transports.contains(&s.identity.transport);
-        let serial = match s.identity.serial.is_empty() {
-            true => &s.device,
-            false => &s.identity.serial,
-        };
-        let place = crate::poll::selftest::place(serial);
-        let never = policy.never_run(d.last);
-        for kind in Kind::ALL {
-            let waiting = &mut d.waiting[kind as usize];
-            if !(eligible && never[kind as usize]) {
-                *waiting = None;
-            } else if waiting.is_none() {
-                *waiting = Some(now);
-                placed(policy, &s.device, kind, place, now);
-            }
-        }
+        let place = place_waiting(policy, d, s, eligible, now);
+        let in_progress = flag(d, s);
+        d.reports |= in_progress.is_some();
         Seen {
             eligible,
             standby: s.power_mode == Some("standby"),
             busy,
-            in_progress: s.reading.as_ref().and_then(|r| r.self_test_in_progress),
+            in_progress,
+            reports: d.reports,
             last: d.last,
             place,
             waiting: d.waiting,
@@ -242,7 +282,7 @@ impl SelfTests {
             Decision::Defer(why) => debug!(device, why, "scheduled self-test due; deferred"),
             Decision::Ended { overheld: true } => warn!(
                 device,
-                "the drive still reports its self-test running after {:?}; its slot is given to the next drive",
+                "no read of the drive has shown its self-test over after {:?}; its slot is given to the next drive",
                 crate::poll::selftest::MAX_HOLD
             ),
             Decision::Ended { .. } => info!(
@@ -322,11 +362,12 @@ impl SelfTests {
         }
     }
 
-    /// The drives whose tests the shutdown aborts: those holding a slot,
-    /// and only with `selftest.abort_on_shutdown`.
+    /// The drives whose tests the shutdown aborts, only with
+    /// `selftest.abort_on_shutdown`: those running a test the exporter
+    /// started ([`Slots::own_running`]), never one someone else started.
     fn to_abort(&self) -> Vec<String> {
         match self.policy().abort_on_shutdown {
-            true => lock(&self.slots).holders(),
+            true => lock(&self.slots).own_running(),
             false => Vec::new(),
         }
     }

@@ -16,8 +16,7 @@
 //! its own point of the interval, [`place`] (from its serial), not at its
 //! first poll, so no host and no fleet tests every drive at once.
 
-use std::collections::HashMap;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::device::SelfTestOp;
 use crate::device::discovery::Transport;
@@ -78,7 +77,7 @@ impl Kind {
         }
     }
 
-    fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self as usize
     }
 
@@ -209,6 +208,16 @@ impl Policy {
     }
 }
 
+/// The last runs `last` as the schedule counts them at `now`: a run
+/// recorded later than `now` (the clock stepped back since it was
+/// recorded, or the state file was saved while the clock ran ahead) counts
+/// as run at `now`, so it is due again one interval on, not once the clock
+/// has caught up with it (years, for a host that boots in 1970). Kept by
+/// the caller: the next call finds nothing in the future.
+pub fn not_after(last: [Option<SystemTime>; 2], now: SystemTime) -> [Option<SystemTime>; 2] {
+    last.map(|t| t.map(|t| t.min(now)))
+}
+
 /// A drive's place in every interval, from its serial: the first 8 bytes
 /// of its SHA-256, big-endian. The same on every host and across restarts,
 /// and spread evenly over any interval for a fleet's serials.
@@ -220,124 +229,20 @@ pub fn place(serial: &str) -> u64 {
     u64::from_be_bytes(first)
 }
 
-/// What the poll just learned about a drive, for [`Slots::decide`].
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Seen {
-    /// A physical drive on this host whose transport is scheduled: not a
-    /// virtual volume, a fabric target or a drive behind MegaRAID.
-    pub eligible: bool,
-    /// The poll found it in standby (ATA CHECK POWER MODE).
-    pub standby: bool,
-    /// The busy detector says it is too busy (`probe::busy`).
-    pub busy: bool,
-    /// The drive's own flag ([`crate::health::Reading::self_test_in_progress`]).
-    pub in_progress: Option<bool>,
-    /// The newest runs the exporter started, by [`Kind`] index.
-    pub last: [Option<SystemTime>; 2],
-    /// The drive's [`place`].
-    pub place: u64,
-    /// By [`Kind`] index, for a kind never run: since when the schedule
-    /// has wanted it (its first test is due at the drive's place after).
-    pub waiting: [Option<SystemTime>; 2],
-    /// A rejected command's kind and when it may be tried again.
-    pub retry_after: Option<SystemTime>,
-}
+mod slots;
+pub use slots::{Decision, Seen, Slots};
 
-/// What to do with a drive after its poll.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
-    /// Nothing is due (or the schedule is off, or the drive is not tested).
-    Idle,
-    /// Send this test now: the slot is the drive's until it ends.
-    Start(Kind),
-    /// A test is due but waits: `standby`, `busy`, `testing` (the drive
-    /// runs one of its own), `slots` (the host's limit is reached),
-    /// `rejected` (the drive refused the last try).
-    Defer(&'static str),
-    /// The drive's test (started by the exporter) still runs.
-    Running,
-    /// The drive's test ended (or its hold ran out): the slot is free.
-    Ended { overheld: bool },
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Held {
-    kind: Kind,
-    since: Instant,
-}
-
-/// The host's slots: drives whose test the exporter started and that have
-/// not been seen to end.
-#[derive(Debug, Default)]
-pub struct Slots {
-    held: HashMap<String, Held>,
-}
-
-impl Slots {
-    /// Drives holding a slot.
-    pub fn holders(&self) -> Vec<String> {
-        let mut v: Vec<String> = self.held.keys().cloned().collect();
-        v.sort();
-        v
-    }
-
-    /// Gives back `device`'s slot (a drive gone, or a start that failed).
-    pub fn release(&mut self, device: &str) {
-        self.held.remove(device);
-    }
-
-    /// Decides for `device` after a poll at `now` (`mono` the monotonic
-    /// clock), taking a slot on [`Decision::Start`] and freeing one on
-    /// [`Decision::Ended`].
-    pub fn decide(
-        &mut self,
-        policy: &Policy,
-        device: &str,
-        seen: &Seen,
-        now: SystemTime,
-        mono: Instant,
-    ) -> Decision {
-        if let Some(h) = self.held.get(device).copied() {
-            let held = mono.saturating_duration_since(h.since);
-            let over = match seen.in_progress {
-                Some(true) => held >= MAX_HOLD,
-                Some(false) => true,
-                None => held >= policy.unknown_hold(h.kind),
-            };
-            if !over {
-                return Decision::Running;
-            }
-            self.held.remove(device);
-            return Decision::Ended {
-                overheld: seen.in_progress == Some(true),
-            };
-        }
-        if !policy.enabled() || !seen.eligible {
-            return Decision::Idle;
-        }
-        let first = Kind::ALL.map(|k| {
-            let since = seen.waiting[k.index()]?;
-            policy.first_run(k, seen.place, since)
-        });
-        let Some(kind) = policy.due(seen.last, first, now) else {
-            return Decision::Idle;
-        };
-        let reason = if seen.retry_after.is_some_and(|t| now < t) {
-            "rejected"
-        } else if seen.standby {
-            "standby"
-        } else if seen.in_progress == Some(true) {
-            "testing"
-        } else if seen.busy {
-            "busy"
-        } else if self.held.len() >= policy.concurrency.max(1) {
-            "slots"
-        } else {
-            self.held
-                .insert(device.to_string(), Held { kind, since: mono });
-            return Decision::Start(kind);
-        };
-        Decision::Defer(reason)
+/// The page a drive's in-progress flag is read from: what a failed read
+/// of it is counted under (`ssd_poll_errors_total{source}`).
+pub fn flag_source(transport: Transport) -> crate::poll::Source {
+    use crate::poll::Source;
+    match transport {
+        // Log 06h byte 0.
+        Transport::Nvme => Source::SelfTestLog,
+        // SMART READ DATA byte 363.
+        Transport::Sata => Source::AtaSmart,
+        // Log page 10h, its newest entry.
+        Transport::Sas | Transport::Scsi => Source::ScsiLog(crate::scsi::log::SELF_TEST),
     }
 }
 

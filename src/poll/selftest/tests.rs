@@ -1,4 +1,5 @@
 use super::*;
+use std::time::Instant;
 
 const HOUR: Duration = Duration::from_secs(3600);
 const DAY: Duration = Duration::from_secs(24 * 3600);
@@ -310,4 +311,153 @@ fn a_fresh_host_spreads_its_first_tests_over_the_interval() {
         "each once: {per_hour:?}"
     );
     assert!(per_hour.iter().all(|&n| n <= 8), "bunched: {per_hour:?}");
+}
+
+#[test]
+fn a_test_someone_else_started_takes_a_slot_until_a_read_shows_it_over() {
+    let mut s = Slots::default();
+    let (p, now) = (policy(1), Instant::now());
+    let theirs = Seen {
+        in_progress: Some(true),
+        reports: true,
+        ..idle_drive()
+    };
+    let unread = Seen {
+        in_progress: None,
+        reports: true,
+        ..idle_drive()
+    };
+    // sda runs an operator's test: it is not started again, and sdb waits.
+    assert_eq!(
+        s.decide(&p, "sda", &theirs, t0(), now),
+        Decision::Defer("testing")
+    );
+    assert_eq!(
+        s.decide(&p, "sdb", &idle_drive(), t0(), now),
+        Decision::Defer("slots")
+    );
+    // A failed read of sda says nothing: the slot stays taken.
+    assert_eq!(
+        s.decide(&p, "sda", &unread, t0(), now),
+        Decision::Defer("testing")
+    );
+    assert_eq!(
+        s.decide(&p, "sdb", &idle_drive(), t0(), now),
+        Decision::Defer("slots")
+    );
+    // A read shows it over: sdb may start.
+    assert!(matches!(
+        s.decide(&p, "sda", &idle_drive(), t0(), now),
+        Decision::Start(_)
+    ));
+    s.release("sda");
+    assert_eq!(
+        s.decide(&p, "sdb", &idle_drive(), t0(), now),
+        Decision::Start(Kind::Extended)
+    );
+    // Never one the exporter did not start.
+    assert_eq!(s.own_running(), Vec::<String>::new());
+}
+
+#[test]
+fn a_foreign_test_never_seen_to_end_stops_counting_after_the_longest_hold() {
+    let mut s = Slots::default();
+    let (p, now) = (policy(1), Instant::now());
+    let theirs = Seen {
+        in_progress: Some(true),
+        ..idle_drive()
+    };
+    assert_eq!(
+        s.decide(&p, "sda", &theirs, t0(), now),
+        Decision::Defer("testing")
+    );
+    let later = now + MAX_HOLD;
+    assert_eq!(
+        s.decide(&p, "sdb", &idle_drive(), t0(), later),
+        Decision::Start(Kind::Extended)
+    );
+}
+
+#[test]
+fn a_failed_read_after_a_start_keeps_the_slot() {
+    let mut s = Slots::default();
+    let (p, now) = (policy(1), Instant::now());
+    let reporting = Seen {
+        reports: true,
+        ..idle_drive()
+    };
+    let unread = Seen {
+        in_progress: None,
+        reports: true,
+        ..idle_drive()
+    };
+    let start = Decision::Start(Kind::Extended);
+    assert_eq!(s.decide(&p, "nvme0", &reporting, t0(), now), start);
+    // Past the hold of a drive that cannot say, the read still fails:
+    // the slot is kept, and sdb waits.
+    let later = now + UNKNOWN_HOLD[1] + HOUR;
+    assert_eq!(
+        s.decide(&p, "nvme0", &unread, t0(), later),
+        Decision::Running
+    );
+    assert_eq!(
+        s.decide(&p, "sdb", &idle_drive(), t0(), later),
+        Decision::Defer("slots")
+    );
+    // The first read that works and shows it over frees it.
+    let ended = Decision::Ended { overheld: false };
+    assert_eq!(s.decide(&p, "nvme0", &reporting, t0(), later), ended);
+    // A read that never comes frees it after the longest hold, with a warning.
+    assert_eq!(s.decide(&p, "sdb", &reporting, t0(), later), start);
+    let stuck = Decision::Ended { overheld: true };
+    assert_eq!(s.decide(&p, "sdb", &unread, t0(), later + MAX_HOLD), stuck);
+}
+
+#[test]
+fn only_the_exporter_s_own_running_tests_are_aborted() {
+    let mut s = Slots::default();
+    let (p, now) = (policy(3), Instant::now());
+    let reporting = Seen {
+        reports: true,
+        ..idle_drive()
+    };
+    let theirs = Seen {
+        in_progress: Some(true),
+        reports: true,
+        ..idle_drive()
+    };
+    let mute = Seen {
+        in_progress: None,
+        ..idle_drive()
+    };
+    assert!(matches!(
+        s.decide(&p, "sda", &reporting, t0(), now),
+        Decision::Start(_)
+    ));
+    assert!(matches!(
+        s.decide(&p, "sdb", &theirs, t0(), now),
+        Decision::Defer(_)
+    ));
+    assert!(matches!(
+        s.decide(&p, "sdc", &mute, t0(), now),
+        Decision::Start(_)
+    ));
+    // sdb's test is someone else's; sdc cannot say whether ours still runs.
+    assert_eq!(s.own_running(), ["sda"]);
+}
+
+#[test]
+fn a_run_recorded_in_the_future_is_due_one_interval_after_it_is_seen() {
+    let p = policy(1);
+    // Saved while the clock ran a year ahead, or read after it stepped back.
+    let future = [Some(t0() + 365 * DAY), Some(t0() + 365 * DAY)];
+    let last = not_after(future, t0());
+    assert_eq!(last, [Some(t0()), Some(t0())]);
+    // Not yet: it may have run just now.
+    assert_eq!(p.due(last, [None, None], t0() + HOUR), None);
+    // One short interval on, not a year on.
+    assert_eq!(p.due(last, [None, None], t0() + DAY), Some(Kind::Short));
+    // Runs in the past are left as they are.
+    let past = [Some(t0() - DAY), None];
+    assert_eq!(not_after(past, t0()), past);
 }

@@ -7,6 +7,7 @@ use crate::health::Reading;
 use crate::poll::PollOutcome;
 use crate::poll::factory::placeholder;
 
+mod held;
 mod spread;
 
 const DAY: Duration = Duration::from_secs(24 * 3600);
@@ -100,6 +101,7 @@ fn store(names: &[&str]) -> Arc<Store> {
         let id = placeholder(Transport::Sata, "MODEL", &format!("SERIAL{i}"), "FW");
         let mut s = DriveSnapshot::new(n, &format!("/dev/{n}"), id);
         s.identified = true;
+        s.up = true;
         s.reading = Some(Reading {
             self_test_in_progress: Some(false),
             ..Reading::default()
@@ -255,7 +257,11 @@ fn shutdown_aborts_only_when_asked() {
     for asked in [false, true] {
         let rig = Rig::new(policy(1, asked), None, &["sda"]);
         let (mut p, _) = fake(Ok(()));
-        rig.due(&["sda"])[0]("sda", &mut p);
+        let hook = rig.due(&["sda"]).remove(0);
+        hook("sda", &mut p);
+        // A poll shows it running.
+        set_testing(&rig.store, "sda", true);
+        hook("sda", &mut p);
         let want: Vec<String> = if asked { vec!["sda".into()] } else { vec![] };
         assert_eq!(rig.tests.to_abort(), want);
     }
