@@ -75,11 +75,7 @@ fn load(dir: &StateDir, window: Option<Duration>, counters: &Counters, aside: bo
         }
         Err(e) => {
             counters.load_errors.fetch_add(1, Ordering::Relaxed);
-            let kept = match aside.then(|| dir.keep_aside()) {
-                Some(Ok(())) => format!("; kept as {BAD_NAME}"),
-                Some(Err(e)) => format!("; could not keep it as {BAD_NAME}: {e}"),
-                None => String::new(),
-            };
+            let kept = kept(dir, aside);
             let what = match e {
                 LoadError::Future(_) => "written by a newer exporter",
                 _ => "unreadable or damaged",
@@ -96,9 +92,21 @@ fn load(dir: &StateDir, window: Option<Duration>, counters: &Counters, aside: bo
             info!(file = %path.display(), drives = n, "saved in another boot: the PCIe error counts start again from the first reading");
         }
     }
-    let (memory, refused) = Memory::from_payload(window, payload, SystemTime::now());
-    for r in refused {
-        warn!(file = %path.display(), serial = r.serial, "saved history not believed: {}; the drive starts fresh", r.why);
+    let (memory, doubted) = Memory::from_payload(window, payload, SystemTime::now());
+    for d in &doubted {
+        match d.moved {
+            Some(by) => {
+                warn!(file = %path.display(), serial = d.serial, "saved history dated {}s in the future ({}): the clock is behind the one it was saved under; kept, every time moved back by that much", by.as_secs(), d.why)
+            }
+            None => {
+                warn!(file = %path.display(), serial = d.serial, "saved history not believed: {}; the drive starts fresh", d.why)
+            }
+        }
+    }
+    if !doubted.is_empty() {
+        // The next save replaces a file not wholly believed: kept first.
+        info!(file = %path.display(), "state file not wholly believed{}", kept(dir, aside));
+        memory.unsaved();
     }
     info!(
         file = %path.display(),
@@ -107,6 +115,16 @@ fn load(dir: &StateDir, window: Option<Duration>, counters: &Counters, aside: bo
         "saved state loaded"
     );
     memory
+}
+
+/// Keeps the state file aside when `aside` ([`StateDir::keep_aside`]), and
+/// says where, for the log line.
+fn kept(dir: &StateDir, aside: bool) -> String {
+    match aside.then(|| dir.keep_aside()) {
+        Some(Ok(())) => format!("; kept as {BAD_NAME}"),
+        Some(Err(e)) => format!("; could not keep it as {BAD_NAME}: {e}"),
+        None => String::new(),
+    }
 }
 
 impl Persist {

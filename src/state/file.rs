@@ -31,9 +31,13 @@ use super::record::Payload;
 pub const FILE_NAME: &str = "state.json";
 /// Where a save is written before it is renamed over [`FILE_NAME`].
 const TMP_NAME: &str = "state.json.tmp";
-/// Where a file that was not loaded is kept, so that the next save does not
-/// destroy what an operator (or a newer exporter) may want back.
+/// Where a file that was not loaded, or not wholly believed, is kept, so
+/// that the next save does not destroy what an operator (or a newer
+/// exporter) may want back. The ones before it are `state.json.bad.1`
+/// (the next newest) to `.3`: [`BAD_KEPT`] in all.
 pub const BAD_NAME: &str = "state.json.bad";
+/// How many kept files there are at most, the newest first.
+pub const BAD_KEPT: usize = 4;
 
 /// What the header's `format` says.
 const FORMAT: &str = "ssd_exporter state";
@@ -203,9 +207,37 @@ impl StateDir {
         }
     }
 
-    /// Moves a file that was not loaded out of the way of the next save.
+    /// The `n`th newest kept file's path (0: [`BAD_NAME`]).
+    pub fn kept(&self, n: usize) -> PathBuf {
+        match n {
+            0 => self.path.join(BAD_NAME),
+            n => self.path.join(format!("{BAD_NAME}.{n}")),
+        }
+    }
+
+    /// Keeps the state file as [`BAD_NAME`] before a save can replace it:
+    /// a hard link (the file stays in place, so a crash before the next
+    /// save loses nothing), the older kept files each moved one place on
+    /// and the oldest past [`BAD_KEPT`] removed. The same file kept again
+    /// (a restart before a save replaced it) is kept once. Never follows a
+    /// symbolic link: a link is renamed or linked as itself.
     pub fn keep_aside(&self) -> io::Result<()> {
-        std::fs::rename(self.file(), self.path.join(BAD_NAME))
+        use std::os::unix::fs::MetadataExt as _;
+        let inode = |p: &Path| std::fs::symlink_metadata(p).map(|m| (m.dev(), m.ino()));
+        if inode(&self.file())? == inode(&self.kept(0)).ok().unwrap_or_default() {
+            return Ok(());
+        }
+        for n in (0..BAD_KEPT).rev() {
+            let result = match n + 1 {
+                BAD_KEPT => std::fs::remove_file(self.kept(n)),
+                _ => std::fs::rename(self.kept(n), self.kept(n + 1)),
+            };
+            match result {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+        std::fs::hard_link(self.file(), self.kept(0))
     }
 
     /// Replaces the state file with `bytes`, atomically: a temporary file

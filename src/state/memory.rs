@@ -17,6 +17,9 @@ use crate::health::history::History;
 use crate::health::nvme_depth::PelMark;
 use crate::snapshot::DriveSnapshot;
 
+mod restore;
+pub use restore::Doubted;
+
 /// Drives kept at most; past it the least recently seen are left out.
 pub const MAX_DRIVES: usize = 1024;
 /// A drive not seen for this long is forgotten.
@@ -77,51 +80,34 @@ pub struct Memory {
     urgent: tokio::sync::Notify,
 }
 
-/// A record the file held that was not believed, and why.
-#[derive(Debug)]
-pub struct Refused {
-    pub serial: String,
-    pub why: String,
-}
-
 impl Memory {
     /// The memory a loaded payload holds, each history checked
     /// ([`History::restore`]) at `now` and made with `window`, the one the
     /// drives' snapshots are made with (`health.increase_window`); the
-    /// records refused.
+    /// records not believed as saved (refused, or moved back in time).
     pub fn from_payload(
         window: Option<Duration>,
         payload: Payload,
         now: SystemTime,
-    ) -> (Memory, Vec<Refused>) {
+    ) -> (Memory, Vec<Doubted>) {
         let memory = Memory::default();
-        let mut refused = Vec::new();
+        let mut doubted = Vec::new();
         let mut inner = memory.lock();
         for r in payload.drives.into_iter().take(MAX_DRIVES) {
             if r.serial.is_empty() {
                 continue;
             }
             let k = (r.serial.clone(), r.model.clone());
-            match History::restore(window, &r.history, now) {
-                Ok(history) => {
-                    inner.drives.entry(k).or_insert(Entry {
-                        wwn: r.wwn,
-                        transport: r.transport,
-                        last_seen: UNIX_EPOCH + Duration::from_millis(r.last_seen_ms),
-                        history,
-                        last_self_test: r.last_self_test,
-                        last_extended_self_test: r.last_extended_self_test,
-                        pel_mark: r.pel_mark,
-                    });
+            match restore::restore(window, r, now) {
+                Ok((entry, moved)) => {
+                    doubted.extend(moved);
+                    inner.drives.entry(k).or_insert(entry);
                 }
-                Err(e) => refused.push(Refused {
-                    serial: r.serial,
-                    why: e.to_string(),
-                }),
+                Err(refused) => doubted.push(refused),
             }
         }
         drop(inner);
-        (memory, refused)
+        (memory, doubted)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
