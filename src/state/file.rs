@@ -17,7 +17,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write as _};
-use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
 
 use nix::fcntl::{Flock, FlockArg};
@@ -154,8 +154,30 @@ pub enum OpenError {
     Open(io::Error),
     #[error("another ssd_exporter holds its lock")]
     Locked,
+    #[error(
+        "the directory {0}: not used for state, as sshd's StrictModes refuses such a directory (chown it to the exporter's user and chmod 700)"
+    )]
+    Unsafe(String),
     #[error("cannot lock it: {0}")]
     Lock(nix::Error),
+}
+
+/// Refuses a state directory that someone other than this process's user
+/// (or root) could fill with a file of their choosing: not owned by the
+/// effective user or root, or writable by group or others, as sshd's
+/// StrictModes refuses such a home or `.ssh`. `uid` and `mode` are the
+/// directory's, `me` the process's effective uid.
+pub fn check_owner(uid: u32, mode: u32, me: u32) -> Result<(), OpenError> {
+    if uid != me && uid != 0 {
+        let why = format!("is owned by uid {uid}, not this process's uid {me} or root");
+        return Err(OpenError::Unsafe(why));
+    }
+    let mode = mode & 0o7777;
+    if mode & 0o022 != 0 {
+        let why = format!("is writable by group or others (mode {mode:04o})");
+        return Err(OpenError::Unsafe(why));
+    }
+    Ok(())
 }
 
 /// The state directory, locked for this process (`flock` on the directory
@@ -180,6 +202,9 @@ impl StateDir {
                 .map_err(OpenError::Create)?;
         }
         let dir = File::open(path).map_err(OpenError::Open)?;
+        let meta = dir.metadata().map_err(OpenError::Open)?;
+        let me = nix::unistd::geteuid().as_raw();
+        check_owner(meta.uid(), meta.mode(), me)?;
         let dir = Flock::lock(dir, FlockArg::LockExclusiveNonblock).map_err(|(_, e)| match e {
             nix::Error::EWOULDBLOCK => OpenError::Locked,
             e => OpenError::Lock(e),
@@ -198,9 +223,10 @@ impl StateDir {
     }
 
     /// The saved payload; `Ok(None)` when there is no file yet. Read
-    /// through [`crate::files::read`]: regular files only, capped. Blocking.
+    /// through [`crate::files::read_own`]: regular files only, never
+    /// through a symbolic link, capped. Blocking.
     pub fn load(&self) -> Result<Option<Payload>, LoadError> {
-        match crate::files::read(&self.file(), LIMIT) {
+        match crate::files::read_own(&self.file(), LIMIT) {
             Err(crate::files::ReadError::Io(e)) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e.into()),
             Ok(bytes) => decode(&bytes).map(Some),

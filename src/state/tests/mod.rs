@@ -10,6 +10,7 @@ use crate::health::{Identity, Reading};
 use crate::snapshot::DriveSnapshot;
 
 mod clock;
+mod strict;
 
 const T0: u64 = 1_796_083_200; // 2026-12-01T00:00:00Z
 
