@@ -139,6 +139,11 @@ impl Persist {
         })
     }
 
+    /// Whether saves can succeed (the directory was usable at start).
+    pub(crate) fn saves(&self) -> bool {
+        self.dir.is_some()
+    }
+
     /// The memory (for the scheduled self-tests' last runs).
     pub(crate) fn memory(&self) -> Arc<Memory> {
         Arc::clone(&self.memory)

@@ -117,6 +117,15 @@ fn place_waiting(
     place
 }
 
+/// The warning at start when self-tests are scheduled but the runs they
+/// start cannot be remembered (`saves`: the state file can be written):
+/// every restart would then test again.
+pub(crate) fn unremembered(policy: &Policy, saves: bool) -> Option<&'static str> {
+    (policy.enabled() && !saves).then_some(
+        "selftest.schedule is set but the state file cannot be saved (state.path is none, not usable, or locked by another exporter): the self-tests started are not remembered, so each restart may test the drives again; set state.path to a writable directory",
+    )
+}
+
 /// Logs where a drive's first `kind` test was placed in the interval.
 fn placed(policy: &Policy, device: &str, kind: Kind, place: u64, now: SystemTime) {
     if let Some(at) = policy.first_run(kind, place, now) {

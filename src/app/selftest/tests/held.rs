@@ -84,3 +84,29 @@ fn a_run_remembered_in_the_future_does_not_block_the_schedule() {
     hook("sda", &mut p);
     assert_eq!(*sent.lock().unwrap(), [SelfTestOp::Short]);
 }
+
+#[test]
+fn scheduled_tests_that_cannot_be_remembered_are_a_warning_at_start() {
+    let on = policy(1, false);
+    let warning = unremembered(&on, false).expect("a warning");
+    assert!(warning.contains("each restart may test the drives again"));
+    assert_eq!(unremembered(&on, true), None, "state saved");
+    assert_eq!(unremembered(&Policy::default(), false), None, "no schedule");
+}
+
+#[test]
+fn a_transport_not_in_selftest_transports_is_never_tested() {
+    let mut nvme_only = policy(2, false);
+    nvme_only.transports = vec![Transport::Nvme];
+    // The rig's drives are SATA.
+    let rig = Rig::new(nvme_only, None, &["sda"]);
+    let hook = rig.due(&["sda"]).remove(0);
+    let (mut p, sent) = fake(Ok(()));
+    for _ in 0..3 {
+        set_testing(&rig.store, "sda", false);
+        hook("sda", &mut p);
+        rig.advance(DAY);
+    }
+    assert!(sent.lock().unwrap().is_empty(), "sda tested");
+    assert!(rig.store.get("sda").unwrap().self_tests.is_none(), "served");
+}
