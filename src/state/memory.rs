@@ -60,6 +60,10 @@ struct Inner {
     /// given, compared with its first reading to log a counter that went
     /// down meanwhile.
     restored: HashMap<String, Vec<(&'static str, u128)>>,
+    /// Drives whose saved records came after they were first adopted
+    /// ([`Memory::absorb`]): adopted again at their next verdict, and not
+    /// kept until then (their fresh history would replace the saved one).
+    late: std::collections::BTreeSet<Key>,
     /// Something besides reading times changed since the last payload.
     news: bool,
     /// Anything changed since the last payload.
@@ -127,14 +131,19 @@ impl Memory {
     /// adopted yet gets the history remembered for its identity, if any,
     /// and its state age. A drive without a serial is not remembered.
     pub fn adopt(&self, s: &mut DriveSnapshot, now: SystemTime) {
-        if s.state_age.is_some() || !s.identified {
+        if !s.identified {
+            return;
+        }
+        let k = key(&s.identity);
+        let mut inner = self.lock();
+        let late = k.as_ref().is_some_and(|k| inner.late.remove(k));
+        if s.state_age.is_some() && !late {
             return;
         }
         s.state_age = Some(Duration::ZERO);
-        let Some(k) = key(&s.identity) else {
+        let Some(k) = k else {
             return;
         };
-        let mut inner = self.lock();
         let Some(e) = inner.drives.get(&k) else {
             return;
         };
@@ -166,6 +175,9 @@ impl Memory {
             return;
         };
         let mut inner = self.lock();
+        if inner.late.contains(&k) {
+            return;
+        }
         if let Some(before) = inner.restored.remove(&s.device) {
             went_down(s, &before);
         }
@@ -336,6 +348,22 @@ impl Memory {
         drop(inner);
         self.changed.notify_one();
         self.urgent.notify_one();
+    }
+
+    /// Takes in the records of a state file loaded late (the directory's
+    /// lock was held by another exporter at start, and is free now): each
+    /// replaces what this run kept of the drive, whose next verdict adopts
+    /// it as at a start, so that its baselines are the saved ones.
+    pub fn absorb(&self, loaded: Memory) {
+        let loaded = loaded.inner.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut inner = self.lock();
+        for (k, e) in loaded.drives {
+            inner.late.insert(k.clone());
+            inner.drives.insert(k, e);
+        }
+        inner.news = true;
+        drop(inner);
+        self.changed.notify_one();
     }
 
     /// A payload was not written: the next one is due at the next tick.

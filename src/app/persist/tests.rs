@@ -65,3 +65,31 @@ async fn a_self_test_started_is_saved_at_once() {
     assert!(started.elapsed() < super::Duration::from_secs(1));
     saver.abort();
 }
+
+/// Issue 33: a second exporter that found the directory locked takes the
+/// lock once it is free and loads the file, instead of running its whole
+/// life without history.
+#[test]
+fn a_locked_directory_is_tried_again_and_its_file_loaded_once_free() {
+    use crate::state::{SelfTestKind, SelfTestRun, StateDir, file};
+    let tmp = tempfile::tempdir().unwrap();
+    let first = StateDir::open(tmp.path()).unwrap();
+    let saved = crate::state::Memory::default();
+    let id = adopted(&saved, "S1");
+    let run = SelfTestRun {
+        started_ms: 1_796_083_200_000,
+        kind: SelfTestKind::Extended,
+    };
+    saved.self_test_started(&id, run);
+    let payload = saved.payload(std::time::SystemTime::now(), true).unwrap();
+    first.save(&file::encode(&payload)).unwrap();
+    let second = super::open(&config(tmp.path())).unwrap();
+    assert!(!second.saves(), "locked by the first");
+    second.retry_lock();
+    assert!(!second.saves(), "still locked");
+    drop(first);
+    second.retry_lock();
+    assert!(second.saves(), "the lock is free");
+    let at = std::time::UNIX_EPOCH + super::Duration::from_millis(run.started_ms);
+    assert_eq!(second.memory().self_test_runs(&id), [Some(at), Some(at)]);
+}

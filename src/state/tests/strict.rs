@@ -1,5 +1,6 @@
 //! Where state is never read from: a symbolic link in the file's place, a
-//! directory another user could write (sshd's StrictModes).
+//! directory another user could write (sshd's StrictModes); and a file
+//! read late, once another exporter's lock is free.
 
 use super::*;
 
@@ -57,4 +58,31 @@ fn a_directory_another_user_owns_is_refused() {
     assert!(file::check_owner(0, 0o755, 1000).is_ok());
     // The sticky bit and others' read are no one's way in.
     assert!(file::check_owner(1000, 0o1755, 1000).is_ok());
+}
+
+/// A second exporter that found the directory locked loads the file once
+/// the lock is free: a drive it already judged takes the saved baseline.
+#[test]
+fn a_file_loaded_late_gives_drives_already_judged_their_saved_baselines() {
+    let saved = Memory::default();
+    let mut before = drive("nvme0", identity("S1", ""));
+    poll(&saved, &mut before, 5, at(T0));
+    let payload = saved.payload(at(T0), true).unwrap();
+    // This run, without the file: the drive starts fresh at 7.
+    let m = Memory::default();
+    let mut s = drive("nvme0", identity("S1", ""));
+    poll(&m, &mut s, 7, at(T0 + 60));
+    assert_eq!(s.history.increase(Tracked::MediaErrors), Some(0));
+    let (loaded, doubted) = Memory::from_payload(window(), payload, at(T0 + 90));
+    assert!(doubted.is_empty());
+    m.absorb(loaded);
+    // The next verdict: 8 errors are 3 more than the saved 5.
+    poll(&m, &mut s, 8, at(T0 + 120));
+    assert_eq!(s.history.increase(Tracked::MediaErrors), Some(3));
+    // And what is kept, and saved next, is that history.
+    let back = m.payload(at(T0 + 120), true).unwrap();
+    let (again, _) = Memory::from_payload(window(), back, at(T0 + 180));
+    let mut later = drive("nvme0", identity("S1", ""));
+    poll(&again, &mut later, 8, at(T0 + 180));
+    assert_eq!(later.history.increase(Tracked::MediaErrors), Some(3));
 }
