@@ -44,10 +44,9 @@ pub(super) fn restore(
             let back = newest_ms(&r).saturating_sub(ms(now));
             r.history.shift_back(back);
             r.last_seen_ms = r.last_seen_ms.saturating_sub(back);
-            for run in [&mut r.last_self_test, &mut r.last_extended_self_test] {
-                if let Some(run) = run {
-                    run.started_ms = run.started_ms.saturating_sub(back);
-                }
+            let runs = [&mut r.last_self_test, &mut r.last_extended_self_test];
+            for run in runs.into_iter().flatten() {
+                run.started_ms = run.started_ms.saturating_sub(back);
             }
             moved = Some(Doubted {
                 serial: r.serial.clone(),

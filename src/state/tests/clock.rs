@@ -48,7 +48,7 @@ fn state_with(saved_at_ms: u64) -> Vec<u8> {
 fn kept_files_are_the_last_few_newest_first_and_the_file_stays() {
     let tmp = tempfile::tempdir().unwrap();
     let state = StateDir::open(tmp.path()).unwrap();
-    let saves: Vec<Vec<u8>> = (0..6).map(|i| state_with(i)).collect();
+    let saves: Vec<Vec<u8>> = (0..6).map(state_with).collect();
     for bytes in &saves {
         state.save(bytes).unwrap();
         state.keep_aside().unwrap();
