@@ -363,9 +363,15 @@ fn selftest(raw: RawSelfTest) -> Result<crate::poll::selftest::Policy, ConfigErr
     if raw.transports.is_empty() {
         transports = Transport::ALL.to_vec();
     }
+    // Below the minimums only when asked for by name.
+    let allow = RawSelfTest::allow_short_intervals.get(raw.allow_short_intervals);
+    let interval = |key: &Key<spec::OptDur>, v| match allow {
+        true => key.get_min(v, Duration::ZERO),
+        false => key.get(v),
+    };
     Ok(crate::poll::selftest::Policy {
-        short: RawSelfTestSchedule::short.get(raw.schedule.short)?,
-        extended: RawSelfTestSchedule::extended.get(raw.schedule.extended)?,
+        short: interval(&RawSelfTestSchedule::short, raw.schedule.short)?,
+        extended: interval(&RawSelfTestSchedule::extended, raw.schedule.extended)?,
         // At most MAX_CONCURRENCY, so it fits.
         concurrency: RawSelfTest::concurrency.get(raw.concurrency)? as usize,
         abort_on_shutdown: RawSelfTest::abort_on_shutdown.get(raw.abort_on_shutdown),

@@ -41,11 +41,21 @@ pub struct Limit {
 /// Opens `path` for reading without blocking and checks it is a regular
 /// file of at most `limit` bytes; reads nothing.
 pub fn open(path: &Path, limit: Limit) -> Result<File, ReadError> {
+    open_flags(path, limit, 0)
+}
+
+fn open_flags(path: &Path, limit: Limit, flags: i32) -> Result<File, ReadError> {
     // O_NOCTTY: a terminal named by mistake must not become ours.
     let file = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)?;
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | flags)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) if flags & libc::O_NOFOLLOW != 0 => {
+                ReadError::NotRegular("symbolic link")
+            }
+            _ => ReadError::Io(e),
+        })?;
     let meta = file.metadata()?;
     let kind = meta.file_type();
     let not = match () {
@@ -68,13 +78,23 @@ pub fn open(path: &Path, limit: Limit) -> Result<File, ReadError> {
 
 /// The whole of `path`, at most `limit` bytes (see the module doc).
 pub fn read(path: &Path, limit: Limit) -> Result<Vec<u8>, ReadError> {
-    let file = open(path, limit)?;
+    read_from(open(path, limit)?, limit)
+}
+
+fn read_from(file: File, limit: Limit) -> Result<Vec<u8>, ReadError> {
     let mut bytes = Vec::new();
     file.take(limit.bytes + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit.bytes {
         return Err(too_large(limit));
     }
     Ok(bytes)
+}
+
+/// [`read`] of a file the exporter itself writes (the state file), whose
+/// last component must not be a symbolic link (`O_NOFOLLOW`): a link put in
+/// its place is refused, never followed to a file of someone else's.
+pub fn read_own(path: &Path, limit: Limit) -> Result<Vec<u8>, ReadError> {
+    read_from(open_flags(path, limit, libc::O_NOFOLLOW)?, limit)
 }
 
 /// [`read`], as UTF-8 text.

@@ -242,6 +242,10 @@ pub async fn run(config: Config, load: reload::Loader) -> anyhow::Result<()> {
         let c = config.clone();
         Arc::new(tokio::task::spawn_blocking(move || c.namer()).await?)
     };
+    let saves = persist.as_ref().is_some_and(|p| p.saves());
+    if let Some(warning) = selftest::unremembered(&config.selftest, saves) {
+        warn!("{warning}");
+    }
     let selftests = Arc::new(selftest::SelfTests::new(
         config.selftest.clone(),
         persist.as_ref().map(|p| p.memory()),

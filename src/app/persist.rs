@@ -2,7 +2,9 @@
 //! directory that cannot be used or a file that cannot be believed is one
 //! warning, and the exporter runs without it), the memory wrapped around
 //! each verdict, a save at most once per poll interval, and one at
-//! shutdown. File work runs on blocking threads.
+//! shutdown. A directory another exporter holds locked is tried again
+//! while this one runs, and its file loaded once it is free. File work runs
+//! on blocking threads.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -14,7 +16,7 @@ use crate::config::Config;
 use crate::poll::nvme::pel::PelMarks;
 use crate::snapshot::Judge;
 use crate::state::file::{self, BAD_NAME, LoadError};
-use crate::state::{Counters, Memory, StateDir};
+use crate::state::{Counters, Memory, OpenError, StateDir};
 
 /// The longest the shutdown waits for the last save (a hung disk must not
 /// hold the exit until systemd's stop timeout).
@@ -23,7 +25,10 @@ const SHUTDOWN_SAVE: Duration = Duration::from_secs(5);
 /// The state file in use.
 pub(crate) struct Persist {
     /// `None` when saves are off (the directory could not be used).
-    dir: Option<StateDir>,
+    dir: std::sync::Mutex<Option<StateDir>>,
+    /// The directory and the memory's window while another exporter holds
+    /// its lock: tried again at each save's turn ([`Self::retry_lock`]).
+    locked: Option<(std::path::PathBuf, Option<Duration>)>,
     memory: Arc<Memory>,
     pub counters: Arc<Counters>,
     /// The last save's failure, logged when it first appears and when it
@@ -37,6 +42,7 @@ pub(crate) fn open(config: &Config) -> Option<Persist> {
     let counters = Arc::new(Counters::default());
     let window = config.health.increase_window;
     let hint = "running without saving state; set state.path to a writable directory, or to none";
+    let mut locked = None;
     let (dir, memory) = match StateDir::open(path) {
         Ok(dir) if dir.writable => {
             let memory = load(&dir, window, &counters, true);
@@ -48,6 +54,12 @@ pub(crate) fn open(config: &Config) -> Option<Persist> {
             // Still read: the baselines in it are better than none.
             (None, load(&dir, window, &counters, false))
         }
+        Err(e @ OpenError::Locked) => {
+            warn!(path = %path.display(), "state.path: {e}; running without saved state until it is free (tried again while this exporter runs)");
+            counters.save_errors.fetch_add(1, Ordering::Relaxed);
+            locked = Some((path.clone(), window));
+            (None, Memory::default())
+        }
         Err(e) => {
             warn!(path = %path.display(), "state.path: {e}; {hint}");
             counters.save_errors.fetch_add(1, Ordering::Relaxed);
@@ -55,7 +67,8 @@ pub(crate) fn open(config: &Config) -> Option<Persist> {
         }
     };
     Some(Persist {
-        dir,
+        dir: std::sync::Mutex::new(dir),
+        locked,
         memory: Arc::new(memory),
         counters,
         failing: Default::default(),
@@ -75,11 +88,7 @@ fn load(dir: &StateDir, window: Option<Duration>, counters: &Counters, aside: bo
         }
         Err(e) => {
             counters.load_errors.fetch_add(1, Ordering::Relaxed);
-            let kept = match aside.then(|| dir.keep_aside()) {
-                Some(Ok(())) => format!("; kept as {BAD_NAME}"),
-                Some(Err(e)) => format!("; could not keep it as {BAD_NAME}: {e}"),
-                None => String::new(),
-            };
+            let kept = kept(dir, aside);
             let what = match e {
                 LoadError::Future(_) => "written by a newer exporter",
                 _ => "unreadable or damaged",
@@ -96,9 +105,21 @@ fn load(dir: &StateDir, window: Option<Duration>, counters: &Counters, aside: bo
             info!(file = %path.display(), drives = n, "saved in another boot: the PCIe error counts start again from the first reading");
         }
     }
-    let (memory, refused) = Memory::from_payload(window, payload, SystemTime::now());
-    for r in refused {
-        warn!(file = %path.display(), serial = r.serial, "saved history not believed: {}; the drive starts fresh", r.why);
+    let (memory, doubted) = Memory::from_payload(window, payload, SystemTime::now());
+    for d in &doubted {
+        match d.moved {
+            Some(by) => {
+                warn!(file = %path.display(), serial = d.serial, "saved history dated {}s in the future ({}): the clock is behind the one it was saved under; kept, every time moved back by that much", by.as_secs(), d.why)
+            }
+            None => {
+                warn!(file = %path.display(), serial = d.serial, "saved history not believed: {}; the drive starts fresh", d.why)
+            }
+        }
+    }
+    if !doubted.is_empty() {
+        // The next save replaces a file not wholly believed: kept first.
+        info!(file = %path.display(), "state file not wholly believed{}", kept(dir, aside));
+        memory.unsaved();
     }
     info!(
         file = %path.display(),
@@ -107,6 +128,16 @@ fn load(dir: &StateDir, window: Option<Duration>, counters: &Counters, aside: bo
         "saved state loaded"
     );
     memory
+}
+
+/// Keeps the state file aside when `aside` ([`StateDir::keep_aside`]), and
+/// says where, for the log line.
+fn kept(dir: &StateDir, aside: bool) -> String {
+    match aside.then(|| dir.keep_aside()) {
+        Some(Ok(())) => format!("; kept as {BAD_NAME}"),
+        Some(Err(e)) => format!("; could not keep it as {BAD_NAME}: {e}"),
+        None => String::new(),
+    }
 }
 
 impl Persist {
@@ -119,6 +150,34 @@ impl Persist {
             judge(s, now);
             memory.keep(s, now);
         })
+    }
+
+    /// Whether saves can succeed (the directory was usable at start).
+    pub(crate) fn saves(&self) -> bool {
+        self.dir.lock().unwrap_or_else(|e| e.into_inner()).is_some()
+    }
+
+    /// While another exporter holds the directory's lock: takes it if it is
+    /// free now, and then loads the file into the memory
+    /// ([`Memory::absorb`]), so this exporter does not run its whole life
+    /// without history. Blocking.
+    fn retry_lock(&self) {
+        let Some((path, window)) = &self.locked else {
+            return;
+        };
+        let mut dir = self.dir.lock().unwrap_or_else(|e| e.into_inner());
+        if dir.is_some() {
+            return;
+        }
+        match StateDir::open(path) {
+            Ok(d) if d.writable => {
+                info!(path = %path.display(), "state.path: the other exporter's lock is free; loading the saved state and saving from now on");
+                self.memory.absorb(load(&d, *window, &self.counters, true));
+                *dir = Some(d);
+            }
+            Err(OpenError::Locked) => debug!(path = %path.display(), "state.path still locked"),
+            Ok(_) | Err(_) => {}
+        }
     }
 
     /// The memory (for the scheduled self-tests' last runs).
@@ -143,7 +202,8 @@ impl Persist {
             return;
         };
         payload.boot_ms = boot_ms();
-        let Some(dir) = &self.dir else {
+        let dir = self.dir.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(dir) = dir.as_ref() else {
             self.counters.save_errors.fetch_add(1, Ordering::Relaxed);
             return;
         };
@@ -177,13 +237,22 @@ impl Persist {
 
     /// Saves at most once per `every` (the poll interval), until aborted;
     /// sleeps while nothing is due, so an idle exporter does not wake for
-    /// it every interval.
+    /// it every interval. A self-test started is saved at once
+    /// ([`Memory::urgent`]), so that a crash cannot have the next start
+    /// test the drive again.
     pub(crate) async fn save_loop(self: Arc<Self>, every: Duration) {
         let mut tick = tokio::time::interval(every);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         tick.tick().await;
         loop {
-            tick.tick().await;
+            tokio::select! {
+                _ = tick.tick() => {}
+                () = self.memory.urgent() => {}
+            }
+            if self.locked.is_some() {
+                let me = Arc::clone(&self);
+                let _ = tokio::task::spawn_blocking(move || me.retry_lock()).await;
+            }
             while let Some(wait) = self.memory.until_due(SystemTime::now()) {
                 if wait == Duration::MAX {
                     self.memory.changed().await;
@@ -196,7 +265,11 @@ impl Persist {
             }
             let me = Arc::clone(&self);
             // One save at a time: the next tick waits for this one.
-            let _ = tokio::task::spawn_blocking(move || me.save(false)).await;
+            let _ = tokio::task::spawn_blocking(move || {
+                me.retry_lock();
+                me.save(false)
+            })
+            .await;
         }
     }
 

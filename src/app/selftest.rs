@@ -5,7 +5,8 @@
 //! served as `ssd_self_test*`. A drive that rejects the command is counted
 //! (`ssd_poll_errors_total{source="self_test"}`), logged once, and tried
 //! again only after the test's interval. At shutdown, with
-//! `selftest.abort_on_shutdown`, the tests still held are aborted.
+//! `selftest.abort_on_shutdown`, the running tests it started are aborted
+//! (never one someone else started).
 //!
 //! Covered: physical drives on this host whose transport is in
 //! `selftest.transports`. Never a virtual volume (the controller's, not a
@@ -39,8 +40,17 @@ struct Drive {
     stat: Option<PathBuf>,
     busy: BusyTracker,
     last: [Option<SystemTime>; 2],
+    /// Per kind never run, since when the schedule has wanted it
+    /// ([`Seen::waiting`]).
+    waiting: [Option<SystemTime>; 2],
     /// The memory has been asked for the drive's last runs.
     restored: bool,
+    /// The snapshot's poll count and its flag page's error count at the
+    /// last hook: whether the next poll read the flag ([`flag`]).
+    polls: u64,
+    flag_errors: u64,
+    /// The drive has given its in-progress flag ([`Seen::reports`]).
+    reports: bool,
     retry_after: Option<SystemTime>,
     /// The last rejection logged, so that it is logged once.
     rejected: Option<String>,
@@ -56,14 +66,94 @@ pub(crate) struct SelfTests {
     memory: Option<Arc<Memory>>,
     store: Arc<Store>,
     epoch: Instant,
+    /// The wall clock (a test's own in tests).
+    clock: Clock,
 }
+
+/// Where [`SelfTests`] reads the wall clock.
+pub(crate) type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The drive's in-progress flag as the poll just published read it:
+/// `None` unless a poll ran since the last hook, the drive was up and its
+/// flag's page did not fail (a page that fails keeps its last good decode
+/// in the reading, which says nothing of a test started since).
+fn flag(d: &mut Drive, s: &DriveSnapshot) -> Option<bool> {
+    let source = crate::poll::selftest::flag_source(s.identity.transport);
+    let errors = s.errors.get(&source).copied().unwrap_or(0);
+    let read = s.polls != d.polls && errors == d.flag_errors && s.up;
+    (d.polls, d.flag_errors) = (s.polls, errors);
+    s.reading.as_ref()?.self_test_in_progress.filter(|_| read)
+}
+
+/// The drive's place in the interval, from its serial (its kernel name
+/// without one); each kind it has never run waits from `now` on, logged
+/// once.
+fn place_waiting(
+    policy: &Policy,
+    d: &mut Drive,
+    s: &DriveSnapshot,
+    eligible: bool,
+    now: SystemTime,
+) -> u64 {
+    let serial = match s.identity.serial.is_empty() {
+        true => &s.device,
+        false => &s.identity.serial,
+    };
+    let place = crate::poll::selftest::place(serial);
+    let never = policy.never_run(d.last);
+    for kind in Kind::ALL {
+        let waiting = &mut d.waiting[kind as usize];
+        if !(eligible && never[kind as usize]) {
+            *waiting = None;
+        } else if waiting.is_none() {
+            *waiting = Some(now);
+            placed(policy, &s.device, kind, place, now);
+        }
+    }
+    place
+}
+
+/// The warning at start when self-tests are scheduled but the runs they
+/// start cannot be remembered (`saves`: the state file can be written):
+/// every restart would then test again.
+pub(crate) fn unremembered(policy: &Policy, saves: bool) -> Option<&'static str> {
+    (policy.enabled() && !saves).then_some(
+        "selftest.schedule is set but the state file cannot be saved (state.path is none, not usable, or locked by another exporter): the self-tests started are not remembered, so each restart may test the drives again; set state.path to a writable directory",
+    )
+}
+
+/// Logs where a drive's first `kind` test was placed in the interval.
+fn placed(policy: &Policy, device: &str, kind: Kind, place: u64, now: SystemTime) {
+    if let Some(at) = policy.first_run(kind, place, now) {
+        info!(
+            device,
+            kind = kind.as_label(),
+            at = %crate::timefmt::utc_seconds(at),
+            "scheduled self-test: no {} run remembered; the drive's first is placed in the interval by its serial",
+            kind.as_label()
+        );
+    }
+}
+
+/// Warns of intervals below their minimums (`selftest.allow_short_intervals`).
+fn warn_short(policy: &Policy) {
+    for (kind, interval) in policy.below_minimum() {
+        warn!(
+            kind = kind.as_label(),
+            "selftest.allow_short_intervals: each drive gets a {} self-test every {interval:?}, below the {:?} minimum; for test rigs, never for a fleet",
+            kind.as_label(),
+            kind.minimum()
+        );
+    }
+}
+
 impl SelfTests {
     pub(crate) fn new(policy: Policy, memory: Option<Arc<Memory>>, store: Arc<Store>) -> Self {
+        warn_short(&policy);
         Self {
             policy: RwLock::new(Arc::new(policy)),
             slots: Mutex::default(),
@@ -71,7 +161,15 @@ impl SelfTests {
             memory,
             store,
             epoch: Instant::now(),
+            clock: Arc::new(SystemTime::now),
         }
+    }
+
+    /// The same with `clock` for the wall clock.
+    #[cfg(test)]
+    pub(crate) fn with_clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
     }
 
     pub(crate) fn policy(&self) -> Arc<Policy> {
@@ -80,6 +178,7 @@ impl SelfTests {
 
     /// A reload's `selftest` section, in force from each drive's next poll.
     pub(crate) fn replace(&self, policy: Policy) {
+        warn_short(&policy);
         *self.policy.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(policy);
     }
 
@@ -92,7 +191,11 @@ impl SelfTests {
                 stat,
                 busy: BusyTracker::new(BusyPolicy::default()),
                 last: [None, None],
+                waiting: [None, None],
                 restored: false,
+                polls: 0,
+                flag_errors: 0,
+                reports: false,
                 retry_after: None,
                 rejected: None,
             })),
@@ -107,8 +210,8 @@ impl SelfTests {
         lock(&self.slots).release(device);
     }
 
-    /// What the poll just learned, as [`Slots::decide`] wants it.
-    fn seen(&self, policy: &Policy, d: &mut Drive, s: &DriveSnapshot) -> Seen {
+    /// What the poll just learned at `now`, as [`Slots::decide`] wants it.
+    fn seen(&self, policy: &Policy, d: &mut Drive, s: &DriveSnapshot, now: SystemTime) -> Seen {
         if !d.restored && s.identified {
             d.restored = true;
             if let Some(m) = &self.memory {
@@ -118,6 +221,7 @@ impl SelfTests {
                 }
             }
         }
+        d.last = crate::poll::selftest::not_after(d.last, now);
         // With self-tests off nothing is decided, so nothing is read: the
         // stat file would cost every poll of every drive its system calls.
         let stat = d
@@ -129,14 +233,21 @@ impl SelfTests {
             let now = self.epoch.elapsed();
             matches!(d.busy.decide(now, st), Busy::SkipBusy { .. })
         });
+        let eligible = s.identified
+            && !s.identity.is_virtual()
+            && policy.transports.contains(&s.identity.transport);
+        let place = place_waiting(policy, d, s, eligible, now);
+        let in_progress = flag(d, s);
+        d.reports |= in_progress.is_some();
         Seen {
-            eligible: s.identified
-                && !s.identity.is_virtual()
-                && policy.transports.contains(&s.identity.transport),
+            eligible,
             standby: s.power_mode == Some("standby"),
             busy,
-            in_progress: s.reading.as_ref().and_then(|r| r.self_test_in_progress),
+            in_progress,
+            reports: d.reports,
             last: d.last,
+            place,
+            waiting: d.waiting,
             retry_after: d.retry_after,
         }
     }
@@ -151,8 +262,8 @@ impl SelfTests {
         };
         let mut d = lock(&drive);
         let d = &mut *d;
-        let seen = self.seen(&policy, d, &snap);
-        let now = SystemTime::now();
+        let now = (self.clock)();
+        let seen = self.seen(&policy, d, &snap, now);
         let decision = lock(&self.slots).decide(&policy, device, &seen, now, Instant::now());
         let served = policy.enabled() && seen.eligible;
         match decision {
@@ -183,7 +294,7 @@ impl SelfTests {
             Decision::Defer(why) => debug!(device, why, "scheduled self-test due; deferred"),
             Decision::Ended { overheld: true } => warn!(
                 device,
-                "the drive still reports its self-test running after {:?}; its slot is given to the next drive",
+                "no read of the drive has shown its self-test over after {:?}; its slot is given to the next drive",
                 crate::poll::selftest::MAX_HOLD
             ),
             Decision::Ended { .. } => info!(
@@ -263,11 +374,12 @@ impl SelfTests {
         }
     }
 
-    /// The drives whose tests the shutdown aborts: those holding a slot,
-    /// and only with `selftest.abort_on_shutdown`.
+    /// The drives whose tests the shutdown aborts, only with
+    /// `selftest.abort_on_shutdown`: those running a test the exporter
+    /// started ([`Slots::own_running`]), never one someone else started.
     fn to_abort(&self) -> Vec<String> {
         match self.policy().abort_on_shutdown {
-            true => lock(&self.slots).holders(),
+            true => lock(&self.slots).own_running(),
             false => Vec::new(),
         }
     }

@@ -396,6 +396,8 @@ sections! {
         /// window; unset = since the exporter started
         increase_window: Option<String> = OptDur {
             example: Duration::from_secs(24 * 3600),
+            min: Duration::ZERO,
+            why_min: "",
             max: bounds::MAX_HISTORY,
         } => [];
         /// warn when the probe's tail latency exceeds the datasheet QoS
@@ -464,7 +466,8 @@ sections! {
     /// changes what a drive does (docs/state.md, "Self-tests").
     RawSelfTest "selftest." {
         /// drives running a scheduled self-test at a time on this host, so
-        /// that a RAID set is never tested all at once
+        /// that a RAID set is never tested all at once (a test already
+        /// running on a drive, whoever started it, takes a slot too)
         concurrency: Option<u64> = Count {
             default: crate::poll::selftest::DEFAULT_CONCURRENCY,
             min: 1,
@@ -473,6 +476,10 @@ sections! {
         } => ["selftest.concurrency" "N"];
         /// at shutdown, abort the scheduled self-tests still running
         abort_on_shutdown: Option<bool> = Switch {} => ["selftest.abort-on-shutdown"];
+        /// accept `selftest.schedule` intervals below their minimums (`1h`
+        /// short, `1d` extended), down to any above zero: for test rigs,
+        /// never for a fleet (warned at start)
+        allow_short_intervals: Option<bool> = Switch {} => ["selftest.allow-short-intervals"];
         /// transports whose drives get scheduled self-tests: `nvme`,
         /// `sata`, `sas`, `scsi`
         transports: Vec<String> = Text {
@@ -485,15 +492,22 @@ sections! {
 
     RawSelfTestSchedule "selftest.schedule." {
         /// start a short self-test on each drive this long after the last
-        /// one; unset = never
+        /// one (a drive never tested: at its own point of the first
+        /// interval, from its serial); unset = never
         short: Option<String> = OptDur {
             example: Duration::from_secs(24 * 3600),
+            min: crate::poll::selftest::MIN_SHORT,
+            why_min: crate::poll::selftest::WHY_MIN,
             max: crate::poll::selftest::MAX_INTERVAL,
         } => ["selftest.schedule.short" "DURATION"];
         /// start an extended self-test on each drive this long after the
-        /// last one (it counts as a short one too); unset = never
+        /// last one (it counts as a short one too; a drive never tested: at
+        /// its own point of the first interval, from its serial); unset =
+        /// never
         extended: Option<String> = OptDur {
             example: Duration::from_secs(30 * 24 * 3600),
+            min: crate::poll::selftest::MIN_EXTENDED,
+            why_min: crate::poll::selftest::WHY_MIN,
             max: crate::poll::selftest::MAX_INTERVAL,
         } => ["selftest.schedule.extended" "DURATION"];
     }

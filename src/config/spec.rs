@@ -158,11 +158,14 @@ pub struct Dur {
     pub max: Duration,
 }
 
-/// A duration as [`Dur`] that is off (`None`) unless set; `example` is
-/// what the error message suggests.
+/// A duration as [`Dur`] that is off (`None`) unless set, at least `min`
+/// (zero: any above zero); `example` is what the error message suggests,
+/// `why_min` what it adds to a value below `min` (why, and the way out).
 #[derive(Debug)]
 pub struct OptDur {
     pub example: Duration,
+    pub min: Duration,
+    pub why_min: &'static str,
     pub max: Duration,
 }
 
@@ -189,7 +192,11 @@ impl Doc for OptDur {
         "none".into()
     }
     fn accepts_doc(&self) -> Option<String> {
-        Some(format!("at most {}", code(format_duration(self.max))))
+        let max = code(format_duration(self.max));
+        Some(match self.min.is_zero() {
+            true => format!("at most {max}"),
+            false => format!("`{}` to {max}", format_duration(self.min)),
+        })
     }
     fn kind(&self) -> String {
         DURATION.into()
@@ -240,9 +247,32 @@ impl Key<Dur> {
 
 impl Key<OptDur> {
     pub fn get(&self, value: Option<String>) -> Result<Option<Duration>, ConfigError> {
-        value
-            .map(|text| duration(self.name, &text, self.spec.max, self.spec.example))
-            .transpose()
+        self.get_min(value, self.spec.min)
+    }
+
+    /// [`Self::get`] with `min` in place of the table's (an override key
+    /// that lifts it, such as `selftest.allow_short_intervals`).
+    pub fn get_min(
+        &self,
+        value: Option<String>,
+        min: Duration,
+    ) -> Result<Option<Duration>, ConfigError> {
+        let Some(text) = value else {
+            return Ok(None);
+        };
+        let d = duration(self.name, &text, self.spec.max, self.spec.example)?;
+        if d < min {
+            return Err(invalid(
+                self.name,
+                format!(
+                    "{text:?} is too short; use at least {}, e.g. {}{}",
+                    format_duration(min),
+                    format_duration(self.spec.example),
+                    self.spec.why_min
+                ),
+            ));
+        }
+        Ok(Some(d))
     }
 }
 

@@ -46,3 +46,6 @@ impl Poller for Remote {
         self.inner.reset();
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -10,19 +10,38 @@
 //! start until a poll after it finds the drive no longer testing (or, on
 //! a drive that cannot say, [`Policy::unknown_hold`]), so a RAID set is
 //! never tested all at once.
+//!
+//! Spread: a drive the exporter has no run of (a fresh install, a lost
+//! state file, a new drive, a kind just scheduled) gets its first test at
+//! its own point of the interval, [`place`] (from its serial), not at its
+//! first poll, so no host and no fleet tests every drive at once.
 
-use std::collections::HashMap;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::device::SelfTestOp;
 use crate::device::discovery::Transport;
 
 /// Default of `selftest.concurrency`.
 pub const DEFAULT_CONCURRENCY: u64 = 1;
-/// Bound of `selftest.concurrency`.
-pub const MAX_CONCURRENCY: u64 = 256;
+/// Bound of `selftest.concurrency`: drives testing at once on one host. A
+/// test slows its drive's I/O while it runs; more than this at once is a
+/// storm on any host, and a host with many drives still gets through them
+/// (60 HDDs whose extended test takes 25 h each, 16 at a time: 4 days).
+pub const MAX_CONCURRENCY: u64 = 16;
 /// Bound of `selftest.schedule.*`.
 pub const MAX_INTERVAL: Duration = Duration::from_secs(365 * 24 * 3600);
+/// Least `selftest.schedule.short`: a short test takes up to 2 minutes (the
+/// NVMe limit; 1-2 min on SATA SSDs, up to 5 on HDDs), so an hour keeps a
+/// drive testing at most a few percent of the time; less is a typo or a
+/// unit mistake more often than a wish.
+pub const MIN_SHORT: Duration = Duration::from_secs(3600);
+/// Least `selftest.schedule.extended`: an extended test takes tens of
+/// minutes on an SSD and a day on a large HDD, so a drive tested more
+/// often than daily would test most of the time (`30m` is a typo of `30d`).
+pub const MIN_EXTENDED: Duration = Duration::from_secs(24 * 3600);
+/// What a `selftest.schedule` error adds below the minimum.
+pub const WHY_MIN: &str = "; a self-test slows its drive while it runs (set \
+     selftest.allow_short_intervals: true to test more often, as in a test rig)";
 
 /// How long a slot is held on a drive that does not report whether its
 /// test still runs: about what a short test takes on the slowest disks
@@ -58,8 +77,17 @@ impl Kind {
         }
     }
 
-    fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self as usize
+    }
+
+    /// The least interval `selftest.schedule` accepts for this kind
+    /// without `selftest.allow_short_intervals`.
+    pub fn minimum(self) -> Duration {
+        match self {
+            Kind::Short => MIN_SHORT,
+            Kind::Extended => MIN_EXTENDED,
+        }
     }
 }
 
@@ -96,7 +124,18 @@ impl Policy {
         self.short.is_some() || self.extended.is_some()
     }
 
-    fn interval(&self, kind: Kind) -> Option<Duration> {
+    /// The kinds scheduled more often than their minimum (only with
+    /// `selftest.allow_short_intervals`), with their intervals.
+    pub fn below_minimum(&self) -> Vec<(Kind, Duration)> {
+        Kind::ALL
+            .into_iter()
+            .filter_map(|k| Some((k, self.interval(k)?)))
+            .filter(|&(k, i)| i < k.minimum())
+            .collect()
+    }
+
+    /// The interval of `kind`; `None` = not scheduled.
+    pub fn interval(&self, kind: Kind) -> Option<Duration> {
         match kind {
             Kind::Short => self.short,
             Kind::Extended => self.extended,
@@ -111,15 +150,41 @@ impl Policy {
         self.interval(kind).map_or(hold, |i| i.min(hold))
     }
 
+    /// When a drive at `place` that has never run `kind` is first due,
+    /// having waited for it since `from`: the first time at or after
+    /// `from` that lies `place` into an interval counted from the Unix
+    /// epoch (the same point of every interval, whenever the exporter
+    /// started). `None` when `kind` is not scheduled.
+    pub fn first_run(&self, kind: Kind, place: u64, from: SystemTime) -> Option<SystemTime> {
+        let every = self.interval(kind)?.as_millis().max(1);
+        let from_ms = from.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
+        let offset = u128::from(place) % every;
+        // The first k with k * every + offset >= from_ms.
+        let k = from_ms.saturating_sub(offset).div_ceil(every);
+        let at = k * every + offset;
+        let at = u64::try_from(at).ok()?;
+        UNIX_EPOCH.checked_add(Duration::from_millis(at))
+    }
+
     /// The test due at `now` after the last runs `last` (by [`Kind`]
-    /// index), if any. Never run is due. An extended test is due first and
+    /// index), if any; a kind never run is due from `first` (by index;
+    /// `None`: not yet placed, not due). An extended test is due first and
     /// counts as a short one too (it runs the short test's checks and
     /// more), so the short clock starts again from it.
-    pub fn due(&self, last: [Option<SystemTime>; 2], now: SystemTime) -> Option<Kind> {
-        let since = |t: Option<SystemTime>| t.map(|t| now.duration_since(t).unwrap_or_default());
+    pub fn due(
+        &self,
+        last: [Option<SystemTime>; 2],
+        first: [Option<SystemTime>; 2],
+        now: SystemTime,
+    ) -> Option<Kind> {
         let is_due = |kind: Kind, last: Option<SystemTime>| {
-            self.interval(kind)
-                .is_some_and(|every| since(last).is_none_or(|s| s >= every))
+            let Some(every) = self.interval(kind) else {
+                return false;
+            };
+            match last {
+                Some(t) => now.duration_since(t).unwrap_or_default() >= every,
+                None => first[kind.index()].is_some_and(|f| now >= f),
+            }
         };
         let [short, extended] = last;
         let short = short.max(extended);
@@ -131,117 +196,53 @@ impl Policy {
             None
         }
     }
-}
 
-/// What the poll just learned about a drive, for [`Slots::decide`].
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Seen {
-    /// A physical drive on this host whose transport is scheduled: not a
-    /// virtual volume, a fabric target or a drive behind MegaRAID.
-    pub eligible: bool,
-    /// The poll found it in standby (ATA CHECK POWER MODE).
-    pub standby: bool,
-    /// The busy detector says it is too busy (`probe::busy`).
-    pub busy: bool,
-    /// The drive's own flag ([`crate::reading::Reading::self_test_in_progress`]).
-    pub in_progress: Option<bool>,
-    /// The newest runs the exporter started, by [`Kind`] index.
-    pub last: [Option<SystemTime>; 2],
-    /// A rejected command's kind and when it may be tried again.
-    pub retry_after: Option<SystemTime>,
-}
-
-/// What to do with a drive after its poll.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
-    /// Nothing is due (or the schedule is off, or the drive is not tested).
-    Idle,
-    /// Send this test now: the slot is the drive's until it ends.
-    Start(Kind),
-    /// A test is due but waits: `standby`, `busy`, `testing` (the drive
-    /// runs one of its own), `slots` (the host's limit is reached),
-    /// `rejected` (the drive refused the last try).
-    Defer(&'static str),
-    /// The drive's test (started by the exporter) still runs.
-    Running,
-    /// The drive's test ended (or its hold ran out): the slot is free.
-    Ended { overheld: bool },
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Held {
-    kind: Kind,
-    since: Instant,
-}
-
-/// The host's slots: drives whose test the exporter started and that have
-/// not been seen to end.
-#[derive(Debug, Default)]
-pub struct Slots {
-    held: HashMap<String, Held>,
-}
-
-impl Slots {
-    /// Drives holding a slot.
-    pub fn holders(&self) -> Vec<String> {
-        let mut v: Vec<String> = self.held.keys().cloned().collect();
-        v.sort();
-        v
+    /// The kinds scheduled that `last` (by [`Kind`] index) has no run of
+    /// (an extended run counts as a short one): those placed by [`place`].
+    pub fn never_run(&self, last: [Option<SystemTime>; 2]) -> [bool; 2] {
+        let [short, extended] = last;
+        [
+            self.short.is_some() && short.max(extended).is_none(),
+            self.extended.is_some() && extended.is_none(),
+        ]
     }
+}
 
-    /// Gives back `device`'s slot (a drive gone, or a start that failed).
-    pub fn release(&mut self, device: &str) {
-        self.held.remove(device);
-    }
+/// The last runs `last` as the schedule counts them at `now`: a run
+/// recorded later than `now` (the clock stepped back since it was
+/// recorded, or the state file was saved while the clock ran ahead) counts
+/// as run at `now`, so it is due again one interval on, not once the clock
+/// has caught up with it (years, for a host that boots in 1970). Kept by
+/// the caller: the next call finds nothing in the future.
+pub fn not_after(last: [Option<SystemTime>; 2], now: SystemTime) -> [Option<SystemTime>; 2] {
+    last.map(|t| t.map(|t| t.min(now)))
+}
 
-    /// Decides for `device` after a poll at `now` (`mono` the monotonic
-    /// clock), taking a slot on [`Decision::Start`] and freeing one on
-    /// [`Decision::Ended`].
-    pub fn decide(
-        &mut self,
-        policy: &Policy,
-        device: &str,
-        seen: &Seen,
-        now: SystemTime,
-        mono: Instant,
-    ) -> Decision {
-        if let Some(h) = self.held.get(device).copied() {
-            let held = mono.saturating_duration_since(h.since);
-            let over = match seen.in_progress {
-                Some(true) => held >= MAX_HOLD,
-                Some(false) => true,
-                None => held >= policy.unknown_hold(h.kind),
-            };
-            if !over {
-                return Decision::Running;
-            }
-            self.held.remove(device);
-            return Decision::Ended {
-                overheld: seen.in_progress == Some(true),
-            };
-        }
-        if !policy.enabled() || !seen.eligible {
-            return Decision::Idle;
-        }
-        let Some(kind) = policy.due(seen.last, now) else {
-            return Decision::Idle;
-        };
-        let reason = if seen.retry_after.is_some_and(|t| now < t) {
-            "rejected"
-        } else if seen.standby {
-            "standby"
-        } else if seen.in_progress == Some(true) {
-            "testing"
-        } else if seen.busy {
-            "busy"
-        } else if self.held.len() >= policy.concurrency.max(1) {
-            "slots"
-        } else {
-            self.held
-                .insert(device.to_string(), Held { kind, since: mono });
-            return Decision::Start(kind);
-        };
-        Decision::Defer(reason)
+/// A drive's place in every interval, from its serial: the first 8 bytes
+/// of its SHA-256, big-endian. The same on every host and across restarts,
+/// and spread evenly over any interval for a fleet's serials.
+pub fn place(serial: &str) -> u64 {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(serial.as_bytes());
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&d[..8]);
+    u64::from_be_bytes(first)
+}
+
+mod slots;
+pub use slots::{Decision, Seen, Slots};
+
+/// The page a drive's in-progress flag is read from: what a failed read
+/// of it is counted under (`ssd_poll_errors_total{source}`).
+pub fn flag_source(transport: Transport) -> crate::poll::Source {
+    use crate::poll::Source;
+    match transport {
+        // Log 06h byte 0.
+        Transport::Nvme => Source::SelfTestLog,
+        // SMART READ DATA byte 363.
+        Transport::Sata => Source::AtaSmart,
+        // Log page 10h, its newest entry.
+        Transport::Sas | Transport::Scsi => Source::ScsiLog(crate::scsi::log::SELF_TEST),
     }
 }
 

@@ -17,7 +17,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write as _};
-use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
 
 use nix::fcntl::{Flock, FlockArg};
@@ -31,9 +31,13 @@ use super::record::Payload;
 pub const FILE_NAME: &str = "state.json";
 /// Where a save is written before it is renamed over [`FILE_NAME`].
 const TMP_NAME: &str = "state.json.tmp";
-/// Where a file that was not loaded is kept, so that the next save does not
-/// destroy what an operator (or a newer exporter) may want back.
+/// Where a file that was not loaded, or not wholly believed, is kept, so
+/// that the next save does not destroy what an operator (or a newer
+/// exporter) may want back. The ones before it are `state.json.bad.1`
+/// (the next newest) to `.3`: [`BAD_KEPT`] in all.
 pub const BAD_NAME: &str = "state.json.bad";
+/// How many kept files there are at most, the newest first.
+pub const BAD_KEPT: usize = 4;
 
 /// What the header's `format` says.
 const FORMAT: &str = "ssd_exporter state";
@@ -150,8 +154,30 @@ pub enum OpenError {
     Open(io::Error),
     #[error("another ssd_exporter holds its lock")]
     Locked,
+    #[error(
+        "the directory {0}: not used for state, as sshd's StrictModes refuses such a directory (chown it to the exporter's user and chmod 700)"
+    )]
+    Unsafe(String),
     #[error("cannot lock it: {0}")]
     Lock(nix::Error),
+}
+
+/// Refuses a state directory that someone other than this process's user
+/// (or root) could fill with a file of their choosing: not owned by the
+/// effective user or root, or writable by group or others, as sshd's
+/// StrictModes refuses such a home or `.ssh`. `uid` and `mode` are the
+/// directory's, `me` the process's effective uid.
+pub fn check_owner(uid: u32, mode: u32, me: u32) -> Result<(), OpenError> {
+    if uid != me && uid != 0 {
+        let why = format!("is owned by uid {uid}, not this process's uid {me} or root");
+        return Err(OpenError::Unsafe(why));
+    }
+    let mode = mode & 0o7777;
+    if mode & 0o022 != 0 {
+        let why = format!("is writable by group or others (mode {mode:04o})");
+        return Err(OpenError::Unsafe(why));
+    }
+    Ok(())
 }
 
 /// The state directory, locked for this process (`flock` on the directory
@@ -176,6 +202,9 @@ impl StateDir {
                 .map_err(OpenError::Create)?;
         }
         let dir = File::open(path).map_err(OpenError::Open)?;
+        let meta = dir.metadata().map_err(OpenError::Open)?;
+        let me = nix::unistd::geteuid().as_raw();
+        check_owner(meta.uid(), meta.mode(), me)?;
         let dir = Flock::lock(dir, FlockArg::LockExclusiveNonblock).map_err(|(_, e)| match e {
             nix::Error::EWOULDBLOCK => OpenError::Locked,
             e => OpenError::Lock(e),
@@ -194,18 +223,47 @@ impl StateDir {
     }
 
     /// The saved payload; `Ok(None)` when there is no file yet. Read
-    /// through [`crate::files::read`]: regular files only, capped. Blocking.
+    /// through [`crate::files::read_own`]: regular files only, never
+    /// through a symbolic link, capped. Blocking.
     pub fn load(&self) -> Result<Option<Payload>, LoadError> {
-        match crate::files::read(&self.file(), LIMIT) {
+        match crate::files::read_own(&self.file(), LIMIT) {
             Err(crate::files::ReadError::Io(e)) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e.into()),
             Ok(bytes) => decode(&bytes).map(Some),
         }
     }
 
-    /// Moves a file that was not loaded out of the way of the next save.
+    /// The `n`th newest kept file's path (0: [`BAD_NAME`]).
+    pub fn kept(&self, n: usize) -> PathBuf {
+        match n {
+            0 => self.path.join(BAD_NAME),
+            n => self.path.join(format!("{BAD_NAME}.{n}")),
+        }
+    }
+
+    /// Keeps the state file as [`BAD_NAME`] before a save can replace it:
+    /// a hard link (the file stays in place, so a crash before the next
+    /// save loses nothing), the older kept files each moved one place on
+    /// and the oldest past [`BAD_KEPT`] removed. The same file kept again
+    /// (a restart before a save replaced it) is kept once. Never follows a
+    /// symbolic link: a link is renamed or linked as itself.
     pub fn keep_aside(&self) -> io::Result<()> {
-        std::fs::rename(self.file(), self.path.join(BAD_NAME))
+        use std::os::unix::fs::MetadataExt as _;
+        let inode = |p: &Path| std::fs::symlink_metadata(p).map(|m| (m.dev(), m.ino()));
+        if inode(&self.file())? == inode(&self.kept(0)).ok().unwrap_or_default() {
+            return Ok(());
+        }
+        for n in (0..BAD_KEPT).rev() {
+            let result = match n + 1 {
+                BAD_KEPT => std::fs::remove_file(self.kept(n)),
+                _ => std::fs::rename(self.kept(n), self.kept(n + 1)),
+            };
+            match result {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+        std::fs::hard_link(self.file(), self.kept(0))
     }
 
     /// Replaces the state file with `bytes`, atomically: a temporary file

@@ -17,6 +17,9 @@ use crate::reading::Identity;
 use crate::reading::nvme_depth::PelMark;
 use crate::snapshot::DriveSnapshot;
 
+mod restore;
+pub use restore::Doubted;
+
 /// Drives kept at most; past it the least recently seen are left out.
 pub const MAX_DRIVES: usize = 1024;
 /// A drive not seen for this long is forgotten.
@@ -57,6 +60,10 @@ struct Inner {
     /// given, compared with its first reading to log a counter that went
     /// down meanwhile.
     restored: HashMap<String, Vec<(&'static str, u128)>>,
+    /// Drives whose saved records came after they were first adopted
+    /// ([`Memory::absorb`]): adopted again at their next verdict, and not
+    /// kept until then (their fresh history would replace the saved one).
+    late: std::collections::BTreeSet<Key>,
     /// Something besides reading times changed since the last payload.
     news: bool,
     /// Anything changed since the last payload.
@@ -71,53 +78,40 @@ pub struct Memory {
     /// Told when something to save appears (news, or the first move after
     /// a payload), so that the saver sleeps while there is nothing.
     changed: tokio::sync::Notify,
-}
-
-/// A record the file held that was not believed, and why.
-#[derive(Debug)]
-pub struct Refused {
-    pub serial: String,
-    pub why: String,
+    /// Told when something must be saved now, not at the saver's next
+    /// tick: a self-test started (a crash before the save would have the
+    /// next start test the drive again).
+    urgent: tokio::sync::Notify,
 }
 
 impl Memory {
     /// The memory a loaded payload holds, each history checked
     /// ([`History::restore`]) at `now` and made with `window`, the one the
     /// drives' snapshots are made with (`health.increase_window`); the
-    /// records refused.
+    /// records not believed as saved (refused, or moved back in time).
     pub fn from_payload(
         window: Option<Duration>,
         payload: Payload,
         now: SystemTime,
-    ) -> (Memory, Vec<Refused>) {
+    ) -> (Memory, Vec<Doubted>) {
         let memory = Memory::default();
-        let mut refused = Vec::new();
+        let mut doubted = Vec::new();
         let mut inner = memory.lock();
         for r in payload.drives.into_iter().take(MAX_DRIVES) {
             if r.serial.is_empty() {
                 continue;
             }
             let k = (r.serial.clone(), r.model.clone());
-            match History::restore(window, &r.history, now) {
-                Ok(history) => {
-                    inner.drives.entry(k).or_insert(Entry {
-                        wwn: r.wwn,
-                        transport: r.transport,
-                        last_seen: UNIX_EPOCH + Duration::from_millis(r.last_seen_ms),
-                        history,
-                        last_self_test: r.last_self_test,
-                        last_extended_self_test: r.last_extended_self_test,
-                        pel_mark: r.pel_mark,
-                    });
+            match restore::restore(window, r, now) {
+                Ok((entry, moved)) => {
+                    doubted.extend(moved);
+                    inner.drives.entry(k).or_insert(entry);
                 }
-                Err(e) => refused.push(Refused {
-                    serial: r.serial,
-                    why: e.to_string(),
-                }),
+                Err(refused) => doubted.push(refused),
             }
         }
         drop(inner);
-        (memory, refused)
+        (memory, doubted)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -137,14 +131,19 @@ impl Memory {
     /// adopted yet gets the history remembered for its identity, if any,
     /// and its state age. A drive without a serial is not remembered.
     pub fn adopt(&self, s: &mut DriveSnapshot, now: SystemTime) {
-        if s.state_age.is_some() || !s.identified {
+        if !s.identified {
+            return;
+        }
+        let k = key(&s.identity);
+        let mut inner = self.lock();
+        let late = k.as_ref().is_some_and(|k| inner.late.remove(k));
+        if s.state_age.is_some() && !late {
             return;
         }
         s.state_age = Some(Duration::ZERO);
-        let Some(k) = key(&s.identity) else {
+        let Some(k) = k else {
             return;
         };
-        let mut inner = self.lock();
         let Some(e) = inner.drives.get(&k) else {
             return;
         };
@@ -176,6 +175,9 @@ impl Memory {
             return;
         };
         let mut inner = self.lock();
+        if inner.late.contains(&k) {
+            return;
+        }
         if let Some(before) = inner.restored.remove(&s.device) {
             went_down(s, &before);
         }
@@ -248,6 +250,12 @@ impl Memory {
         self.changed.notified().await;
     }
 
+    /// Resolves when something must be saved at once (as [`Self::changed`]
+    /// keeps its wake-up).
+    pub async fn urgent(&self) {
+        self.urgent.notified().await;
+    }
+
     /// The payload to save at `now`, if one is due: after news, after
     /// [`REFRESH`] when only times moved, or whenever anything moved with
     /// `force` (shutdown). Bounded: drives not seen for [`MAX_AGE`] are
@@ -317,7 +325,7 @@ impl Memory {
     }
 
     /// Remembers a self-test the exporter started on the drive `id` is
-    /// (kept once the drive has been adopted; saved at the next tick).
+    /// (kept once the drive has been adopted; saved at once: [`Self::urgent`]).
     pub fn self_test_started(&self, id: &Identity, run: SelfTestRun) {
         let Some(k) = key(id) else {
             return;
@@ -336,6 +344,23 @@ impl Memory {
             e.last_extended_self_test = None;
         }
         e.last_self_test = Some(run);
+        inner.news = true;
+        drop(inner);
+        self.changed.notify_one();
+        self.urgent.notify_one();
+    }
+
+    /// Takes in the records of a state file loaded late (the directory's
+    /// lock was held by another exporter at start, and is free now): each
+    /// replaces what this run kept of the drive, whose next verdict adopts
+    /// it as at a start, so that its baselines are the saved ones.
+    pub fn absorb(&self, loaded: Memory) {
+        let loaded = loaded.inner.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut inner = self.lock();
+        for (k, e) in loaded.drives {
+            inner.late.insert(k.clone());
+            inner.drives.insert(k, e);
+        }
         inner.news = true;
         drop(inner);
         self.changed.notify_one();

@@ -447,4 +447,5 @@ fn check_and_the_demo_leave_the_state_alone() {
     assert!(!state.exists(), "the demo made the state directory");
 }
 
+mod clock;
 mod pel;

@@ -87,6 +87,9 @@ verify_copy() {
   fi
 }
 verify_copy "$unit" "$tmp/verify/ssd_exporter.service"
+# The state file is dated by the wall clock: the unit starts after it is set.
+check "the unit starts after time-sync.target" \
+  grep -Eq '^After=(.* )?time-sync\.target( |$)' "$unit"
 
 # --- 2. security -------------------------------------------------------------
 # --threshold is on systemd's internal 0-100 scale (2.5 shown = 25).

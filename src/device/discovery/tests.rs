@@ -332,3 +332,46 @@ fn the_kind_comes_from_the_host_adapter_and_the_inquiry_strings() {
     );
     assert_eq!(found[3].sysfs, r.join("block/sdd"));
 }
+
+/// Only a physical drive on this host is probed and self-tested
+/// (`app::drives` covers a drive with self-tests when this says so): never
+/// one behind MegaRAID (the controller's patrol read is its own, and a test
+/// through its pass-through is invisible to it), nor a fabric target's.
+#[test]
+fn only_a_local_physical_drive_is_probed_and_self_tested() {
+    let local = Discovered {
+        name: "sda".into(),
+        transport: Transport::Sata,
+        dev_path: "/dev/sda".into(),
+        model: "MODEL".into(),
+        serial: "SERIAL".into(),
+        firmware: "FW".into(),
+        namespaces: vec!["sda".into()],
+        kind: Kind::Physical,
+        basis: String::new(),
+        sysfs: "/sys/block/sda".into(),
+        megaraid: None,
+        usb: None,
+        place: Place::default(),
+        paths: Vec::new(),
+        subsystem: None,
+    };
+    assert!(local.probed());
+    let behind_megaraid = Discovered {
+        megaraid: Some(megaraid::PdAddress {
+            host_no: 0,
+            target_id: 8,
+            lun: 0,
+        }),
+        ..local.clone()
+    };
+    assert!(!behind_megaraid.probed(), "a drive behind MegaRAID");
+    let mut fabric = local.clone();
+    fabric.place.fabric = "tcp".into();
+    assert!(!fabric.probed(), "a fabric target");
+    let volume = Discovered {
+        kind: Kind::Virtual,
+        ..local
+    };
+    assert!(!volume.probed(), "a virtual volume");
+}

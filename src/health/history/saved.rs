@@ -88,6 +88,72 @@ pub struct SavedHistory {
     pub temperature: Option<(f64, f64)>,
 }
 
+impl SavedHistory {
+    /// Every time the history holds. The destructuring names every field,
+    /// so a new one cannot be added without saying here whether it is a
+    /// time ([`Self::newest_ms`] and [`Self::shift_back`] read this list).
+    fn times_mut(&mut self) -> Vec<&mut u64> {
+        let SavedHistory {
+            first_seen_ms,
+            latest_ms,
+            media_errors,
+            unsafe_shutdowns,
+            crc_errors,
+            grown_defects,
+            phy_errors,
+            pcie_nonfatal,
+            pcie_fatal,
+            telemetry_captures,
+            telemetry_generation: _,
+            throttle_transitions,
+            throttle_events,
+            throttle_seconds,
+            last_throttle_ms,
+            wear_first,
+            wear_latest,
+            temperature: _,
+        } = self;
+        let mut times: Vec<&mut u64> = Vec::new();
+        times.extend(first_seen_ms.as_mut());
+        times.extend(latest_ms.as_mut());
+        times.extend(last_throttle_ms.as_mut());
+        times.extend(wear_first.as_mut().map(|w| &mut w.0));
+        times.extend(wear_latest.as_mut().map(|w| &mut w.0));
+        let series = [
+            media_errors,
+            unsafe_shutdowns,
+            crc_errors,
+            grown_defects,
+            phy_errors,
+            pcie_nonfatal,
+            pcie_fatal,
+            telemetry_captures,
+            throttle_transitions,
+            throttle_events,
+            throttle_seconds,
+        ];
+        for s in series {
+            times.extend(s.first_seen_ms.as_mut());
+            times.extend(s.points.iter_mut().map(|p| &mut p.0));
+        }
+        times
+    }
+
+    /// The newest time it holds, if any.
+    pub fn newest_ms(&self) -> Option<u64> {
+        self.clone().times_mut().into_iter().map(|t| *t).max()
+    }
+
+    /// Every time moved `back_ms` earlier: the same intervals between its
+    /// points, ending earlier (for a record saved while the clock ran
+    /// ahead of the one it is read under).
+    pub fn shift_back(&mut self, back_ms: u64) {
+        for t in self.times_mut() {
+            *t = t.saturating_sub(back_ms);
+        }
+    }
+}
+
 /// Why a saved history was not believed.
 #[derive(Debug, Error, PartialEq)]
 pub enum RestoreError {

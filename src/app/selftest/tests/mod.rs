@@ -7,6 +7,9 @@ use crate::poll::PollOutcome;
 use crate::poll::factory::placeholder;
 use crate::reading::Reading;
 
+mod held;
+mod spread;
+
 const DAY: Duration = Duration::from_secs(24 * 3600);
 
 /// A poller that records the self-test commands it was given and answers
@@ -40,6 +43,57 @@ fn policy(concurrency: usize, abort_on_shutdown: bool) -> Policy {
     }
 }
 
+/// Scheduled self-tests over a store of identified drives, none testing,
+/// on a wall clock the test moves.
+struct Rig {
+    tests: Arc<SelfTests>,
+    store: Arc<Store>,
+    now: Arc<Mutex<SystemTime>>,
+}
+
+impl Rig {
+    fn new(policy: Policy, memory: Option<Arc<Memory>>, names: &[&str]) -> Rig {
+        Rig::over(policy, memory, store(names))
+    }
+
+    fn over(policy: Policy, memory: Option<Arc<Memory>>, store: Arc<Store>) -> Rig {
+        let now = Arc::new(Mutex::new(UNIX_EPOCH + 20_000 * DAY));
+        let read = now.clone();
+        let clock: Clock = Arc::new(move || *read.lock().unwrap());
+        let tests = SelfTests::new(policy, memory, store.clone()).with_clock(clock);
+        Rig {
+            tests: Arc::new(tests),
+            store,
+            now,
+        }
+    }
+
+    fn advance(&self, by: Duration) {
+        *self.now.lock().unwrap() += by;
+    }
+
+    fn now(&self) -> SystemTime {
+        *self.now.lock().unwrap()
+    }
+
+    /// The hook of each of `names`, each polled once (a drive the
+    /// exporter has no run of is not tested at its first poll), then the
+    /// clock a day on: every drive's first test due.
+    fn due(&self, names: &[&str]) -> Vec<AfterPoll> {
+        let hooks: Vec<AfterPoll> = names.iter().map(|n| self.tests.cover(n, None)).collect();
+        for (n, hook) in names.iter().zip(&hooks) {
+            let (mut p, sent) = fake(Ok(()));
+            hook(n, &mut p);
+            assert!(
+                sent.lock().unwrap().is_empty(),
+                "{n} tested at its first poll"
+            );
+        }
+        self.advance(DAY);
+        hooks
+    }
+}
+
 /// A store with identified drives `names`, none testing.
 fn store(names: &[&str]) -> Arc<Store> {
     let store = Arc::new(Store::default());
@@ -47,6 +101,7 @@ fn store(names: &[&str]) -> Arc<Store> {
         let id = placeholder(Transport::Sata, "MODEL", &format!("SERIAL{i}"), "FW");
         let mut s = DriveSnapshot::new(n, &format!("/dev/{n}"), id);
         s.identified = true;
+        s.up = true;
         s.reading = Some(Reading {
             self_test_in_progress: Some(false),
             ..Reading::default()
@@ -65,26 +120,29 @@ fn fake(answer: Result<(), FetchError>) -> (Fake, Arc<Mutex<Vec<SelfTestOp>>>) {
     (f, sent)
 }
 
+/// A poll of `device` that read its in-progress flag as `on`.
 fn set_testing(store: &Store, device: &str, on: bool) {
     store.update(device, |s| {
+        s.polls += 1;
         s.reading.as_mut().unwrap().self_test_in_progress = Some(on);
     });
 }
 
 #[test]
 fn a_start_is_sent_counted_and_served() {
-    let store = store(&["sda"]);
-    let tests = Arc::new(SelfTests::new(policy(1, false), None, store.clone()));
-    let hook = tests.cover("sda", None);
+    let rig = Rig::new(policy(1, false), None, &["sda"]);
+    let hook = rig.due(&["sda"]).remove(0);
     let (mut p, sent) = fake(Ok(()));
     hook("sda", &mut p);
     assert_eq!(*sent.lock().unwrap(), [SelfTestOp::Short]);
-    let s = store.get("sda").unwrap();
+    let s = rig.store.get("sda").unwrap();
     let t = s.self_tests.as_ref().expect("served");
     assert_eq!(t.started, [1, 0]);
-    assert!(t.last_run.is_some());
+    assert_eq!(t.last_run, Some(rig.now()));
     // Not again within the interval, however often it is polled.
     for _ in 0..3 {
+        set_testing(&rig.store, "sda", false);
+        rig.advance(DAY / 4);
         hook("sda", &mut p);
     }
     assert_eq!(sent.lock().unwrap().len(), 1);
@@ -92,17 +150,17 @@ fn a_start_is_sent_counted_and_served() {
 
 #[test]
 fn the_host_limit_holds_across_drives() {
-    let store = store(&["sda", "sdb"]);
-    let tests = Arc::new(SelfTests::new(policy(1, false), None, store.clone()));
-    let (a, b) = (tests.cover("sda", None), tests.cover("sdb", None));
+    let rig = Rig::new(policy(1, false), None, &["sda", "sdb"]);
+    let hooks = rig.due(&["sda", "sdb"]);
+    let (a, b) = (&hooks[0], &hooks[1]);
     let (mut pa, sent_a) = fake(Ok(()));
     let (mut pb, sent_b) = fake(Ok(()));
     a("sda", &mut pa);
-    set_testing(&store, "sda", true);
+    set_testing(&rig.store, "sda", true);
     a("sda", &mut pa);
     b("sdb", &mut pb);
     assert!(sent_b.lock().unwrap().is_empty(), "sdb started beside sda");
-    set_testing(&store, "sda", false);
+    set_testing(&rig.store, "sda", false);
     a("sda", &mut pa);
     b("sdb", &mut pb);
     assert_eq!(sent_a.lock().unwrap().len(), 1);
@@ -111,79 +169,78 @@ fn the_host_limit_holds_across_drives() {
 
 #[test]
 fn standby_defers() {
-    let store = store(&["sda"]);
-    store.update("sda", |s| s.power_mode = Some("standby"));
-    let tests = Arc::new(SelfTests::new(policy(1, false), None, store.clone()));
-    let hook = tests.cover("sda", None);
+    let rig = Rig::new(policy(1, false), None, &["sda"]);
+    rig.store.update("sda", |s| s.power_mode = Some("standby"));
+    let hook = rig.due(&["sda"]).remove(0);
     let (mut p, sent) = fake(Ok(()));
     hook("sda", &mut p);
     assert!(sent.lock().unwrap().is_empty());
-    store.update("sda", |s| s.power_mode = Some("active_or_idle"));
+    rig.store
+        .update("sda", |s| s.power_mode = Some("active_or_idle"));
     hook("sda", &mut p);
     assert_eq!(sent.lock().unwrap().len(), 1);
 }
 
 #[test]
 fn a_busy_drive_defers() {
-    let dir = std::env::temp_dir().join(format!("s22-busy-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let stat = dir.join("stat");
+    let dir = tempfile::tempdir().unwrap();
+    let stat = dir.path().join("stat");
     // 40 I/Os in flight now: over the detector's limit of 32.
     std::fs::write(&stat, "1 0 8 1 1 0 8 1 40 100 400 0 0 0 0 0 0\n").unwrap();
-    let store = store(&["sda"]);
-    let tests = Arc::new(SelfTests::new(policy(1, false), None, store.clone()));
-    let hook = tests.cover("sda", Some(stat.clone()));
+    let rig = Rig::new(policy(1, false), None, &["sda"]);
+    let hook = rig.tests.cover("sda", Some(stat.clone()));
     let (mut p, sent) = fake(Ok(()));
+    hook("sda", &mut p);
+    rig.advance(DAY);
     hook("sda", &mut p);
     assert!(sent.lock().unwrap().is_empty());
     std::fs::write(&stat, "1 0 8 1 1 0 8 1 0 100 400 0 0 0 0 0 0\n").unwrap();
     hook("sda", &mut p);
     assert_eq!(sent.lock().unwrap().len(), 1);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_rejection_is_counted_and_not_retried_every_poll() {
-    let store = store(&["sda"]);
-    let tests = Arc::new(SelfTests::new(policy(1, false), None, store.clone()));
-    let hook = tests.cover("sda", None);
+    let rig = Rig::new(policy(1, false), None, &["sda"]);
+    let hook = rig.due(&["sda"]).remove(0);
     let refused = FetchError::Unsupported("short self-test on /dev/sda: refused".into());
     let (mut p, sent) = fake(Err(refused));
     for _ in 0..5 {
         hook("sda", &mut p);
     }
     assert_eq!(sent.lock().unwrap().len(), 1);
-    let s = store.get("sda").unwrap();
+    let s = rig.store.get("sda").unwrap();
     assert_eq!(s.errors.get(&Source::SelfTest).copied(), Some(1));
     assert_eq!(s.self_tests.as_ref().unwrap().started, [0, 0]);
     // The slot went back: another drive may test.
-    assert!(lock(&tests.slots).holders().is_empty());
+    assert!(lock(&rig.tests.slots).holders().is_empty());
+}
+
+/// The memory a state file gives back, with `names` in it.
+fn memory_of(store: &Store, names: &[&str]) -> Arc<Memory> {
+    let memory = Arc::new(Memory::default());
+    for n in names {
+        let mut s = (*store.get(n).unwrap()).clone();
+        memory.adopt(&mut s, SystemTime::now());
+        memory.keep(&s, SystemTime::now());
+    }
+    memory
 }
 
 #[test]
 fn remembered_runs_survive_a_restart() {
     let store = store(&["sda"]);
-    let memory = Arc::new(Memory::default());
-    let mut s = (*store.get("sda").unwrap()).clone();
-    memory.adopt(&mut s, SystemTime::now());
-    memory.keep(&s, SystemTime::now());
-    let first = Arc::new(SelfTests::new(
-        policy(1, false),
-        Some(memory.clone()),
-        store.clone(),
-    ));
+    let memory = memory_of(&store, &["sda"]);
+    let first = Rig::over(policy(1, false), Some(memory.clone()), store.clone());
     let (mut p, sent) = fake(Ok(()));
-    first.cover("sda", None)("sda", &mut p);
+    first.due(&["sda"])[0]("sda", &mut p);
     assert_eq!(sent.lock().unwrap().len(), 1);
     // A new exporter with the same memory (what the state file gives
     // back) does not test the drive again.
-    let again = Arc::new(SelfTests::new(
-        policy(1, false),
-        Some(memory),
-        store.clone(),
-    ));
+    let again = Rig::over(policy(1, false), Some(memory), store.clone());
+    again.advance(DAY);
     let (mut p2, sent2) = fake(Ok(()));
-    again.cover("sda", None)("sda", &mut p2);
+    again.tests.cover("sda", None)("sda", &mut p2);
     assert!(sent2.lock().unwrap().is_empty());
     let last = store
         .get("sda")
@@ -192,29 +249,34 @@ fn remembered_runs_survive_a_restart() {
         .as_ref()
         .unwrap()
         .last_run;
-    assert!(last.is_some());
+    assert_eq!(last, Some(first.now()));
 }
 
 #[test]
 fn shutdown_aborts_only_when_asked() {
     for asked in [false, true] {
-        let store = store(&["sda"]);
-        let tests = Arc::new(SelfTests::new(policy(1, asked), None, store.clone()));
+        let rig = Rig::new(policy(1, asked), None, &["sda"]);
         let (mut p, _) = fake(Ok(()));
-        tests.cover("sda", None)("sda", &mut p);
+        let hook = rig.due(&["sda"]).remove(0);
+        hook("sda", &mut p);
+        // A poll shows it running.
+        set_testing(&rig.store, "sda", true);
+        hook("sda", &mut p);
         let want: Vec<String> = if asked { vec!["sda".into()] } else { vec![] };
-        assert_eq!(tests.to_abort(), want);
+        assert_eq!(rig.tests.to_abort(), want);
     }
 }
 
 #[test]
 fn off_serves_nothing_and_sends_nothing() {
-    let store = store(&["sda"]);
-    let tests = Arc::new(SelfTests::new(Policy::default(), None, store.clone()));
+    let rig = Rig::new(Policy::default(), None, &["sda"]);
+    let hook = rig.tests.cover("sda", None);
     let (mut p, sent) = fake(Ok(()));
-    tests.cover("sda", None)("sda", &mut p);
+    hook("sda", &mut p);
+    rig.advance(DAY);
+    hook("sda", &mut p);
     assert!(sent.lock().unwrap().is_empty());
-    assert!(store.get("sda").unwrap().self_tests.is_none());
+    assert!(rig.store.get("sda").unwrap().self_tests.is_none());
 }
 
 #[test]
@@ -267,9 +329,9 @@ impl Poller for Stuck {
 
 #[test]
 fn a_command_stuck_on_one_drive_holds_no_other() {
-    let store = store(&["sda", "sdb"]);
-    let tests = Arc::new(SelfTests::new(policy(2, false), None, store.clone()));
-    let (a, b) = (tests.cover("sda", None), tests.cover("sdb", None));
+    let rig = Rig::new(policy(2, false), None, &["sda", "sdb"]);
+    let mut hooks = rig.due(&["sda", "sdb"]);
+    let (a, b) = (hooks.remove(0), hooks.remove(0));
     let (entered_tx, entered) = std::sync::mpsc::channel();
     let (release, release_rx) = std::sync::mpsc::channel();
     let released = Arc::new(Mutex::new(None));

@@ -9,6 +9,9 @@ use crate::health::history::{History, Tracked};
 use crate::reading::{Identity, Reading};
 use crate::snapshot::DriveSnapshot;
 
+mod clock;
+mod strict;
+
 const T0: u64 = 1_796_083_200; // 2026-12-01T00:00:00Z
 
 fn at(secs: u64) -> SystemTime {
@@ -208,13 +211,16 @@ fn a_refused_record_is_reported_and_the_others_kept() {
     poll(&m, &mut b, 0, at(T0));
     let mut p = m.payload(at(T0), true).unwrap();
     let bad = p.drives.iter_mut().find(|d| d.serial == "B").unwrap();
-    bad.history.media_errors.points[0].0 = (T0 + 10 * 86_400) * 1000;
+    bad.history.temperature = Some((40.0, 30.0));
     let (m, refused) = Memory::from_payload(window(), p, at(T0 + 60));
     assert_eq!(m.len(), 1);
     assert_eq!(refused.len(), 1);
     assert_eq!(refused[0].serial, "B");
+    assert_eq!(refused[0].moved, None);
     assert!(
-        refused[0].why.contains("later than now"),
+        refused[0]
+            .why
+            .contains("temperature: points out of time order"),
         "{}",
         refused[0].why
     );
@@ -250,7 +256,7 @@ fn the_directory_is_created_locked_and_written_atomically() {
         .mode();
     assert_eq!(mode & 0o777, 0o600);
     state.keep_aside().unwrap();
-    assert!(path.join(BAD_NAME).exists() && !path.join(FILE_NAME).exists());
+    assert!(path.join(BAD_NAME).exists() && path.join(FILE_NAME).exists());
     drop(state);
     assert!(
         StateDir::open(&path).is_ok(),
