@@ -49,6 +49,8 @@ pub struct DriveSnapshot {
     pub device: String,
     /// Device node or dump folder the pages come from.
     pub origin: String,
+    /// Why the poller reads no health from it ([`PollOutcome::not_judged`]).
+    pub not_judged: Option<&'static str>,
     /// From the drive's identify data; from sysfs until the first poll.
     pub identity: Identity,
     /// Whether `identity` came from the drive's own pages (not sysfs).
@@ -160,6 +162,7 @@ impl DriveSnapshot {
             tuning: Arc::default(),
             tuned_for: None,
             ocp_estimate_logged: false,
+            not_judged: None,
         }
     }
 
@@ -175,6 +178,7 @@ impl DriveSnapshot {
         self.polls += 1;
         self.last_poll_duration = Some(duration);
         self.up = outcome.up;
+        self.not_judged = outcome.not_judged;
         if let Some(identity) = outcome.identity {
             self.identify(identity);
         }
@@ -309,7 +313,7 @@ impl DriveSnapshot {
             last_error: self.last_error.as_deref(),
             has_plp: datasheet::has_plp(rating.as_ref(), self.reading.as_ref()),
             latency_over_qos,
-            not_judged: self.identity.kind.not_judged_because(),
+            not_judged: self.identity.kind.not_judged_because().or(self.not_judged),
         };
         self.verdict = Some(verdict::evaluate(
             self.reading.as_ref(),

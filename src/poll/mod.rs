@@ -67,6 +67,10 @@ pub struct PollOutcome {
     /// failures are in `errors` until [`unprivileged::serve`] takes them
     /// out and serves what sysfs gives instead.
     pub denied: Vec<Source>,
+    /// The poller reads no health from this device, and why (a disk behind
+    /// a USB bridge that answers no health command): its verdict is "not
+    /// judged", as a virtual volume's, never ok.
+    pub not_judged: Option<&'static str>,
 }
 
 /// Replaces a cached page with a new good decode; keeps it otherwise.

@@ -183,11 +183,17 @@ impl Poller for Tried {
     }
 }
 
+/// Why a disk left alone is not judged.
+pub const LEFT_ALONE: &str = "a disk behind a USB bridge that is sent no health command \
+     (a bridge drivedb.h does not know or lists as unsupported, or one that refused or \
+     never answered): served for its identity and capacity only; smartctl -d with the \
+     bridge's type may read it";
+
 /// A disk behind a bridge the exporter sends nothing to: its identity as
 /// the kernel read it (INQUIRY vendor, product and revision; the serial of
 /// VPD 80h or of the USB device) and its capacity (the block device's
 /// size), from sysfs on every poll. Up while the disk is there, gone when
-/// its sysfs folder is; no reading, so never judged.
+/// its sysfs folder is; no reading, so "not judged" ([`LEFT_ALONE`]).
 #[derive(Debug, Clone)]
 pub struct Alone {
     /// `<sysfs>/block/sdX`.
@@ -240,6 +246,7 @@ impl Poller for Alone {
         PollOutcome {
             identity: Some(identity),
             up: true,
+            not_judged: Some(LEFT_ALONE),
             ..PollOutcome::default()
         }
     }

@@ -135,7 +135,7 @@ def _check_spread(r, out: Path, devs: tuple[str, str]) -> None:
     for dev in devs:
         s = one(scrape, "ssd_self_tests_started_total", device=dev, type="short")
         # A drive without a serial is placed by its kernel name.
-        serial = (s.label("serial") or dev) if s is not None else ""
+        serial = (s.labels.get("serial") or dev) if s is not None else ""
         if start is None or end is None or s is None:
             r.check(f"selftest.first_run_spread.{dev}", False,
                     f"run C: start {start}, scrape clock {end}, started_total {s}")

@@ -7,8 +7,8 @@ is in drivedb.h: they stand for a bridge that answers nothing. The bulk-only dis
 vendor QEMU (no SAT layer: nothing is sent to it); the UAS disk says vendor ATA, so the
 exporter tries SAT, is refused and leaves it alone. Both must be found as USB
 (`bus="usb"`, `bridge="unknown"`), served for their identity and capacity as smartctl
-reads them, not judged (`ssd_health_status` 3, unknown, with `data_missing`; never
-green, never critical), with poll errors that stop growing and no probe. Then the
+reads them, not judged (`ssd_health_status` 4, every aspect in `ssd_health_unknown`, no
+problem; never green, never critical), with poll errors that stop growing and no probe. Then the
 bulk-only disk is unplugged (QMP `device_del`): its series go, the UAS disk and the
 exporter stay. Real bridges' SAT and NVMe frames are tested on replayed dumps only.
 """
@@ -23,8 +23,8 @@ from tools.vm.work import read_json, read_scrape, read_text
 
 IMAGES = ("usb0", "usb1")
 BOT_ID = "usbbot"
-# ssd_health_status: 0 ok, 1 warning, 2 critical, 3 unknown (docs/metrics.md).
-UNKNOWN = 3
+# ssd_health_status: 0 ok, 1 warning, 2 critical, 3 unknown, 4 not judged (docs/metrics.md).
+NOT_JUDGED = 4
 # The most poll errors a bridge that answers nothing may cost (poll::usb's
 # MAX_UNANSWERED polls without an answer, or one refused identify).
 MAX_POLL_ERRORS = 3
@@ -105,10 +105,13 @@ def _disk(r, out: Path, name: str, dev: str, scrapes) -> None:
     r.check(f"usb.{name}.capacity_as_smartctl", cap is not None and cap.value == want,
             f"ssd_capacity_bytes {cap}, smartctl {want}")
     status = one(m2, "ssd_health_status", device=dev)
-    problems = sorted(s.label("problem") for s in select(m2, "ssd_health_problem", device=dev))
+    problems = sorted(s.labels.get("problem") for s in select(m2, "ssd_health_problem", device=dev))
+    unknown = sorted(s.labels.get("data") for s in select(m2, "ssd_health_unknown", device=dev))
     r.check(f"usb.{name}.not_judged",
-            status is not None and status.value == UNKNOWN and problems == ["data_missing"],
-            f"ssd_health_status {status} (want {UNKNOWN}, unknown), problems {problems}")
+            status is not None and status.value == NOT_JUDGED and not problems
+            and len(unknown) == 8,
+            f"ssd_health_status {status} (want {NOT_JUDGED}, not judged), problems {problems}, "
+            f"unknown {unknown} (want all eight aspects)")
     errors = [sum(s.value for s in select(m, "ssd_poll_errors_total", device=dev))
               for m in (m2, m3)]
     r.check(f"usb.{name}.poll_errors_bounded",

@@ -208,7 +208,7 @@ fn a_disk_left_alone_is_served_from_sysfs_and_never_judged() {
     std::fs::write(block.join("size"), "131072\n").unwrap();
     let mut p = Alone::new(&discovered(&block));
     let out = p.poll();
-    let id = out.identity.unwrap();
+    let id = out.identity.clone().unwrap();
     assert_eq!(
         (id.transport, id.model.as_str()),
         (Transport::Scsi, "QEMU QEMU HARDDISK")
@@ -216,6 +216,13 @@ fn a_disk_left_alone_is_served_from_sysfs_and_never_judged() {
     assert_eq!(id.serial, "USBBOT01");
     assert_eq!(id.capacity_bytes, Some(64 << 20)); // 131072 × 512
     assert!(out.up && out.reading.is_none() && out.errors.is_empty());
+    // Never judged, never green: the snapshot's verdict is "not judged".
+    assert_eq!(out.not_judged, Some(LEFT_ALONE));
+    let mut snap = crate::snapshot::DriveSnapshot::new("sdu", "/dev/sdu", id.clone());
+    snap.apply(out, std::time::Duration::ZERO, std::time::SystemTime::now());
+    snap.judge(Vec::new(), std::time::SystemTime::now());
+    let v = snap.verdict.as_ref().expect("judged");
+    assert_eq!(v.overall(), crate::health::verdict::Status::NotJudged);
     assert!(p.self_test(SelfTestOp::Short).is_err());
     std::fs::remove_dir_all(&block).unwrap();
     let out = p.poll();
