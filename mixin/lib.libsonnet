@@ -108,17 +108,22 @@
   pct(x):: $.num(x * 100) + ' %',
 
   // The probe latency histogram's series as `c.nativeHistograms` says
-  // Prometheus stores them: `rate(sel)` the argument of rate() that
-  // histogram_quantile() takes, `count(sel, window)` the reads completed in
-  // the window, and `andCount` the `and` that joins the two (the classic
-  // buckets carry `le`, the count does not).
+  // Prometheus stores them: `buckets` the name of the series that hold its
+  // buckets (the one native histogram, or the classic _bucket series),
+  // `rate(sel)` the argument of rate() that histogram_quantile() takes,
+  // `count(sel, window)` the reads completed in the window, and `andCount`
+  // the `and` that joins the two (the classic buckets carry `le`, the count
+  // does not). The queries keep their `sum by (le, ...)`: a native
+  // histogram has no `le`, so it is summed whole.
   probeLatency(c)::
     local name = 'ssd_probe_latency_seconds';
     if c.nativeHistograms then {
+      buckets:: name,
       rate(sel):: name + sel,
       count(sel, window):: 'histogram_count(increase(%s%s[%s]))' % [name, sel, window],
       andCount:: 'and',
     } else {
+      buckets:: name + '_bucket',
       rate(sel):: name + '_bucket' + sel,
       count(sel, window):: 'increase(%s_count%s[%s])' % [name, sel, window],
       andCount:: 'and ignoring(le)',

@@ -132,6 +132,7 @@ stage "dashboards validate" python3 -m tools.grafana validate dashboards/*.json
 stage "dashboards generated" python3 -m tools.dashboards.generate --check
 stage "cargo build" cargo build --quiet --bin ssd_exporter
 stage "prometheus end to end" python3 -m tools.ops.prometheus_e2e target/debug/ssd_exporter
+stage "prometheus native histograms: one series per probed op, its p99 within schema 3's error, rules and panels in both modes" python3 -m tools.ops.prometheus_native target/debug/ssd_exporter
 stage "scalable pipeline: vmagent -> VictoriaMetrics <- vmalert, three demo exporters" \
   python3 -m tools.ops.vm_pipeline target/debug/ssd_exporter
 stage "kubernetes manifests" tests/ops/k8s.sh

@@ -1,5 +1,6 @@
 // The drive dashboard: one drive in detail, everything the exporter says about it.
 // `c` is the mixin's _config (its ssdSelector reaches every selector).
+local lib = import '../lib.libsonnet';
 local nvmeDepth = import 'nvme_depth.libsonnet';
 local panels = import 'panels.libsonnet';
 
@@ -317,8 +318,11 @@ function(c)
                        link=false), 12),
   ];
 
-  local reads = increase('ssd_probe_latency_seconds_bucket', ['op="read"']);
-  local buckets = 'sum by (le, op) (' + rate('ssd_probe_latency_seconds_bucket') + ')';
+  // The probe latency's buckets as _config.nativeHistograms says Prometheus
+  // stores them (lib.probeLatency).
+  local latencyBuckets = lib.probeLatency(c).buckets;
+  local reads = increase(latencyBuckets, ['op="read"']);
+  local buckets = 'sum by (le, op) (' + rate(latencyBuckets) + ')';
   local probe = [
     p.row('Latency probe'),
     p.add(p.timeseries('Probe latency quantiles and the datasheet limit',

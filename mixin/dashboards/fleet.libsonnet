@@ -1,5 +1,6 @@
 // The fleet dashboard: which drives need attention, across every exporter.
 // `c` is the mixin's _config (its ssdSelector reaches every selector).
+local lib = import '../lib.libsonnet';
 local nvmeDepth = import 'nvme_depth.libsonnet';
 local panels = import 'panels.libsonnet';
 
@@ -332,7 +333,9 @@ function(c)
   local p9999 = sel('ssd_probe_latency_quantile_seconds', ['q="0.9999"']);
   local limit = sel('ssd_latency_qos_target_seconds', ['q="0.99999"']);
   local readP9999 = sel('ssd_probe_latency_quantile_seconds', ['op="read"', 'q="0.9999"']);
-  local buckets = 'sum by (le, op) (rate(' + sel('ssd_probe_latency_seconds_bucket')
+  // The probe latency's buckets as _config.nativeHistograms says Prometheus
+  // stores them (lib.probeLatency).
+  local buckets = 'sum by (le, op) (rate(' + sel(lib.probeLatency(c).buckets)
                   + '[$__rate_interval]))';
   local vsPeers = 'model_firmware_instance_device:ssd_probe_latency_seconds:p99_rate2m_vs_peers';
   local latency = [

@@ -19,6 +19,10 @@
      defaults: in the code (src/health/rules.rs, the constants of Rules::DEFAULT), in the
      docs/configuration.md's table and in examples/config.yml.
   e. The jsonnet is as jsonnetfmt writes it.
+  f. Rendered with nativeHistograms: true, the rules load in promtool, no
+     rule or dashboard query reads the probe latency's classic _bucket or
+     _count series, and with the native forms put back everything is the
+     default (the switch touched nothing else).
 
 Needs jsonnet and promtool (PROMTOOL=... to choose one).
 """
@@ -42,6 +46,8 @@ CUSTOM = ("{ ssdExporterSelector: 'job=\"node-ssd\"', ssdSelector: 'cluster=\"eu
           "failSlowFactor: 4 }")
 CLUSTER = 'cluster="eu1"'
 SITE_TEST = ROOT / "tests/mixin/site_test.yml"
+# Prometheus storing the probe latency as a native histogram.
+NATIVE = "{ nativeHistograms: true }"
 
 # _config key -> (exporter health key, how the two must compare)
 SAME_AS_EXPORTER = {
@@ -205,6 +211,54 @@ def check_custom(tmp: Path) -> list[str]:
     return problems
 
 
+_CLASSIC = re.compile(r"ssd_probe_latency_seconds_(bucket|count)\b")
+_NATIVE_COUNT = re.compile(
+    r"histogram_count\(increase\(ssd_probe_latency_seconds(\{[^}]*\}\[[^]]*\])\)\)")
+
+
+def undo_native(expr: str) -> str:
+    """`expr` with the native histogram's forms put back to the classic ones
+    (written apart from lib.probeLatency on purpose: it checks it)."""
+    expr = _NATIVE_COUNT.sub(r"increase(ssd_probe_latency_seconds_count\1)", expr)
+    expr = expr.replace("ssd_probe_latency_seconds{", "ssd_probe_latency_seconds_bucket{")
+    return re.sub(r"(?m)^(\s*)and$", r"\1and ignoring(le)", expr)
+
+
+def check_native(tmp: Path) -> list[str]:
+    """Rendered with nativeHistograms, the rule files load in promtool; no
+    rule or dashboard reads the probe latency's classic _bucket or _count
+    series; and with the native forms put back, every rule and dashboard is
+    the default one. The rules and panels at work against Prometheus with
+    native histograms: tools/ops/prometheus_native.py."""
+    problems = []
+    for rel, text in render.render_all(NATIVE).items():
+        path = tmp / Path(rel).name
+        path.write_text(text)
+        problems += promtool_check(path)
+    native, default = render.evaluate(NATIVE), render.evaluate()
+    reads = 0
+    for field in ("prometheusAlerts", "prometheusRules"):
+        for rule, plain in zip(rules_of(native[field]), rules_of(default[field])):
+            name = rule.get("alert") or rule.get("record")
+            if _CLASSIC.search(rule["expr"]):
+                problems.append(f"rule {name} reads classic buckets:\n{rule['expr']}")
+            reads += "ssd_probe_latency_seconds{" in rule["expr"]
+            if (undo_native(rule["expr"]) != plain["expr"]
+                    or rule.get("annotations") != plain.get("annotations")):
+                problems.append(f"rule {name} differs from the default in more than the histogram")
+    for file, dash in native["grafanaDashboards"].items():
+        for q in dashboard_queries(dash):
+            if _CLASSIC.search(q):
+                problems.append(f"{file} reads classic buckets: {q}")
+            reads += "ssd_probe_latency_seconds{" in q
+        if json.loads(undo_native(json.dumps(dash))) != default["grafanaDashboards"][file]:
+            problems.append(f"{file} differs from the default in more than the histogram")
+    if reads < 9:
+        problems.append(f"only {reads} rules and queries read the native histogram: "
+                        "the scan is broken")
+    return problems
+
+
 def check_prometheusrule(tmp: Path) -> list[str]:
     run = subprocess.run([render.jsonnet_binary(), "-J", str(ROOT),
                           "tests/mixin/prometheusrule.jsonnet"],
@@ -322,6 +376,12 @@ def test_site_config(tmp_path):
     passes tests/mixin/site_test.yml, every ssd_* selector of rules and dashboards
     has the cluster, nothing else changed."""
     _none(check_custom(tmp_path))
+
+
+def test_native_histograms(tmp_path):
+    """nativeHistograms: true: the rules load, the rules and dashboards read the
+    native histogram only, nothing else changed."""
+    _none(check_native(tmp_path))
 
 
 def test_prometheusrule(tmp_path):

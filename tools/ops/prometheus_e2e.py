@@ -210,8 +210,11 @@ def panel_shows_data(server, target) -> None:
         (f"error {errors[0]}" if errors else "data for no drive") + f"  [{q}]"
 
 
-def query(prom, expr):
-    url = f"{prom}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
+def query(prom, expr, at=None):
+    """The result of an instant query (at the Unix time `at`, else now) and
+    None, or None and Prometheus' error."""
+    params = {"query": expr} | ({"time": f"{at:.3f}"} if at is not None else {})
+    url = f"{prom}/api/v1/query?" + urllib.parse.urlencode(params)
     try:
         body = json.loads(get(url))
     except urllib.error.HTTPError as e:
