@@ -126,12 +126,13 @@ def _verdict_and_probe(r, name: str, kind: str, dev: str, m2, log: str) -> None:
         r.check(f"{name}.probed", bool(probed), f"no ssd_probe_ios_total{{block={dev}}} > 0")
         why = "the SAS transport class in sysfs"
     else:
-        r.check(f"{name}.not_judged", not problems and status is not None and status.value == 0,
-                f"problems {problems}, status {status}")
+        # Not judged (ssd_health_status 4), never the green of ok.
+        r.check(f"{name}.not_judged", not problems and status is not None and status.value == 4,
+                f"problems {problems}, status {status} (want 4, not judged)")
         r.check(f"{name}.not_probed", not select(m2, "ssd_probe_ios_total", block=dev),
                 f"a virtual disk is probed only when probe.device names it: "
                 f"{[show(s) for s in select(m2, 'ssd_probe_ios_total', block=dev)][:2]}")
-        why = "a QEMU virtual disk"
+        why = "kind virtual: a hypervisor's virtual disk"
     r.check(f"{name}.logged_why", any(why in line for line in found),
             f"sas/exporter.log 'drive found' lines for {dev}: {found[:2]} (want {why!r})")
 
