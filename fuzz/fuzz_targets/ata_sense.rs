@@ -4,8 +4,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ssd_exporter::ata::sense::{scsi_status_name, sense_key_name};
+use ssd_exporter::ata::sense::is_error;
 use ssd_exporter::ata::{outcome, parse_sense};
+use ssd_exporter::scsi::sense::{scsi_status_name, sense_key_name};
 
 fuzz_target!(|data: &[u8]| {
     let [status, flags, sense @ ..] = data else {
@@ -15,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = (sense_key_name(parsed.key), scsi_status_name(*status));
     match outcome(*status, &parsed, flags & 1 != 0) {
         Ok(Some(regs)) => {
-            assert!(!regs.is_error());
+            assert!(!is_error(&regs));
             let _ = (regs.lba_low(), regs.lba_mid(), regs.lba_high());
         }
         Ok(None) => {}

@@ -17,7 +17,7 @@ pub const STATUS_ERR: u8 = 0x01;
 pub const ERROR_ABRT: u8 = 0x04;
 
 /// The drive reports an error: status ERR, or ABRT in the error register.
-fn is_error(r: &AtaRegisters) -> bool {
+pub fn is_error(r: &AtaRegisters) -> bool {
     r.status & STATUS_ERR != 0 || r.error & ERROR_ABRT != 0
 }
 
