@@ -16,7 +16,7 @@
 //!
 //! [`command`] holds the CDBs and what a completion means; the transport
 //! that issues them is `device::scsi_live`, the mapping onto the unified
-//! reading `health::scsi`.
+//! reading `reading::scsi`.
 
 pub mod command;
 pub mod defects;
