@@ -467,4 +467,14 @@ fn the_readme_is_a_front_page() {
             "README.md: `{command}` is not within its first 50 lines ({at:?})"
         );
     }
+    // The test command it names is the one CI runs (`.ci/run`'s `exec`).
+    let ci = std::fs::read_to_string(repo().join(".ci/run")).unwrap();
+    let run = ci
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("exec "))
+        .expect(".ci/run execs its test command");
+    assert!(
+        lines.iter().any(|l| l.trim() == run.trim()),
+        "README.md names no line `{run}`, the command .ci/run runs"
+    );
 }
