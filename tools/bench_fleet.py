@@ -117,6 +117,28 @@ def scrape(conn: http.client.HTTPConnection) -> bytes:
     return body
 
 
+def wait_all_up(port: int, count: int, proc: subprocess.Popen, within: float,
+                timeout: float, pause: float) -> http.client.HTTPConnection:
+    """A kept-alive connection to the exporter on `port` once `count` drives
+    are up (`ssd_device_up` 1), scraping every `pause` s; raises when that
+    takes more than `within` s or the process ends."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            body = scrape(conn)
+            up = sum(1 for line in body.splitlines()
+                     if line.startswith(b"ssd_device_up{") and float(line.split()[-1]) == 1)
+            if up >= count:
+                return conn
+        except (OSError, RuntimeError, http.client.HTTPException):
+            conn.close()
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        if time.monotonic() > deadline or proc.poll() is not None:
+            raise RuntimeError(f"{count} drives: not all up within {within:.0f} s")
+        time.sleep(pause)
+
+
 def run(binary: str, count: int) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="ssd-fleet-"))
     proc = None
@@ -127,21 +149,7 @@ def run(binary: str, count: int) -> dict:
                 "--state.path=none", f"--poll.interval={POLL}", "--log.level=warn"]
         args += [f"--replay={d}" for d in dumps]
         proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=open(tmp / "log", "w"))
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                body = scrape(conn)
-                up = sum(1 for line in body.splitlines()
-                         if line.startswith(b"ssd_device_up{") and float(line.split()[-1]) == 1)
-                if up >= count:
-                    break
-            except (OSError, RuntimeError, http.client.HTTPException):
-                conn.close()
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-            if time.monotonic() > deadline or proc.poll() is not None:
-                raise RuntimeError(f"{count} drives: not all up within 120 s")
-            time.sleep(0.5)
+        conn = wait_all_up(port, count, proc, within=120, timeout=30, pause=0.5)
         time.sleep(3)
         rss_up = status(proc.pid, "VmRSS") / 1024
         threads = status(proc.pid, "Threads")

@@ -17,7 +17,6 @@ them). Python 3.11 standard library only; valgrind must be installed.
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import re
@@ -29,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tools.bench_fleet import FIXTURE, free_port, scrape
+from tools.bench_fleet import free_port, make_dumps, scrape, wait_all_up
 
 SCRAPES = int(os.environ.get("SCRAPES", "3"))
 TOP = int(os.environ.get("TOP", "20"))
@@ -55,32 +54,15 @@ def profile(binary: str, count: int) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="ssd-heap-"))
     proc = None
     try:
-        args = []
-        for i in range(count):
-            d = tmp / f"d{i:04d}"
-            shutil.copytree(FIXTURE, d, ignore=shutil.ignore_patterns("meta.toml", "*.md"))
-            args.append(f"--replay={d}")
+        args = [f"--replay={d}" for d in make_dumps(tmp, count)]
         port = free_port()
         out = tmp / "dhat.json"
         cmd = ["valgrind", "--tool=dhat", f"--dhat-out-file={out}", binary,
                f"--web.listen-address=127.0.0.1:{port}", "--probe.disable",
                "--state.path=none", "--log.level=warn"] + args
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(tmp / "log", "w"))
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-        deadline = time.monotonic() + 900
-        while True:
-            try:
-                body = scrape(conn)
-                up = sum(1 for line in body.splitlines()
-                         if line.startswith(b"ssd_device_up{") and float(line.split()[-1]) == 1)
-                if up >= count:
-                    break
-            except (OSError, RuntimeError, http.client.HTTPException):
-                conn.close()
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-            if time.monotonic() > deadline or proc.poll() is not None:
-                raise RuntimeError(f"{count} drives: not all up within 900 s")
-            time.sleep(1)
+        # Under valgrind everything is slower: wait longer, scrape less often.
+        conn = wait_all_up(port, count, proc, within=900, timeout=120, pause=1)
         for _ in range(SCRAPES):
             time.sleep(1.1)
             scrape(conn)
